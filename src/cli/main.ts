@@ -1,0 +1,37 @@
+/**
+ * The CLI dispatcher: each command lives in its own module, loaded on demand so that `decode`
+ * never pays for the local service's speech engine.
+ */
+import { EXIT_USAGE } from './exitCodes.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  say: { summary: 'speak text with live word captions', load: async () => (await import('./say.js')).run },
+  decode: { summary: 'decode a captured SSE stream to a WAV and a word timeline', load: async () => (await import('./decode.js')).run },
+  serve: { summary: 'run the local voice service', load: async () => (await import('./serve.js')).run },
+};
+
+export const USAGE = `usage: voicewire <command> [options]
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+  .join('\n')}
+
+Run 'voicewire <command> --help' for a command's options.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`voicewire: unknown command '${name}'\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  return (await command.load())(rest);
+}
