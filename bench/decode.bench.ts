@@ -1,0 +1,266 @@
+/**
+ * Decoding cost and latency of the codec layer (Ogg Opus, MP3).
+ *
+ *   node --expose-gc --import tsx -e "import('./bench/decode.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"
+ *
+ * 1. CPU per second of audio: the whole engine (SSE body → events → ring → Ogg/MP3 → framer)
+ *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
+ *    mpg123 on the bare file). CPU is `process.cpuUsage()` (user + system, all threads), the
+ *    median of several samples, each sample a fresh decoder/pipeline over the whole fixture.
+ * 2. Page-arrival → frames-readable latency: one Ogg page at a time into the decoder + framer
+ *    (the pure core), and one SSE event per page into the full SpeechPipeline (to the last
+ *    'data' frame the page completes), per page size (opusenc --max-delay 20 vs default 1 s).
+ * 3. opusscript (wasm) vs @discordjs/opus (native) on the same packets (native-notes/opus.md).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MPEGDecoder } from 'mpg123-decoder';
+import { OggPageReader } from '../src/codec/ogg/OggPageReader.js';
+import { isOpusHead, isOpusTags } from '../src/codec/opus/OpusHead.js';
+import { createOpusPacketDecoder, type OpusBackendName } from '../src/codec/opus/backend.js';
+import { OggOpusDecoder } from '../src/codec/OpusDecoder.js';
+import { Framer } from '../src/codec/Framer.js';
+import type { PcmFrame } from '../src/codec/types.js';
+import { createSpeechPipeline } from '../src/engine/SpeechPipeline.js';
+import type { AudioFormat } from '../src/codec/types.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const COMMAND =
+  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
+const OPUS_RATE = 48000;
+const EVENT_AUDIO_BYTES = 4096;
+const FRAME_MS = 20;
+const OVERHEAD_TARGET = 0.1;
+const LATENCY_TARGET_MS = 1;
+
+export const fixtureBytes = (path: string): Uint8Array =>
+  new Uint8Array(readFileSync(fileURLToPath(new URL(`../test/fixtures/${path}`, import.meta.url))));
+
+/** The audio packets of an Ogg Opus file (headers dropped), copied. */
+export function opusPackets(ogg: Uint8Array): Uint8Array[] {
+  const packets: Uint8Array[] = [];
+  new OggPageReader({
+    onPacket: (p) => {
+      if (!isOpusHead(p.data) && !isOpusTags(p.data)) packets.push(p.data.slice());
+    },
+  }).push(ogg);
+  return packets;
+}
+
+/** An SSE body carrying `audio` in events of `eventBytes` (one chunk_seq). */
+export function sseBody(audio: Uint8Array, eventBytes = EVENT_AUDIO_BYTES): Buffer {
+  const parts: string[] = [];
+  for (let at = 0; at < audio.length; at += eventBytes) {
+    const event = { audio_base64: Buffer.from(audio.subarray(at, at + eventBytes)).toString('base64'), content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 };
+    parts.push(`data: ${JSON.stringify(event)}\n\n`);
+  }
+  return Buffer.from(parts.join(''));
+}
+
+/** Runs the whole pipeline over an SSE body; resolves with the samples per channel produced. */
+export function runPipelineOnce(format: AudioFormat, body: Buffer, output?: Parameters<typeof createSpeechPipeline>[0]['output']): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const p = createSpeechPipeline({ format, ...(output ? { output } : {}) });
+    let samples = 0;
+    p.on('data', (f: PcmFrame) => (samples += f.sampleCount));
+    p.on('end', () => resolve(samples));
+    p.on('error', reject);
+    p.end(body);
+  });
+}
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/**
+ * Median CPU ms of one `fn` run over `samples` samples (after warm-up). Each sample repeats `fn`
+ * until it has used `minSampleMs` of CPU, so timer resolution and JIT warm-up do not dominate.
+ */
+export async function medianCpuMs(fn: () => unknown, samples: number, minSampleMs = 60): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    (globalThis as { gc?: () => void }).gc?.();
+    const t0 = cpuMs();
+    let runs = 0;
+    let used = 0;
+    do {
+      await fn();
+      runs++;
+      used = cpuMs() - t0;
+    } while (used < minSampleMs);
+    times.push(used / runs);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+function percentile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+function pageSlices(ogg: Uint8Array): Uint8Array[] {
+  const pages: Uint8Array[] = [];
+  for (let p = 0; p < ogg.length; ) {
+    const n = ogg[p + 26]!;
+    let len = 27 + n;
+    for (let s = 0; s < n; s++) len += ogg[p + 27 + s]!;
+    pages.push(ogg.subarray(p, p + len));
+    p += len;
+  }
+  return pages;
+}
+
+function rawOpus(packets: Uint8Array[], backend: OpusBackendName): number {
+  const dec = createOpusPacketDecoder(OPUS_RATE, 1, backend);
+  let n = 0;
+  for (const p of packets) n += dec.decode(p).length;
+  dec.free();
+  return n;
+}
+
+/** Core latency: each page's bytes → decoder → framer; ms from the page's arrival to its frames. */
+function coreLatencies(pages: Uint8Array[], reps: number): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const dec = new OggOpusDecoder();
+    let framer: Framer | null = null;
+    const frames: PcmFrame[] = [];
+    for (const page of pages) {
+      const t0 = performance.now();
+      const { pcm } = dec.decode(page);
+      for (const block of pcm) {
+        framer ??= new Framer({ ...dec.format!, frameMs: FRAME_MS });
+        framer.push(block, frames);
+      }
+      const t1 = performance.now();
+      if (frames.length > 0) out.push(t1 - t0);
+      frames.length = 0;
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** Pipeline latency: one SSE event per page; ms from write() to the page's last 'data' frame. */
+async function pipelineLatencies(pages: Uint8Array[], reps: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const p = createSpeechPipeline({ format: 'opus' });
+    let last = 0;
+    let frames = 0;
+    p.on('data', () => {
+      last = performance.now();
+      frames++;
+    });
+    const ended = new Promise((resolve) => p.on('end', resolve));
+    for (const page of pages) {
+      const body = sseBody(page, page.length);
+      const before = frames;
+      const t0 = performance.now();
+      p.write(body);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (frames > before) out.push(last - t0);
+    }
+    p.end();
+    await ended;
+  }
+  return out.sort((a, b) => a - b);
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const samples = opts.quick ? 3 : 7;
+  const results: BenchResult[] = [];
+
+  // 1. CPU per second of audio: engine vs raw codec
+  for (const name of ['default-pages', '20ms-pages']) {
+    const ogg = fixtureBytes(`opus/${name}.opus`);
+    const packets = opusPackets(ogg);
+    const audioSec = (packets.length * FRAME_MS) / 1000;
+    const body = sseBody(ogg);
+    const raw = await medianCpuMs(() => rawOpus(packets, 'native'), samples);
+    const core = await medianCpuMs(() => {
+      const d = new OggOpusDecoder({ backend: 'native' });
+      d.decode(ogg);
+      d.flush();
+    }, samples);
+    const pipe = await medianCpuMs(() => runPipelineOnce('opus', body), samples);
+    const overhead = pipe / raw - 1;
+    results.push({
+      scenario: `opus ${name} / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
+      figures: {
+        'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
+        'Ogg decoder CPU ms/audio s': +(core / audioSec).toFixed(3),
+        'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3),
+        'overhead %': +(overhead * 100).toFixed(1),
+      },
+      anchor: 'raw codec',
+      ratio: +(pipe / raw).toFixed(3),
+      target: 'overhead ≤ 10 %',
+      met: overhead <= OVERHEAD_TARGET,
+      command: COMMAND,
+    });
+  }
+  {
+    const mp3 = fixtureBytes('mp3/lame-tag.mp3');
+    const body = sseBody(mp3);
+    let audioSec = 0;
+    const raw = await medianCpuMs(async () => {
+      const dec = new MPEGDecoder();
+      await dec.ready;
+      const r = dec.decode(mp3);
+      audioSec = r.samplesDecoded / r.sampleRate;
+      dec.free();
+    }, samples);
+    const pipe = await medianCpuMs(() => runPipelineOnce('mp3', body), samples);
+    const overhead = pipe / raw - 1;
+    results.push({
+      scenario: `mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
+      figures: { 'raw CPU ms/audio s': +(raw / audioSec).toFixed(3), 'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3), 'overhead %': +(overhead * 100).toFixed(1) },
+      anchor: 'raw codec',
+      ratio: +(pipe / raw).toFixed(3),
+      target: 'overhead ≤ 10 %',
+      met: overhead <= OVERHEAD_TARGET,
+      command: COMMAND,
+      notes: 'raw = a fresh mpg123 decoder, one decode() of the bare file',
+    });
+  }
+
+  // 2. page → frames latency, per page size
+  for (const [name, label] of [['20ms-pages', '20 ms pages'], ['default-pages', '1 s pages']] as const) {
+    const pages = pageSlices(fixtureBytes(`opus/${name}.opus`));
+    const core = coreLatencies(pages, opts.quick ? 3 : 30);
+    const pipe = await pipelineLatencies(pages, opts.quick ? 2 : 10);
+    results.push({
+      scenario: `opus ${label}: page arrival → its frames readable`,
+      figures: {
+        'core p50 ms': +percentile(core, 0.5).toFixed(3),
+        'core p99 ms': +percentile(core, 0.99).toFixed(3),
+        'pipeline p50 ms': +percentile(pipe, 0.5).toFixed(3),
+        'pipeline p99 ms': +percentile(pipe, 0.99).toFixed(3),
+        pages: pages.length,
+      },
+      target: 'p99 ≤ 1 ms',
+      met: percentile(pipe, 0.99) <= LATENCY_TARGET_MS,
+      command: COMMAND,
+      notes: 'pipeline: one SSE event per page, measured to the last data event before the next page is written',
+    });
+  }
+
+  // 3. opusscript vs native
+  {
+    const packets = opusPackets(fixtureBytes('opus/default-pages.opus'));
+    const audioSec = (packets.length * FRAME_MS) / 1000;
+    const native = await medianCpuMs(() => rawOpus(packets, 'native'), samples);
+    const wasm = await medianCpuMs(() => rawOpus(packets, 'wasm'), samples);
+    results.push({
+      scenario: 'libopus 48 kHz mono decode: @discordjs/opus (native) vs opusscript (wasm)',
+      figures: { 'native × real time': Math.round((audioSec * 1000) / native), 'wasm × real time': Math.round((audioSec * 1000) / wasm) },
+      anchor: 'native',
+      ratio: +(wasm / native).toFixed(2),
+      command: COMMAND,
+    });
+  }
+  return results;
+}

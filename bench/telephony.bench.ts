@@ -1,0 +1,128 @@
+/**
+ * Concurrent bridged calls in one process: N Twilio-like phones (a worker thread, real ws over
+ * loopback, playing in real time and echoing marks) each hear a paced utterance from the bridge.
+ * Figure: p99 media-send lateness (time a paced send went out minus the time it was due), for
+ * N = 1, 5, 10, 25, 50, 100, 200 until it passes 5 ms. The largest N within 5 ms is the result.
+ *
+ *   node --expose-gc --import tsx -e "import('./bench/telephony.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"
+ *
+ * The speech is real espeak-ng speech (the committed μ-law fixture) played from memory through
+ * `BufferedSpeechStream`, so the figure is the bridge's (pacing, marks, base64, JSON, socket),
+ * not synthesis: 200 calls of espeak synthesis would not fit on 2 cores.
+ */
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { BufferedSpeechStream } from '../src/telephony/BufferedSpeechStream.js';
+import { LatenessHistogram } from '../src/telephony/LatenessHistogram.js';
+import { createTwilioBridge } from '../src/telephony/TwilioBridgeServer.js';
+import type { TwilioCall } from '../src/telephony/TwilioCall.js';
+import type { UtteranceResult } from '../src/telephony/Utterance.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const COMMAND =
+  'node --expose-gc --import tsx -e "import(\'./bench/telephony.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
+const TARGET_P99_MS = 5;
+const FULL_STEPS = [1, 5, 10, 25, 50, 100, 200];
+const QUICK_STEPS = [1, 10, 50];
+const FULL_SECONDS = 5;
+const QUICK_SECONDS = 1.5;
+const RATE = 8000;
+const WARMUP_MS = 300;
+
+const fixture = new Uint8Array(readFileSync(new URL('../test/fixtures/telephony/greeting.ulaw', import.meta.url)));
+
+function speech(seconds: number): Uint8Array {
+  const out = new Uint8Array(Math.round(seconds * RATE));
+  for (let off = 0; off < out.length; off += fixture.length) out.set(fixture.subarray(0, Math.min(fixture.length, out.length - off)), off);
+  return out;
+}
+
+interface StepResult {
+  calls: number;
+  p50: number;
+  p99: number;
+  max: number;
+  sends: number;
+  underruns: number;
+  completed: number;
+  heapMiB: number;
+}
+
+async function step(calls: number, seconds: number): Promise<StepResult> {
+  const audio = speech(seconds);
+  const live: TwilioCall[] = [];
+  const results: Promise<UtteranceResult>[] = [];
+  const bridge = await createTwilioBridge({
+    source: async (_request, { signal }) => new BufferedSpeechStream(audio, [], signal),
+    onCall(call) {
+      live.push(call);
+      call.on('start', () => {
+        // Measure after a short warm-up: reset the histogram once the first lead has gone out.
+        setTimeout(() => { call.stats.lateness = new LatenessHistogram(); }, WARMUP_MS);
+        results.push(call.speak('bench'));
+      });
+    },
+  });
+  const worker = new Worker(new URL('./telephonyPeers.worker.mjs', import.meta.url), { workerData: { url: bridge.url, count: calls } });
+  const stats = new Promise<{ mediaBytes: number; underruns: number }>((resolve) => {
+    worker.on('message', (m: { type: string; mediaBytes: number; underruns: number }) => { if (m.type === 'stats') resolve(m); });
+  });
+  const [ready] = (await once(worker, 'message')) as [{ type: string }];
+  if (ready.type !== 'ready') throw new Error('peers failed to start');
+  while (results.length < calls) await new Promise((r) => setTimeout(r, 10));
+  const done = await Promise.all(results);
+  const merged = new LatenessHistogram();
+  for (const c of live) merged.merge(c.stats.lateness);
+  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+  worker.postMessage('stop');
+  const peerStats = await stats;
+  await once(worker, 'exit');
+  await bridge.close();
+  return {
+    calls,
+    p50: merged.quantile(0.5),
+    p99: merged.quantile(0.99),
+    max: merged.maxMs,
+    sends: merged.count,
+    underruns: peerStats.underruns,
+    completed: done.filter((r) => r.status === 'completed').length,
+    heapMiB,
+  };
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const steps = opts.quick ? QUICK_STEPS : FULL_STEPS;
+  const seconds = opts.quick ? QUICK_SECONDS : FULL_SECONDS;
+  const out: BenchResult[] = [];
+  let best = 0;
+  for (const calls of steps) {
+    const r = await step(calls, seconds);
+    const met = r.p99 <= TARGET_P99_MS && r.completed === calls;
+    if (met) best = calls;
+    out.push({
+      scenario: `telephony bridge / ${calls} concurrent calls / ${seconds} s utterance, 200 ms lead`,
+      figures: {
+        'p50 lateness ms': round(r.p50), 'p99 lateness ms': round(r.p99), 'max lateness ms': round(r.max),
+        'paced sends': r.sends, 'phone underruns': r.underruns, completed: `${r.completed}/${calls}`, 'heap MiB': round(r.heapMiB),
+      },
+      target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+      met,
+      command: COMMAND,
+    });
+    if (!met) break;
+  }
+  out.push({
+    scenario: `telephony bridge / largest N with p99 lateness ≤ ${TARGET_P99_MS} ms (tried ${steps.join(', ')})`,
+    figures: { calls: best },
+    target: `≥ 1 call`,
+    met: best > 0,
+    command: COMMAND,
+    notes: 'peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory',
+  });
+  return out;
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,59 @@
+// Twilio-like phones for bench/telephony.bench.ts, in a worker thread so that their work does not
+// run on the bridge's event loop. Each plays media at 8 kHz in real time and echoes each mark when
+// the audio before it has played.
+import { parentPort, workerData } from 'node:worker_threads';
+import WebSocket from 'ws';
+
+const { url, count } = workerData;
+const RATE_PER_MS = 8;
+const peers = [];
+let opened = 0;
+let mediaBytes = 0;
+let underruns = 0;
+
+for (let i = 0; i < count; i++) {
+  const ws = new WebSocket(url);
+  const peer = { ws, busyUntil: 0, started: false, timers: new Set() };
+  peers.push(peer);
+  ws.on('open', () => {
+    const sid = `MZbench${i}`;
+    ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+    ws.send(JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: sid, start: { streamSid: sid, callSid: `CAbench${i}`, accountSid: 'AC', tracks: ['inbound'], customParameters: {}, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+    if (++opened === count) parentPort.postMessage({ type: 'ready' });
+  });
+  ws.on('message', (data) => {
+    const m = JSON.parse(data.toString());
+    const now = performance.now();
+    if (m.event === 'media') {
+      const bytes = Buffer.byteLength(m.media.payload, 'base64');
+      mediaBytes += bytes;
+      if (peer.started && peer.busyUntil < now) underruns++;
+      peer.started = true;
+      peer.busyUntil = Math.max(peer.busyUntil, now) + bytes / RATE_PER_MS;
+    } else if (m.event === 'mark') {
+      const echo = () => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ event: 'mark', sequenceNumber: '0', streamSid: m.streamSid, mark: m.mark }));
+      const wait = peer.busyUntil - now;
+      if (wait <= 0) echo();
+      else {
+        const t = setTimeout(() => { peer.timers.delete(t); echo(); }, wait);
+        peer.timers.add(t);
+      }
+    } else if (m.event === 'clear') {
+      for (const t of peer.timers) clearTimeout(t);
+      peer.timers.clear();
+      peer.busyUntil = now;
+    }
+  });
+  ws.on('error', () => {});
+}
+
+parentPort.on('message', (msg) => {
+  if (msg === 'stop') {
+    for (const p of peers) {
+      for (const t of p.timers) clearTimeout(t);
+      p.ws.terminate();
+    }
+    parentPort.postMessage({ type: 'stats', mediaBytes, underruns });
+    parentPort.close();
+  }
+});

@@ -1,0 +1,169 @@
+/**
+ * Word timings per `chunk_seq`, following every alignment rule of the spec:
+ *
+ * 1. the latest non-null snapshot of a chunk replaces the previous one (segments are never
+ *    appended across snapshots);
+ * 2. `null` never erases a snapshot;
+ * 3. an identical repeat is a cheap no-op (the scanner flags byte-identical repeats, which are
+ *    not even parsed; a same-object or equal snapshot also changes nothing);
+ * 4. global time = local time + `chunk_audio_offset_sec` of the chunk;
+ * 5. a stream may hold several chunks;
+ * 6. a trailing event with empty audio may still correct the last snapshot (it is a snapshot
+ *    like any other: audio bytes play no part here).
+ *
+ * Pure core: no streams, no timers.
+ * @see ../../../shared/spec/service-interface.md "Speech stream event", Rules 1–5
+ */
+
+/** The alignment object of a speech stream event (structurally the events module's `Alignment`). */
+export interface AlignmentSnapshot {
+  audio_duration: number;
+  segments: ReadonlyArray<{ text: string; start: number; end: number }>;
+}
+
+/** One word of the global timeline (seconds from the start of the whole audio). */
+export interface TimelineWord {
+  text: string;
+  start: number;
+  end: number;
+  chunkSeq: number;
+  /** Position of the word in its chunk's latest snapshot. `(chunkSeq, index)` names a word. */
+  index: number;
+}
+
+/** What one event tells the store (the scanner's `SpeechEventMeta` fits). */
+export interface AlignmentInput {
+  chunkSeq: number;
+  chunkAudioOffsetSec: number;
+  alignment: AlignmentSnapshot | null;
+  /** Byte-identical to the previous non-null snapshot of this chunk: skipped without work. */
+  alignmentRepeat?: boolean;
+}
+
+/** A chunk whose words changed: the words before and after (global times). */
+export interface AlignmentChange {
+  chunkSeq: number;
+  previous: readonly TimelineWord[];
+  current: readonly TimelineWord[];
+}
+
+export interface ChunkAlignment {
+  chunkSeq: number;
+  offsetSec: number;
+  /** The latest non-null snapshot, as received (local times). */
+  snapshot: AlignmentSnapshot | null;
+  words: readonly TimelineWord[];
+}
+
+export interface AlignmentStats {
+  /** Snapshots that replaced the words of a chunk. */
+  applied: number;
+  /** Repeats and equal snapshots skipped. */
+  repeats: number;
+  /** Events with `alignment: null` (they never erase). */
+  nulls: number;
+}
+
+const NO_WORDS: readonly TimelineWord[] = Object.freeze([]);
+
+function sameWords(a: readonly TimelineWord[], b: readonly TimelineWord[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as TimelineWord;
+    const y = b[i] as TimelineWord;
+    if (x.text !== y.text || x.start !== y.start || x.end !== y.end) return false;
+  }
+  return true;
+}
+
+/** Orders words by global start; ties by chunk, then position. */
+export function compareWords(a: TimelineWord, b: TimelineWord): number {
+  return a.start - b.start || a.chunkSeq - b.chunkSeq || a.index - b.index;
+}
+
+export class AlignmentStore {
+  private readonly chunks = new Map<number, ChunkAlignment>();
+  private sorted: TimelineWord[] | null = [];
+  readonly stats: AlignmentStats = { applied: 0, repeats: 0, nulls: 0 };
+
+  /** Applies one event; returns the change when the chunk's words changed, else null. */
+  apply(input: AlignmentInput): AlignmentChange | null {
+    const { chunkSeq, chunkAudioOffsetSec: offsetSec, alignment } = input;
+    let chunk = this.chunks.get(chunkSeq);
+    if (chunk === undefined) {
+      chunk = { chunkSeq, offsetSec, snapshot: null, words: NO_WORDS };
+      this.chunks.set(chunkSeq, chunk);
+    }
+    let snapshot = chunk.snapshot;
+    if (alignment === null) {
+      this.stats.nulls++; // Rule: null never erases.
+    } else if (input.alignmentRepeat === true || alignment === snapshot) {
+      this.stats.repeats++; // Rule: a repeat of the latest snapshot is a no-op.
+    } else {
+      snapshot = alignment; // Rule: the latest non-null snapshot replaces the previous one.
+    }
+    if (snapshot === chunk.snapshot && offsetSec === chunk.offsetSec) return null;
+    const words = snapshot === null ? NO_WORDS : toWords(snapshot, chunkSeq, offsetSec);
+    const previous = chunk.words;
+    chunk.snapshot = snapshot;
+    chunk.offsetSec = offsetSec;
+    if (sameWords(previous, words)) {
+      if (alignment !== null && alignment === snapshot) this.stats.repeats++; // an equal snapshot
+      return null;
+    }
+    chunk.words = words;
+    this.stats.applied++;
+    this.sorted = null;
+    return { chunkSeq, previous, current: words };
+  }
+
+  /** The final word timeline: every chunk's latest words, sorted by global start. */
+  timeline(): readonly TimelineWord[] {
+    if (this.sorted === null) {
+      const all: TimelineWord[] = [];
+      for (const chunk of this.chunks.values()) for (const w of chunk.words) all.push(w);
+      this.sorted = all.sort(compareWords);
+    }
+    return this.sorted;
+  }
+
+  /** The word being spoken at global time `t` (seconds): the latest word starting at or before t, if t is before its end. */
+  wordAt(t: number): TimelineWord | null {
+    const words = this.timeline();
+    let lo = 0;
+    let hi = words.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((words[mid] as TimelineWord).start <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return null;
+    const w = words[lo - 1] as TimelineWord;
+    // In a gap between words (t at or after the end) there is no word; a zero-length word owns its instant.
+    if (t < w.end || (t === w.start && w.start === w.end)) return w;
+    return null;
+  }
+
+  chunk(chunkSeq: number): ChunkAlignment | undefined {
+    return this.chunks.get(chunkSeq);
+  }
+
+  get chunkCount(): number {
+    return this.chunks.size;
+  }
+
+  clear(): void {
+    this.chunks.clear();
+    this.sorted = [];
+  }
+}
+
+function toWords(snapshot: AlignmentSnapshot, chunkSeq: number, offsetSec: number): TimelineWord[] {
+  const out: TimelineWord[] = new Array(snapshot.segments.length);
+  for (let i = 0; i < snapshot.segments.length; i++) {
+    const s = snapshot.segments[i] as { text: string; start: number; end: number };
+    // Rule: global time = local time + chunk_audio_offset_sec.
+    out[i] = { text: s.text, start: s.start + offsetSec, end: s.end + offsetSec, chunkSeq, index: i };
+  }
+  return out;
+}

@@ -1,0 +1,200 @@
+/**
+ * `voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>] [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]`
+ *
+ * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
+ * the final word timeline. On bad input the typed error goes to stderr, exit code 1, and the
+ * outputs still hold the audio and words from before the fault.
+ */
+import { open, writeFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import type { AudioFormat, SampleEncoding } from '../codec/types.js';
+import { createSpeechPipeline, type OutputFormat, type SpeechPipeline } from '../engine/SpeechPipeline.js';
+import { VoicewireError } from '../errors.js';
+import { WavWriter } from '../sinks/WavWriter.js';
+import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
+
+export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>]
+                        [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]
+
+  <capture.sse|->    a captured SSE body of POST /v1/tts/stream/with-timestamp ('-' reads stdin)
+  --format           the request's format
+  --sample-rate      the request's sample_rate (required for pcm; for the others the stream's own wins)
+  --resample         output rate in Hz (default: the stream's own; opus decodes natively at 8/12/16/24/48 kHz)
+  --encoding         s16le (default, WAV format 1), f32le (float WAV, format 3) or mulaw (G.711 WAV, format 7)
+  --out              the WAV to write
+  --words            the final word timeline as JSON [{text, start, end, chunk_seq}] (global seconds)
+
+exit codes: 0 ok, 1 bad input (outputs hold what came before the fault), 2 usage, 3 I/O
+`;
+
+const FORMATS: readonly AudioFormat[] = ['wav', 'pcm', 'mp3', 'opus'];
+const ENCODINGS: readonly SampleEncoding[] = ['s16le', 'f32le', 'mulaw'];
+/** Used for the header of an empty output when the stream never said its rate. */
+const DEFAULT_SAMPLE_RATE = 44100;
+const TIME_DECIMALS = 1e6;
+
+interface DecodeArgs {
+  input: string;
+  format: AudioFormat;
+  sampleRate: number | undefined;
+  resample: number | undefined;
+  encoding: SampleEncoding;
+  out: string;
+  words: string | undefined;
+}
+
+class UsageError extends Error {}
+/** A file-system fault of the CLI's own input or outputs (exit 3). */
+class IoError extends Error {}
+
+function parse(argv: string[]): DecodeArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string', short: 'f' },
+        'sample-rate': { type: 'string', short: 'r' },
+        resample: { type: 'string' },
+        encoding: { type: 'string', short: 'e' },
+        out: { type: 'string', short: 'o' },
+        words: { type: 'string', short: 'w' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing <capture.sse|-> input' : `expected one input, got ${positionals.length}: ${positionals.join(' ')}`);
+  const format = values.format;
+  if (format === undefined) throw new UsageError('--format is required');
+  if (!FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${format}'`);
+  if (values.out === undefined) throw new UsageError('--out is required');
+  let sampleRate: number | undefined;
+  if (values['sample-rate'] !== undefined) {
+    const text = values['sample-rate'];
+    sampleRate = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : NaN;
+    if (Number.isNaN(sampleRate)) throw new UsageError(`--sample-rate must be a positive integer (Hz), got '${text}'`);
+  }
+  if (format === 'pcm' && sampleRate === undefined) throw new UsageError('--sample-rate is required for --format pcm (raw PCM carries no header)');
+  let resample: number | undefined;
+  if (values.resample !== undefined) {
+    resample = /^[1-9][0-9]{0,5}$/.test(values.resample) ? Number(values.resample) : NaN;
+    if (Number.isNaN(resample)) throw new UsageError(`--resample must be a positive integer (Hz), got '${values.resample}'`);
+  }
+  const encoding = (values.encoding ?? 's16le') as SampleEncoding;
+  if (!ENCODINGS.includes(encoding)) throw new UsageError(`--encoding must be one of ${ENCODINGS.join(', ')}, got '${values.encoding}'`);
+  return { input: positionals[0] as string, format: format as AudioFormat, sampleRate, resample, encoding, out: values.out, words: values.words };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof VoicewireError) {
+    const where = [
+      err.eventIndex !== undefined ? `event ${err.eventIndex}` : '',
+      err.byteOffset !== undefined ? `byte ${err.byteOffset}` : '',
+      err.field !== undefined ? `field ${err.field}` : '',
+    ].filter(Boolean);
+    return `${err.code}: ${err.message}${where.length ? ` (${where.join(', ')})` : ''}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+const round = (t: number): number => Math.round(t * TIME_DECIMALS) / TIME_DECIMALS;
+
+async function openInput(path: string): Promise<Readable> {
+  if (path === '-') return process.stdin;
+  try {
+    const handle = await open(path, 'r');
+    return handle.createReadStream();
+  } catch (err) {
+    throw new IoError(`cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: DecodeArgs | 'help';
+  try {
+    args = parse(argv);
+  } catch (err) {
+    process.stderr.write(`voicewire decode: ${(err as Error).message}\n${DECODE_USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (args === 'help') {
+    process.stdout.write(DECODE_USAGE);
+    return EXIT_OK;
+  }
+  let speech: SpeechPipeline;
+  try {
+    const output = args.resample === undefined && args.encoding === 's16le' ? undefined : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
+    speech = createSpeechPipeline({ format: args.format, ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }), ...(output === undefined ? {} : { output }) });
+  } catch (err) {
+    process.stderr.write(`voicewire decode: ${describe(err)}\n`);
+    return EXIT_USAGE;
+  }
+  let writer: WavWriter;
+  let input: Readable;
+  try {
+    input = await openInput(args.input);
+    writer = await WavWriter.open(args.out).catch((err: Error) => {
+      input.destroy();
+      throw new IoError(`cannot write ${args.out}: ${err.message}`);
+    });
+  } catch (err) {
+    process.stderr.write(`voicewire decode: ${describe(err)}\n`);
+    return EXIT_IO;
+  }
+  return decode(args, speech, input, writer);
+}
+
+async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable, writer: WavWriter): Promise<number> {
+  let format: OutputFormat | null = null;
+  let fault: unknown = null;
+  speech.on('warning', (w: VoicewireError) => process.stderr.write(`voicewire decode: warning: ${describe(w)}\n`));
+  speech.on('format', (f: OutputFormat) => (format = f));
+  input.on('error', (err) => speech.destroy(new IoError(`cannot read ${args.input}: ${err.message}`)));
+  input.pipe(speech);
+  try {
+    let formatSet = false;
+    for await (const frame of speech as AsyncIterable<{ samples: Int16Array | Float32Array | Uint8Array }>) {
+      if (!formatSet) {
+        formatSet = true;
+        const f = format as OutputFormat | null;
+        await writer.setFormat({ sampleRate: f?.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: f?.channels ?? 1, encoding: args.encoding }).catch(ioFault(args.out));
+      }
+      await writer.write(frame.samples).catch(ioFault(args.out));
+    }
+  } catch (err) {
+    fault = err;
+    input.unpipe(speech);
+    if (input !== process.stdin) input.destroy();
+  }
+  const summary = speech.summary();
+  const timeline = speech.alignment.timeline().map((w) => ({ text: w.text, start: round(w.start), end: round(w.end), chunk_seq: w.chunkSeq }));
+  try {
+    await writer.close({ sampleRate: args.resample ?? args.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: 1, encoding: args.encoding }).catch(ioFault(args.out));
+    if (args.words !== undefined) {
+      await writeFile(args.words, `[\n${timeline.map((w) => `  ${JSON.stringify(w)}`).join(',\n')}${timeline.length ? '\n' : ''}]\n`).catch(ioFault(args.words));
+    }
+  } catch (err) {
+    fault ??= err;
+  }
+  const f = format as OutputFormat | null;
+  const rate = f === null ? 'no audio' : `${f.sampleRate} Hz ${f.channels === 1 ? 'mono' : `${f.channels} ch`}`;
+  process.stdout.write(
+    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${args.out}${args.words ? `, ${args.words}` : ''}\n`,
+  );
+  if (fault === null) return EXIT_OK;
+  process.stderr.write(`voicewire decode: ${fault instanceof IoError ? '' : 'bad input: '}${describe(fault)}\n`);
+  return fault instanceof IoError ? EXIT_IO : EXIT_BAD_INPUT;
+}
+
+function ioFault(path: string): (err: Error) => never {
+  return (err) => {
+    throw new IoError(`cannot write ${path}: ${err.message}`);
+  };
+}

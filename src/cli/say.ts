@@ -1,0 +1,291 @@
+/**
+ * `voicewire say "<text>"`: text in, audio out (a WAV, the sound output, or both) with live word
+ * captions synced to what is heard. Thin: arguments → the library (client, sinks, captions) →
+ * print. See {@link SAY_USAGE} for the flags and exit codes.
+ */
+import { writeFile } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { createLineCaptionRenderer, createTtyCaptionRenderer, type CaptionRenderer, type TextOutput } from '../captions/CaptionRenderer.js';
+import { toSrt } from '../captions/toSrt.js';
+import { toWebVtt } from '../captions/toWebVtt.js';
+import { createClient } from '../client/createClient.js';
+import type { TtsStreamResult } from '../client/tts.js';
+import type { AudioFrame } from '../codec/types.js';
+import { AbortError, ApiError, RequestValidationError, SinkError, VoicewireError } from '../errors.js';
+import type { TtsRequest } from '../protocol/ttsRequest.js';
+import { detectAudioOutput } from '../sinks/audioOutput.js';
+import { createPlayerSink, createRealtimeSink, type PlayerSink } from '../sinks/PlayerSink.js';
+import { createWavFileSink, type WavFileSink } from '../sinks/WavFileSink.js';
+import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
+import { parseSayArgs, SAY_USAGE, SayUsageError, type SayOptions } from './sayArgs.js';
+import { createProgress, NO_PROGRESS, PROGRESS_MIN_WORDS, type Progress } from './sayProgress.js';
+
+export { SAY_USAGE } from './sayArgs.js';
+
+/** Interrupted by SIGINT (128 + 2, the shell convention). */
+export const EXIT_INTERRUPTED = 130;
+const PREFIX = 'voicewire say: ';
+
+type Terminal = TextOutput & { isTTY?: boolean; columns?: number };
+
+/** Where `say` reads and writes; tests pass their own. */
+export interface SayIo {
+  stdout: Terminal;
+  stderr: Terminal;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Calls `fn` on SIGINT; returns the unsubscribe. */
+  onInterrupt(fn: () => void): () => void;
+  /** ms since the process started. @defaultValue performance.now */
+  now(): number;
+}
+
+function processIo(): SayIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    onInterrupt(fn) {
+      process.on('SIGINT', fn);
+      return () => process.off('SIGINT', fn);
+    },
+    now: () => performance.now(),
+  };
+}
+
+export async function run(argv: string[], io: SayIo = processIo()): Promise<number> {
+  let opts: SayOptions;
+  try {
+    opts = parseSayArgs(argv, io.env);
+  } catch (err) {
+    if (!(err instanceof SayUsageError)) throw err;
+    io.stderr.write(`${PREFIX}${err.message}\n\n${SAY_USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (opts.help) {
+    io.stdout.write(SAY_USAGE);
+    return EXIT_OK;
+  }
+  const text = opts.text ?? (io.stdin.isTTY ? '' : await readAll(io.stdin));
+  if (text.trim() === '') {
+    io.stderr.write(`${PREFIX}no text: give it as an argument or on stdin\n\n${SAY_USAGE}`);
+    return EXIT_USAGE;
+  }
+
+  // The sound output is checked before anything else starts.
+  let player: PlayerSink | null = null;
+  if (opts.play) {
+    try {
+      player = createPlayerSink({ detect: { env: io.env } });
+    } catch (err) {
+      if (err instanceof SinkError && err.code === 'NO_AUDIO_DEVICE') {
+        io.stderr.write(`${PREFIX}cannot play: ${err.message}; use --out file.wav to save the audio\n`);
+        return EXIT_IO;
+      }
+      throw err;
+    }
+  } else if (opts.out === undefined) {
+    const check = detectAudioOutput({ env: io.env });
+    if (check.ok) player = createPlayerSink({ player: check.player });
+    else {
+      io.stderr.write(`${PREFIX}no sound device (${check.reason}): showing the captions in real time; use --out file.wav to save the audio\n`);
+      player = createRealtimeSink();
+    }
+  } else if (opts.realtime) {
+    player = createRealtimeSink();
+  }
+
+  const controller = new AbortController();
+  const offInterrupt = io.onInterrupt(() => controller.abort());
+  let service: { close(): Promise<void> } | null = null;
+  let wav: WavFileSink | null = null;
+  try {
+    let baseUrl = opts.baseUrl;
+    let apiKey = opts.apiKey;
+    if (baseUrl === undefined) {
+      if (apiKey !== undefined) {
+        io.stderr.write(`${PREFIX}an API key without a base URL still uses the local service; set --base-url or VOICEWIRE_BASE_URL to use a real one\n`);
+      }
+      const { startLocalService } = await import('../service/index.js');
+      const local = await startLocalService();
+      service = local;
+      baseUrl = local.baseUrl;
+      apiKey = local.token;
+    }
+    if (opts.out !== undefined) wav = createWavFileSink(opts.out);
+    const wavFailure = wav === null ? null : sinkFailure(wav);
+    const client = createClient({ baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) });
+    const request: TtsRequest = { text, format: opts.format };
+    if (opts.sampleRate !== undefined) request.sample_rate = opts.sampleRate;
+    if (opts.voice !== undefined) request.reference_id = opts.voice;
+    if (opts.latency !== undefined) request.latency = opts.latency;
+    const result = await client.tts.streamWithTimestamps(request, {
+      signal: controller.signal,
+      output: { encoding: 's16le' },
+      playhead: player !== null ? 'external' : 'consumer',
+      ...(opts.model !== undefined ? { model: opts.model } : {}),
+    });
+    const outcome = await speak(result, { io, opts, player, wav, wavFailure, text });
+    return outcome;
+  } catch (err) {
+    player?.destroy();
+    if (wav !== null) await endSink(wav).catch(() => undefined);
+    return report(io, err, controller.signal.aborted);
+  } finally {
+    offInterrupt();
+    await service?.close();
+  }
+}
+
+interface SpeakContext {
+  io: SayIo;
+  opts: SayOptions;
+  player: PlayerSink | null;
+  wav: WavFileSink | null;
+  wavFailure: Promise<Error> | null;
+  text: string;
+}
+
+/** Reads the stream into the sinks, with captions and progress; returns the exit code. */
+async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number> {
+  const { io, opts, player, wav } = ctx;
+  const { stream } = result;
+  const start = io.now();
+  const expectedWords = ctx.text.split(/\s+/).filter((w) => w !== '').length;
+  const progress: Progress =
+    wav !== null && player === null && expectedWords >= PROGRESS_MIN_WORDS ? createProgress(io.stderr, io.now) : NO_PROGRESS;
+  const sharedTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
+  const renderer: CaptionRenderer =
+    io.stdout.isTTY === true && progress === NO_PROGRESS
+      ? createTtyCaptionRenderer(io.stdout, { timeline: () => stream.alignment.timeline() })
+      : createLineCaptionRenderer({
+          write: (s: string) => {
+            if (sharedTerminal) progress.clear();
+            io.stdout.write(s);
+            if (sharedTerminal) progress.redraw();
+          },
+        });
+  stream.on('word', (w) => renderer.word(w));
+  stream.on('warning', (w: VoicewireError) => {
+    progress.clear();
+    io.stderr.write(`${PREFIX}warning: ${w.message}\n`);
+  });
+  // The player says what was heard; that moves the playhead (and the captions), also after the
+  // stream itself has ended or failed, while the received audio plays out.
+  player?.on('position', (samples: number) => stream.playhead.advanceTo(samples));
+
+  let firstFrameAt: number | null = null;
+  let streamError: unknown = null;
+  let sinkError: unknown = null;
+  let seconds = 0;
+  try {
+    for await (const frame of stream as AsyncIterable<AudioFrame>) {
+      firstFrameAt ??= io.now();
+      seconds = (frame.startSample + frame.sampleCount) / frame.sampleRate;
+      try {
+        if (wav !== null) await writeTo(wav, frame, ctx.wavFailure);
+        if (player !== null) await writeTo(player, frame, null);
+      } catch (err) {
+        sinkError = err;
+        stream.destroy();
+        break;
+      }
+      progress.update(stream.alignment.timeline().length / Math.max(1, expectedWords), seconds);
+    }
+  } catch (err) {
+    streamError = err;
+  }
+  progress.done();
+  // Play out what arrived (also after a stream failure), unless interrupted or the player failed.
+  const aborted = streamError instanceof AbortError;
+  if (player !== null) {
+    if (aborted || sinkError !== null) player.destroy();
+    else await endSink(player).catch((err: unknown) => (sinkError ??= err));
+  }
+  if (wav !== null) await endSink(wav).catch((err: unknown) => (sinkError ??= err));
+  renderer.finish();
+
+  const words = stream.alignment.timeline();
+  if (opts.captions !== undefined) {
+    const doc = opts.captions.kind === 'vtt' ? toWebVtt(words) : toSrt(words);
+    await writeFile(opts.captions.path, doc).catch((err: Error) => {
+      sinkError ??= new SinkError('SINK_IO', `cannot write ${opts.captions!.path}: ${err.message}`, { cause: err });
+    });
+  }
+  const summary = [`${seconds.toFixed(2)} s of audio`];
+  if (firstFrameAt !== null) {
+    summary.push(`first audio ${Math.round(firstFrameAt - start)} ms after the request (${Math.round(firstFrameAt)} ms after start)`);
+  }
+  summary.push(`${words.length} word${words.length === 1 ? '' : 's'}`);
+  if (result.metrics.attempts > 1) summary.push(`${result.metrics.attempts} attempts`);
+  if (wav !== null) summary.push(`wrote ${wav.path}`);
+  io.stderr.write(`${PREFIX}${summary.join(', ')}\n`);
+  if (sinkError !== null) return report(io, sinkError, false);
+  if (streamError !== null) {
+    const code = report(io, streamError, aborted);
+    if (wav !== null && !aborted) io.stderr.write(`${PREFIX}${wav.path} is a complete WAV of the ${seconds.toFixed(2)} s that arrived\n`);
+    return code;
+  }
+  return EXIT_OK;
+}
+
+/** Writes one frame, resolving when the sink took it (backpressure) or rejecting when it failed. */
+function writeTo(sink: Writable, frame: AudioFrame, failure: Promise<Error> | null): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (sink.destroyed) {
+      reject(sink.errored ?? new SinkError('SINK_IO', 'the output was closed'));
+      return;
+    }
+    sink.write(frame, (err) => (err ? reject(err) : resolve()));
+    failure?.then(reject, () => undefined);
+  });
+}
+
+/** Ends a sink and waits until it has closed (a WAV's header is fixed by then). */
+function endSink(sink: Writable): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (sink.closed) {
+      if (sink.errored) reject(sink.errored);
+      else resolve();
+      return;
+    }
+    sink.once('close', () => (sink.errored ? reject(sink.errored) : resolve()));
+    sink.once('error', () => undefined);
+    sink.end();
+  });
+}
+
+/** Resolves with the sink's error, if it ever fails (and keeps it from being unhandled). */
+function sinkFailure(sink: Writable): Promise<Error> {
+  return new Promise<Error>((resolve) => sink.once('error', resolve));
+}
+
+/** One line on stderr for an error; returns the exit code it maps to. */
+function report(io: SayIo, err: unknown, interrupted: boolean): number {
+  if (interrupted || err instanceof AbortError) {
+    io.stderr.write(`${PREFIX}interrupted\n`);
+    return EXIT_INTERRUPTED;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RequestValidationError) {
+    io.stderr.write(`${PREFIX}invalid request: ${message}\n`);
+    return EXIT_USAGE;
+  }
+  if (err instanceof SinkError) {
+    io.stderr.write(`${PREFIX}${message}\n`);
+    return EXIT_IO;
+  }
+  if (err instanceof ApiError || err instanceof VoicewireError) {
+    io.stderr.write(`${PREFIX}${err.name}: ${message}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  io.stderr.write(`${PREFIX}${err instanceof Error && err.stack ? err.stack : message}\n`);
+  return EXIT_BAD_INPUT;
+}
+
+async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,111 @@
+/**
+ * `voicewire serve`: runs the local voice service until SIGINT or SIGTERM.
+ *
+ *   voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
+ *
+ * Pronunciation dictionaries referenced by `{id, version}` are read from
+ * `$VOICEWIRE_DICTIONARY_DIR/<id>/<version>.json` when that variable is set.
+ */
+import { parseArgs } from 'node:util';
+import { EXIT_OK, EXIT_IO, EXIT_USAGE } from './exitCodes.js';
+
+export const SERVE_USAGE = `usage: voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
+
+  --host H       interface to listen on (default 127.0.0.1)
+  --port N       port (default 8787; 0 picks a free one)
+  --token T      bearer token clients must send (default: a random one, printed)
+  --pace P       fast (default): events as soon as audio is ready;
+                 realtime: no faster than real time plus a small lead
+  --json         print one line {"baseUrl":…,"token":…} instead of two text lines
+
+environment: VOICEWIRE_DICTIONARY_DIR  directory of <id>/<version>.json pronunciation dictionaries
+`;
+
+export const DEFAULT_SERVE_PORT = 8787;
+
+export interface ServeIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Resolves when the service should stop (default: SIGINT or SIGTERM). */
+  stopSignal?: Promise<unknown>;
+}
+
+function signalPromise(): { promise: Promise<string>; dispose: () => void } {
+  let dispose = (): void => undefined;
+  const promise = new Promise<string>((resolve) => {
+    const on = (sig: string): void => resolve(sig);
+    process.once('SIGINT', on);
+    process.once('SIGTERM', on);
+    dispose = () => { process.off('SIGINT', on); process.off('SIGTERM', on); };
+  });
+  return { promise, dispose };
+}
+
+export async function run(argv: string[], io: ServeIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+}): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        token: { type: 'string' },
+        pace: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    io.stderr(`voicewire serve: ${(err as Error).message}\n${SERVE_USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (values.help) {
+    io.stdout(SERVE_USAGE);
+    return EXIT_OK;
+  }
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.stderr(`voicewire serve: --port must be an integer 0–65535, got ${JSON.stringify(values.port)}\n`);
+    return EXIT_USAGE;
+  }
+  const pace = values.pace ?? 'fast';
+  if (pace !== 'fast' && pace !== 'realtime') {
+    io.stderr(`voicewire serve: --pace is fast or realtime, got ${JSON.stringify(pace)}\n`);
+    return EXIT_USAGE;
+  }
+  if (values.token !== undefined && !/^\S+$/.test(values.token)) {
+    io.stderr('voicewire serve: --token must be non-empty and without spaces\n');
+    return EXIT_USAGE;
+  }
+
+  const signals = io.stopSignal ? null : signalPromise();
+  const { startLocalService } = await import('../service/index.js');
+  let service;
+  try {
+    service = await startLocalService({
+      host: values.host ?? '127.0.0.1',
+      port,
+      pace,
+      ...(values.token !== undefined ? { token: values.token } : {}),
+      ...(process.env.VOICEWIRE_DICTIONARY_DIR ? { dictionaryDir: process.env.VOICEWIRE_DICTIONARY_DIR } : {}),
+    });
+  } catch (err) {
+    signals?.dispose();
+    io.stderr(`voicewire serve: cannot start: ${(err as Error).message}\n`);
+    return EXIT_IO;
+  }
+  if (values.json) {
+    io.stdout(`${JSON.stringify({ baseUrl: service.baseUrl, token: service.token })}\n`);
+  } else {
+    io.stdout(`voicewire local service: ${service.baseUrl}\ntoken: ${service.token}\n`);
+  }
+  await (io.stopSignal ?? signals!.promise);
+  signals?.dispose();
+  await service.close();
+  return EXIT_OK;
+}

@@ -1,0 +1,53 @@
+/**
+ * `voicewire/client`: the typed client of the service (speech, agents, sessions).
+ */
+export {
+  createClient,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RETRIES,
+  BASE_URL_ENV,
+  API_KEY_ENV,
+  type Client,
+  type ClientOptions,
+} from './createClient.js';
+export type { HttpCore, HttpCoreConfig, HttpRequest, HttpMethod, RawResponse } from './http.js';
+export { DEFAULT_RETRY_TIMING, type RetryPolicy, type RetryTiming } from './retry.js';
+export {
+  DEFAULT_API_PATHS,
+  ROUTE_TEMPLATES,
+  SESSION_LIST_QUERY,
+  TTS_STREAM_WITH_TIMESTAMP_PATH,
+  AGENTS_BASE_PATH,
+  SESSIONS_BASE_PATH,
+  AGENT_CONFIG_SUFFIX,
+  AGENT_PUBLISH_SUFFIX,
+  type ApiPaths,
+} from './paths.js';
+export type { AgentsApi } from './agents.js';
+export type { SessionsApi } from './sessions.js';
+export type { RequestOptions } from './requestOptions.js';
+export { Page, PagePromise } from './pagination.js';
+export { validateAgentCreate, validateAgentConfig, AGENT_CONFIG_SCHEMA } from './validateAgentConfig.js';
+export type * from './agentTypes.js';
+export type * from './sessionTypes.js';
+export { isMessageItem, isToolCallItem, isToolResultItem, isUnknownItem, KNOWN_SESSION_ITEM_TYPES } from './sessionTypes.js';
+export type * from './tts.js';
+export {
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  ApiConnectionError,
+  ApiTimeoutError,
+  NotEventStreamError,
+  StreamInterruptedError,
+  AbortError,
+  RequestValidationError,
+} from '../errors.js';

@@ -1,0 +1,82 @@
+import type { AudioDecoder, AudioFormat, DecodedAudio, DecodeHint, PcmFormat } from './types.js';
+import { checkDeclaredFormat, SNIFF_BYTES } from './sniff.js';
+
+/**
+ * Runs the format check ({@link checkDeclaredFormat}) on the first bytes of the audio before the
+ * real decoder sees anything, so a stream declared as one format but carrying another is a fatal
+ * FORMAT_MISMATCH and never decoded into noise (mpg123 finds false frame syncs in Ogg data).
+ * Bytes arriving in pieces smaller than the signature are held (copied) until it can decide.
+ */
+export class FormatCheckDecoder implements AudioDecoder {
+  readonly inner: AudioDecoder;
+  readonly declared: AudioFormat;
+  readonly #held = new Uint8Array(SNIFF_BYTES);
+  #heldLength = 0;
+  #state: 'checking' | 'ok' | 'failed' = 'checking';
+
+  constructor(inner: AudioDecoder, declared: AudioFormat = inner.kind) {
+    this.inner = inner;
+    this.declared = declared;
+  }
+
+  get kind(): AudioFormat {
+    return this.inner.kind;
+  }
+
+  get format(): PcmFormat | null {
+    return this.inner.format;
+  }
+
+  get ready(): Promise<void> | undefined {
+    return this.inner.ready;
+  }
+
+  decode(bytes: Uint8Array, hint?: DecodeHint): DecodedAudio {
+    if (this.#state === 'ok') return this.inner.decode(bytes, hint);
+    if (this.#state === 'failed') return { pcm: [], errors: [] };
+    if (this.#heldLength === 0 && bytes.length >= SNIFF_BYTES) return this.#decide(bytes, hint, bytes);
+    const take = Math.min(SNIFF_BYTES - this.#heldLength, bytes.length);
+    this.#held.set(bytes.subarray(0, take), this.#heldLength);
+    this.#heldLength += take;
+    if (this.#heldLength < SNIFF_BYTES) return { pcm: [], errors: [] };
+    const first = this.#decide(this.#held.slice(), hint, this.#held.slice());
+    if (!this.#passing() || take === bytes.length) return first;
+    const rest = this.inner.decode(bytes.subarray(take));
+    return { pcm: [...first.pcm, ...rest.pcm], errors: [...first.errors, ...rest.errors] };
+  }
+
+  flush(): DecodedAudio {
+    if (this.#state === 'checking' && this.#heldLength > 0) {
+      // Fewer bytes than a signature in the whole stream: let the decoder judge (and report) them.
+      this.#state = 'ok';
+      const head = this.inner.decode(this.#held.slice(0, this.#heldLength));
+      const tail = this.inner.flush();
+      return { pcm: [...head.pcm, ...tail.pcm], errors: [...head.errors, ...tail.errors] };
+    }
+    return this.#state === 'failed' ? { pcm: [], errors: [] } : this.inner.flush();
+  }
+
+  reset(): void {
+    this.#state = 'checking';
+    this.#heldLength = 0;
+    this.inner.reset();
+  }
+
+  free(): void {
+    this.inner.free?.();
+  }
+
+  #passing(): boolean {
+    return this.#state === 'ok';
+  }
+
+  #decide(signature: Uint8Array, hint: DecodeHint | undefined, toDecode: Uint8Array): DecodedAudio {
+    const error = checkDeclaredFormat(this.declared, signature);
+    if (error) {
+      this.#state = 'failed';
+      return { pcm: [], errors: [error] };
+    }
+    this.#state = 'ok';
+    return this.inner.decode(toDecode, hint);
+  }
+}

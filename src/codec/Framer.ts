@@ -1,0 +1,85 @@
+/**
+ * Cuts decoded s16 blocks (any length) into fixed-size frames: `frameMs` of audio each (20 ms by
+ * default), the last one possibly short. Every frame is a fresh Int16Array owned by the consumer:
+ * nothing later overwrites it.
+ */
+import { InvalidOptionError } from '../errors.js';
+import type { PcmFormat, PcmFrame } from './types.js';
+
+/** @defaultValue 20 ms, the usual packet size of real-time audio (telephony, Opus). */
+export const DEFAULT_FRAME_MS = 20;
+const MS_PER_SECOND = 1000;
+
+export interface FramerOptions extends PcmFormat {
+  /** @defaultValue {@link DEFAULT_FRAME_MS} */
+  frameMs?: number;
+}
+
+/** Samples per channel in one frame of `frameMs` at `sampleRate` (at least 1). */
+export function samplesPerFrame(sampleRate: number, frameMs: number): number {
+  return Math.max(1, Math.round((sampleRate * frameMs) / MS_PER_SECOND));
+}
+
+export class Framer {
+  readonly sampleRate: number;
+  readonly channels: number;
+  /** Samples per channel in a full frame. */
+  readonly frameSamples: number;
+  private current: Int16Array;
+  /** Interleaved samples filled in {@link current}. */
+  private filled = 0;
+  /** Start sample (per channel) of {@link current}. */
+  private start = 0;
+
+  constructor(options: FramerOptions) {
+    const { sampleRate, channels, frameMs = DEFAULT_FRAME_MS } = options;
+    if (!(frameMs > 0) || !Number.isFinite(frameMs)) throw new InvalidOptionError('frameMs', `frameMs must be a positive number, got ${String(frameMs)}`);
+    if (!Number.isInteger(channels) || channels < 1) throw new InvalidOptionError('channels', `channels must be a positive integer, got ${String(channels)}`);
+    this.sampleRate = sampleRate;
+    this.channels = channels;
+    this.frameSamples = samplesPerFrame(sampleRate, frameMs);
+    this.current = new Int16Array(this.frameSamples * channels);
+  }
+
+  /** Samples per channel pushed so far (including the partial frame held back). */
+  get position(): number {
+    return this.start + this.filled / this.channels;
+  }
+
+  /** Adds interleaved samples; returns the frames completed by them (possibly none). */
+  push(pcm: Int16Array, into: PcmFrame[] = []): PcmFrame[] {
+    let i = 0;
+    const size = this.current.length;
+    while (i < pcm.length) {
+      const take = Math.min(size - this.filled, pcm.length - i);
+      this.current.set(pcm.subarray(i, i + take), this.filled);
+      this.filled += take;
+      i += take;
+      if (this.filled === size) into.push(this.take(size));
+    }
+    return into;
+  }
+
+  /** End of stream: the held partial frame, short. */
+  flush(into: PcmFrame[] = []): PcmFrame[] {
+    const whole = this.filled - (this.filled % this.channels);
+    if (whole > 0) into.push(this.take(whole));
+    this.filled = 0;
+    return into;
+  }
+
+  reset(): void {
+    this.filled = 0;
+    this.start = 0;
+  }
+
+  private take(length: number): PcmFrame {
+    const samples = length === this.current.length ? this.current : this.current.slice(0, length);
+    const sampleCount = length / this.channels;
+    const frame: PcmFrame = { samples, encoding: 's16le', sampleRate: this.sampleRate, channels: this.channels, startSample: this.start, sampleCount };
+    this.start += sampleCount;
+    this.filled = 0;
+    this.current = new Int16Array(this.current.length);
+    return frame;
+  }
+}

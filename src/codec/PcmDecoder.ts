@@ -1,0 +1,79 @@
+/**
+ * `pcm` format: raw s16le mono at the request's `sample_rate` (the stream carries no header).
+ *
+ * Transport chunks may split a sample (odd byte offsets): the odd byte is carried over to the
+ * next call, so no byte is lost or shifted.
+ *
+ * @see ../../../shared/spec/service-interface.md "Speech synthesis request" (format, sample_rate)
+ */
+import { CodecError } from '../errors.js';
+import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';
+
+/** Bytes per s16le sample. */
+const BYTES_PER_SAMPLE = 2;
+const NO_CARRY = -1;
+const EMPTY: DecodedAudio = Object.freeze({ pcm: [], errors: [] }) as DecodedAudio;
+
+export interface PcmDecoderOptions {
+  sampleRate: number;
+  /** @defaultValue 1 (the service's pcm is mono) */
+  channels?: number;
+}
+
+export class PcmDecoder implements AudioDecoder {
+  readonly kind = 'pcm' as const;
+  readonly format: PcmFormat;
+  /** The low byte of a sample split across calls, or {@link NO_CARRY}. */
+  private carry = NO_CARRY;
+  /** Bytes seen so far (for byte offsets in errors). */
+  private offset = 0;
+
+  constructor(options: PcmDecoderOptions) {
+    const { sampleRate, channels = 1 } = options;
+    if (!Number.isInteger(sampleRate) || sampleRate <= 0) {
+      throw new CodecError('CODEC_UNSUPPORTED', `pcm needs a positive integer sampleRate, got ${String(sampleRate)}`);
+    }
+    this.format = { sampleRate, channels };
+  }
+
+  decode(bytes: Uint8Array): DecodedAudio {
+    const n = bytes.length;
+    if (n === 0) return { pcm: [], errors: [] };
+    this.offset += n;
+    const hasCarry = this.carry !== NO_CARRY;
+    const total = n + (hasCarry ? 1 : 0);
+    const count = total >> 1;
+    const out = new Int16Array(count);
+    // Copy bytes into the (little-endian) sample memory: no alignment needed on the input view.
+    const outBytes = new Uint8Array(out.buffer, 0, count * BYTES_PER_SAMPLE);
+    if (hasCarry) {
+      if (count > 0) {
+        outBytes[0] = this.carry;
+        outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE - 1), 1);
+      }
+    } else {
+      outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE));
+    }
+    this.carry = total % BYTES_PER_SAMPLE === 1 ? (bytes[n - 1] as number) : NO_CARRY;
+    return { pcm: count > 0 ? [out] : [], errors: [] };
+  }
+
+  flush(): DecodedAudio {
+    if (this.carry === NO_CARRY) return EMPTY;
+    this.carry = NO_CARRY;
+    return {
+      pcm: [],
+      errors: [
+        new CodecError('AUDIO_TRUNCATED', `pcm audio ended inside a sample (odd byte count ${this.offset}); the last byte was dropped`, {
+          byteOffset: this.offset - 1,
+          fatal: false,
+        }),
+      ],
+    };
+  }
+
+  reset(): void {
+    this.carry = NO_CARRY;
+    this.offset = 0;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * One decoder per stream `format`.
+ *
+ * @see ../../ENGINE-CONTRACT.md (C) — pcm and wav here; the mp3 and opus branches belong to the
+ * codecs engineer and are kept one line each so they are easy to replace.
+ */
+import { InvalidOptionError } from '../errors.js';
+import { PcmDecoder } from './PcmDecoder.js';
+import type { AudioDecoder, AudioFormat } from './types.js';
+import { WavDecoder } from './WavDecoder.js';
+import { OggOpusDecoder } from './OpusDecoder.js';
+import { Mp3Decoder } from './Mp3Decoder.js';
+import { FormatCheckDecoder } from './FormatCheckDecoder.js';
+
+export interface CreateDecoderOptions {
+  /** The request's `sample_rate`: required for pcm (no header), a hint for the others. */
+  sampleRate?: number;
+  /** Rate the consumer wants, for codecs that can decode natively at several rates (opus). */
+  outputSampleRate?: number;
+}
+
+/**
+ * The decoder for `format`, behind the format check: the first bytes must carry the declared
+ * format's signature (OggS / ID3 or frame sync / RIFF), else a fatal FORMAT_MISMATCH (see sniff.ts).
+ */
+export function createDecoder(format: AudioFormat, opts: CreateDecoderOptions = {}): AudioDecoder {
+  return new FormatCheckDecoder(createUncheckedDecoder(format, opts), format);
+}
+
+/** The bare decoder for `format`, without the format check. */
+export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderOptions = {}): AudioDecoder {
+  switch (format) {
+    case 'pcm':
+      if (opts.sampleRate === undefined) throw new InvalidOptionError('sampleRate', 'format pcm needs sampleRate (the request\'s sample_rate): raw PCM has no header');
+      return new PcmDecoder({ sampleRate: opts.sampleRate });
+    case 'wav':
+      return new WavDecoder();
+    case 'mp3':
+      return new Mp3Decoder();
+    case 'opus':
+      return new OggOpusDecoder(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate });
+    default:
+      throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected pcm, wav, mp3 or opus)`);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Just enough of the MPEG audio frame header (ISO 11172-3 / 13818-3) and ID3v2 header to find
+ * the first frame, its channel mode and whether it carries a Xing/Info (LAME) gapless tag.
+ */
+export const ID3V2_HEADER_BYTES = 10;
+const ID3V2_FOOTER_FLAG = 0x10;
+const ID3V2_FOOTER_BYTES = 10;
+const SYNCHSAFE_BITS = 7;
+const FRAME_SYNC_BYTE = 0xff;
+const FRAME_SYNC_MASK = 0xe0;
+const MODE_MONO = 3;
+const MPEG_VERSION_1 = 3;
+const MPEG_VERSION_RESERVED = 1;
+const LAYER_RESERVED = 0;
+const LAYER_3 = 1;
+const BITRATE_FREE = 0;
+const BITRATE_BAD = 15;
+const RATE_RESERVED = 3;
+const SAMPLE_RATES_V1 = [44100, 48000, 32000] as const;
+/** kbit/s, MPEG-1 Layer III and MPEG-2/2.5 Layer III. */
+const BITRATES_V1_L3 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
+const BITRATES_V2_L3 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
+/** Side-information size after the 4-byte header: where a Xing/Info tag starts. */
+const SIDE_INFO = { v1Stereo: 32, v1Mono: 17, v2Stereo: 17, v2Mono: 9 } as const;
+const HEADER_BYTES = 4;
+
+export interface MpegFrameHeader {
+  sampleRate: number;
+  channels: 1 | 2;
+  /** Bytes in this frame (Layer III); 0 when free-format. */
+  frameBytes: number;
+  /** Where a Xing/Info tag would start, from the frame start. */
+  tagOffset: number;
+}
+
+/** ID3v2 tag length at `b[p..]` (header + body + footer), or 0 when no "ID3" is there. */
+export function id3v2Length(b: Uint8Array, p: number): number {
+  if (b[p] !== 0x49 || b[p + 1] !== 0x44 || b[p + 2] !== 0x33) return 0;
+  let size = 0;
+  for (let i = 6; i < ID3V2_HEADER_BYTES; i++) size = (size << SYNCHSAFE_BITS) | (b[p + i]! & 0x7f);
+  const footer = b[p + 5]! & ID3V2_FOOTER_FLAG ? ID3V2_FOOTER_BYTES : 0;
+  return ID3V2_HEADER_BYTES + size + footer;
+}
+
+/** Parses a frame header at `b[p..p+4)`, or returns null when it is not a valid one. */
+export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | null {
+  if (p + HEADER_BYTES > b.length) return null;
+  const b1 = b[p + 1]!;
+  const b2 = b[p + 2]!;
+  const b3 = b[p + 3]!;
+  if (b[p] !== FRAME_SYNC_BYTE || (b1 & FRAME_SYNC_MASK) !== FRAME_SYNC_MASK) return null;
+  const version = (b1 >> 3) & 3;
+  const layer = (b1 >> 1) & 3;
+  const bitrateIndex = b2 >> 4;
+  const rateIndex = (b2 >> 2) & 3;
+  if (version === MPEG_VERSION_RESERVED || layer === LAYER_RESERVED || bitrateIndex === BITRATE_BAD || rateIndex === RATE_RESERVED) return null;
+  const v1 = version === MPEG_VERSION_1;
+  const divisor = v1 ? 1 : version === 2 ? 2 : 4;
+  const sampleRate = SAMPLE_RATES_V1[rateIndex]! / divisor;
+  const channels = (b3 >> 6) === MODE_MONO ? 1 : 2;
+  const padding = (b2 >> 1) & 1;
+  let frameBytes = 0;
+  if (layer === LAYER_3 && bitrateIndex !== BITRATE_FREE) {
+    const kbps = (v1 ? BITRATES_V1_L3 : BITRATES_V2_L3)[bitrateIndex]!;
+    frameBytes = Math.floor(((v1 ? 144 : 72) * kbps * 1000) / sampleRate) + padding;
+  }
+  const tagOffset = HEADER_BYTES + (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
+  return { sampleRate, channels, frameBytes, tagOffset };
+}
+
+/** True when the frame at `b[p..]` holds a Xing or Info tag (LAME writes "Info" for CBR). */
+export function hasXingTag(b: Uint8Array, p: number, header: MpegFrameHeader): boolean {
+  const t = p + header.tagOffset;
+  const tag = String.fromCharCode(b[t] ?? 0, b[t + 1] ?? 0, b[t + 2] ?? 0, b[t + 3] ?? 0);
+  return tag === 'Xing' || tag === 'Info';
+}

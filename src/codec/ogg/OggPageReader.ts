@@ -1,0 +1,292 @@
+import { CodecError } from '../../errors.js';
+import { oggCrcUpdate } from '../../internal/oggCrc.js';
+
+/**
+ * A streaming Ogg page reader (RFC 3533) of our own: prism-media's OggDemuxer drops chained
+ * streams, buffers forever on a packet that spans pages and ignores granule positions.
+ *
+ * Bytes go in by any split; whole packets come out through `onPacket`, in order. A page is only
+ * used once all of it is here and its CRC matches, so a bad page never yields packets, and every
+ * packet of the pages before it has already been delivered when the typed error is thrown.
+ */
+
+/** "OggS" */
+export const OGGS_CAPTURE = [0x4f, 0x67, 0x67, 0x53] as const;
+export const OGG_HEADER_BYTES = 27;
+const OGG_VERSION = 0;
+const MAX_SEGMENTS = 255;
+const LACING_CONTINUES = 255;
+/** The biggest page there can be: header + 255 lacing values + 255 × 255 body bytes. */
+export const OGG_MAX_PAGE_BYTES = OGG_HEADER_BYTES + MAX_SEGMENTS + MAX_SEGMENTS * LACING_CONTINUES;
+const FLAG_CONTINUED = 0x01;
+const FLAG_BOS = 0x02;
+const FLAG_EOS = 0x04;
+const OFFSET_VERSION = 4;
+const OFFSET_FLAGS = 5;
+const OFFSET_GRANULE = 6;
+const OFFSET_SERIAL = 14;
+const OFFSET_SEQUENCE = 18;
+const OFFSET_CRC = 22;
+const OFFSET_SEGMENTS = 26;
+const CRC_BYTES = 4;
+const ZERO_CRC = new Uint8Array(CRC_BYTES);
+const TWO_POW_32 = 0x1_0000_0000;
+/** @defaultValue 4 MiB: an OpusTags packet with pictures can be big; audio packets are small. */
+export const DEFAULT_MAX_PACKET_BYTES = 4 * 1024 * 1024;
+
+export interface OggPacket {
+  /** The packet bytes. A view valid only during the `onPacket` call: copy what you keep. */
+  data: Uint8Array;
+  serial: number;
+  /** First packet of a logical stream (its page has the BOS flag). */
+  bos: boolean;
+  /** Last packet of a logical stream (last packet completed on an EOS page). */
+  eos: boolean;
+  /**
+   * Granule position of the page this packet completes on, or -1 when that page carries none.
+   * Safe as a number up to 2^53 (≈ 5 900 years of 48 kHz audio).
+   */
+  granule: number;
+  /** This packet is the last one completed on its page (the granule is exactly its end). */
+  lastOnPage: boolean;
+  pageSequence: number;
+  /** Stream offset of the first byte of the page this packet completes on. */
+  pageOffset: number;
+}
+
+export interface OggPageReaderOptions {
+  onPacket(packet: OggPacket): void;
+  /** Called once per verified page (after its packets), e.g. for latency probes. */
+  onPage?(info: { serial: number; granule: number; pageOffset: number; pageBytes: number }): void;
+  maxPacketBytes?: number;
+}
+
+export class OggPageReader {
+  readonly #onPacket: OggPageReaderOptions['onPacket'];
+  readonly #onPage: OggPageReaderOptions['onPage'];
+  readonly #maxPacketBytes: number;
+  /** Bytes of a page that arrived split across pushes (only then are page bytes copied). */
+  readonly #page = new Uint8Array(OGG_MAX_PAGE_BYTES);
+  #pageHave = 0;
+  /** A packet spanning pages: its fragments, copied into one growing buffer. */
+  #partial = new Uint8Array(0);
+  #partialLength = 0;
+  #partialSerial = -1;
+  #hasPartial = false;
+  /** Total bytes consumed so far: the offset of the next byte. */
+  #offset = 0;
+  #failed: CodecError | null = null;
+
+  constructor(options: OggPageReaderOptions) {
+    this.#onPacket = options.onPacket;
+    this.#onPage = options.onPage;
+    this.#maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
+  }
+
+  /** Offset in the stream of the next byte `push` will read. */
+  get offset(): number {
+    return this.#offset;
+  }
+
+  /**
+   * Reads `bytes[start..]`. Throws a fatal CodecError (OGG_BAD_CAPTURE, OGG_BAD_CRC,
+   * OGG_BAD_PAGE) on a bad page, after every packet of the earlier pages was delivered.
+   */
+  push(bytes: Uint8Array, start = 0): void {
+    if (this.#failed) throw this.#failed;
+    let i = start;
+    const end = bytes.length;
+    while (i < end) {
+      if (this.#pageHave === 0) {
+        // Fast path: a whole page inside this chunk is read in place, without copying.
+        const pageLength = completePageLength(bytes, i, end);
+        if (pageLength > 0) {
+          this.#readPage(bytes, i, pageLength, this.#offset);
+          this.#offset += pageLength;
+          i += pageLength;
+          continue;
+        }
+      }
+      i = this.#accumulate(bytes, i, end);
+    }
+  }
+
+  /** End of input: a page cut short, or a packet left open across pages, is reported. */
+  end(): CodecError | null {
+    if (this.#failed) return null;
+    if (this.#pageHave > 0) {
+      return new CodecError('AUDIO_TRUNCATED', `Ogg stream ends inside a page (${this.#pageHave} bytes of it)`, {
+        byteOffset: this.#offset - this.#pageHave,
+        fatal: false,
+      });
+    }
+    if (this.#hasPartial) {
+      return new CodecError('AUDIO_TRUNCATED', 'Ogg stream ends inside a packet that spans pages', {
+        byteOffset: this.#offset,
+        fatal: false,
+      });
+    }
+    return null;
+  }
+
+  reset(): void {
+    this.#pageHave = 0;
+    this.#partialLength = 0;
+    this.#hasPartial = false;
+    this.#partialSerial = -1;
+    this.#offset = 0;
+    this.#failed = null;
+  }
+
+  /** Copies bytes of a page that arrived split; reads it once it is whole. Returns the new index. */
+  #accumulate(bytes: Uint8Array, i: number, end: number): number {
+    const page = this.#page;
+    const before = this.#pageHave;
+    const take = Math.min(this.#needed() - before, end - i);
+    page.set(bytes.subarray(i, i + take), before);
+    this.#pageHave += take;
+    this.#offset += take;
+    // Check the capture pattern as soon as its bytes are here, so garbage fails early.
+    for (let k = before; k < Math.min(this.#pageHave, OGGS_CAPTURE.length); k++) {
+      if (page[k] !== OGGS_CAPTURE[k]) this.#fail(badCapture(this.#offset - this.#pageHave));
+    }
+    const length = this.#pageHave;
+    if (length >= OGG_HEADER_BYTES && length === this.#needed()) {
+      this.#pageHave = 0;
+      this.#readPage(page, 0, length, this.#offset - length);
+    }
+    return i + take;
+  }
+
+  /** Bytes the split page needs before the next step: header, lacing table, then whole page. */
+  #needed(): number {
+    if (this.#pageHave < OGG_HEADER_BYTES) return OGG_HEADER_BYTES;
+    const withLacing = OGG_HEADER_BYTES + this.#page[OFFSET_SEGMENTS]!;
+    if (this.#pageHave < withLacing) return withLacing;
+    return pageLengthFromHeader(this.#page, 0);
+  }
+
+  #readPage(b: Uint8Array, p: number, length: number, pageOffset: number): void {
+    for (let k = 0; k < OGGS_CAPTURE.length; k++) {
+      if (b[p + k] !== OGGS_CAPTURE[k]) this.#fail(badCapture(pageOffset));
+    }
+    if (b[p + OFFSET_VERSION] !== OGG_VERSION) {
+      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
+    }
+    let crc = oggCrcUpdate(0, b, p, p + OFFSET_CRC);
+    crc = oggCrcUpdate(crc, ZERO_CRC);
+    crc = oggCrcUpdate(crc, b, p + OFFSET_CRC + CRC_BYTES, p + length);
+    const stored = readU32(b, p + OFFSET_CRC);
+    if (crc !== stored) {
+      this.#fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
+    }
+    const flags = b[p + OFFSET_FLAGS]!;
+    const serial = readU32(b, p + OFFSET_SERIAL);
+    const sequence = readU32(b, p + OFFSET_SEQUENCE);
+    const granule = readGranule(b, p + OFFSET_GRANULE);
+    const segments = b[p + OFFSET_SEGMENTS]!;
+    const lacing = p + OGG_HEADER_BYTES;
+
+    // Which segment index ends the last packet completed on this page?
+    let lastEnd = -1;
+    for (let s = 0; s < segments; s++) if (b[lacing + s]! < LACING_CONTINUES) lastEnd = s;
+
+    let bodyPos = lacing + segments;
+    let packetStart = bodyPos;
+    let first = true;
+    const continued = (flags & FLAG_CONTINUED) !== 0;
+    // A continued page without the earlier fragment (we joined mid-packet): drop that fragment.
+    let dropping = continued && !(this.#hasPartial && this.#partialSerial === serial);
+    if (!continued || this.#partialSerial !== serial) {
+      this.#hasPartial = false;
+      this.#partialLength = 0;
+    }
+    for (let s = 0; s < segments; s++) {
+      const lace = b[lacing + s]!;
+      bodyPos += lace;
+      if (lace === LACING_CONTINUES) continue;
+      // a packet (or the tail of one) ends at bodyPos
+      if (dropping) {
+        dropping = false;
+      } else {
+        const bos = (flags & FLAG_BOS) !== 0 && first;
+        const last = s === lastEnd;
+        const eos = (flags & FLAG_EOS) !== 0 && last;
+        let data: Uint8Array;
+        if (this.#hasPartial) {
+          this.#appendPartial(b, packetStart, bodyPos, pageOffset);
+          data = this.#partial.subarray(0, this.#partialLength);
+          this.#hasPartial = false;
+          this.#partialLength = 0;
+        } else {
+          data = b.subarray(packetStart, bodyPos);
+        }
+        first = false;
+        this.#onPacket({ data, serial, bos, eos, granule: last ? granule : -1, lastOnPage: last, pageSequence: sequence, pageOffset });
+      }
+      packetStart = bodyPos;
+    }
+    if (packetStart < bodyPos) {
+      // The last lacing value was 255: this packet goes on in the next page.
+      if (!dropping) {
+        this.#appendPartial(b, packetStart, bodyPos, pageOffset);
+        this.#hasPartial = true;
+        this.#partialSerial = serial;
+      }
+    }
+    this.#onPage?.({ serial, granule, pageOffset, pageBytes: length });
+  }
+
+  #appendPartial(b: Uint8Array, from: number, to: number, pageOffset: number): void {
+    const add = to - from;
+    const need = this.#partialLength + add;
+    if (need > this.#maxPacketBytes) {
+      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg packet over ${this.#maxPacketBytes} bytes at page byte ${pageOffset}`, { byteOffset: pageOffset }));
+    }
+    if (need > this.#partial.length) {
+      // Doubling keeps appends amortised O(1) (no per-page concat of the whole packet).
+      const grown = new Uint8Array(Math.min(this.#maxPacketBytes, Math.max(need, this.#partial.length * 2, 4096)));
+      grown.set(this.#partial.subarray(0, this.#partialLength));
+      this.#partial = grown;
+    }
+    this.#partial.set(b.subarray(from, to), this.#partialLength);
+    this.#partialLength = need;
+  }
+
+  #fail(error: CodecError): never {
+    this.#failed = error;
+    throw error;
+  }
+}
+
+function badCapture(offset: number): CodecError {
+  return new CodecError('OGG_BAD_CAPTURE', `No Ogg capture pattern "OggS" at byte ${offset}`, { byteOffset: offset });
+}
+
+function readU32(b: Uint8Array, p: number): number {
+  return (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+}
+
+/** -1 (all bits set) means "no packet ends on this page". */
+function readGranule(b: Uint8Array, p: number): number {
+  const lo = readU32(b, p);
+  const hi = readU32(b, p + 4);
+  if (hi === 0xffffffff && lo === 0xffffffff) return -1;
+  return hi * TWO_POW_32 + lo;
+}
+
+function pageLengthFromHeader(b: Uint8Array, p: number): number {
+  const segments = b[p + OFFSET_SEGMENTS]!;
+  let body = 0;
+  for (let s = 0; s < segments; s++) body += b[p + OGG_HEADER_BYTES + s]!;
+  return OGG_HEADER_BYTES + segments + body;
+}
+
+/** Length of the page at `b[p..]` when all of it lies before `end`, else 0. */
+function completePageLength(b: Uint8Array, p: number, end: number): number {
+  if (end - p < OGG_HEADER_BYTES) return 0;
+  const segments = b[p + OFFSET_SEGMENTS]!;
+  if (end - p < OGG_HEADER_BYTES + segments) return 0;
+  const length = pageLengthFromHeader(b, p);
+  return end - p >= length ? length : 0;
+}

@@ -1,0 +1,238 @@
+import { InvalidOptionError } from '../errors.js';
+import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
+import { MULAW_ENCODE_TABLE } from './mulaw.js';
+import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
+
+/**
+ * The output conversion stage (ENGINE-CONTRACT C): s16 frames from the decoder's framer in,
+ * fixed-size frames out at the output rate, encoding and channel count.
+ *
+ * Order: channel mix (at the input rate, cheapest) → resample (state kept across frames, tail
+ * flushed, exact count) → fixed frames → encode. `startSample` counts OUTPUT samples, so a
+ * playhead driven by these frames stays sample-accurate for word timing.
+ *
+ * @example
+ * // 8 kHz μ-law, 20 ms frames (160 bytes each), for a telephony bridge
+ * const stage = new ConversionStage({ sampleRate: 8000, encoding: 'mulaw', channels: 1 });
+ * await stage.ready;
+ * for (const f of stage.push(pcmFrame)) send(f.samples);
+ * for (const f of stage.flush()) send(f.samples);
+ */
+export interface OutputOptions {
+  /** @defaultValue the input rate (no resampling) */
+  sampleRate?: number;
+  /** @defaultValue 's16le' */
+  encoding?: SampleEncoding;
+  /** @defaultValue the input channel count; 1 downmixes stereo (mean of L and R) */
+  channels?: 1 | 2;
+  /** Output frame length. @defaultValue 20 */
+  frameMs?: number;
+}
+
+export const DEFAULT_OUTPUT_FRAME_MS = 20;
+const MS_PER_SECOND = 1000;
+const S16_SCALE = 32768;
+const S16_MAX = 32767;
+const S16_MIN = -32768;
+const MAX_RATE = 384000;
+
+export class ConversionStage {
+  readonly options: Readonly<OutputOptions>;
+  /** Resolves once the resampler wasm is loaded (at once when no rate is asked for). */
+  readonly ready: Promise<void>;
+  #in: PcmFormat | null = null;
+  #out: PcmFormat | null = null;
+  #encoding: SampleEncoding;
+  #resampler: Resampler | null = null;
+  /** One output frame being filled (interleaved float, the output channel count). */
+  #acc = new Float32Array(0);
+  #accFill = 0;
+  #frameSamples = 0;
+  #emitted = 0;
+  #mixBuf = new Float32Array(0);
+  #frames: AudioFrame[] = [];
+  readonly #sink = (out: Float32Array): void => this.#append(out);
+
+  constructor(options: OutputOptions = {}) {
+    const { sampleRate, encoding = 's16le', channels, frameMs = DEFAULT_OUTPUT_FRAME_MS } = options;
+    if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
+      throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
+    }
+    if (encoding !== 's16le' && encoding !== 'f32le' && encoding !== 'mulaw') {
+      throw new InvalidOptionError('output.encoding', `output.encoding must be s16le, f32le or mulaw, got ${String(encoding)}`);
+    }
+    if (channels !== undefined && channels !== 1 && channels !== 2) {
+      throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);
+    }
+    if (!(frameMs > 0)) throw new InvalidOptionError('output.frameMs', `output.frameMs must be > 0, got ${frameMs}`);
+    this.options = { ...options, encoding, frameMs };
+    this.#encoding = encoding;
+    this.ready = sampleRate === undefined ? Promise.resolve() : loadResampler();
+  }
+
+  /** The output format, known after the first frame (or from `configure`). */
+  get outputFormat(): PcmFormat | null {
+    return this.#out;
+  }
+
+  /** Output samples per channel emitted so far (the playhead's unit). */
+  get emittedSamples(): number {
+    return this.#emitted;
+  }
+
+  /** Output format for a given input, without pushing anything. */
+  outputFor(input: PcmFormat): PcmFormat {
+    return { sampleRate: this.options.sampleRate ?? input.sampleRate, channels: this.options.channels ?? input.channels };
+  }
+
+  push(frame: PcmFrame): AudioFrame[] {
+    const frames: AudioFrame[] = (this.#frames = []);
+    if (this.#in === null || this.#in.sampleRate !== frame.sampleRate || this.#in.channels !== frame.channels) {
+      this.#configure({ sampleRate: frame.sampleRate, channels: frame.channels });
+    }
+    if (this.#resampler === null && this.#accFill === 0 && frame.sampleCount === this.#frameSamples && this.#in!.channels === this.#out!.channels) {
+      // Fast path (the common telephony case: opus decoded natively at the output rate, frames
+      // already the right size): encode straight from s16, no float round trip. Same bits.
+      this.#emitDirect(frame.samples);
+      return frames;
+    }
+    const mixed = this.#mix(frame.samples);
+    if (this.#resampler) this.#resampler.process(mixed, this.#sink);
+    else this.#append(mixed);
+    return frames;
+  }
+
+  /** End of stream: the resampler's tail, then the last (short) frame. */
+  flush(): AudioFrame[] {
+    const frames: AudioFrame[] = (this.#frames = []);
+    this.#resampler?.flush(this.#sink);
+    if (this.#accFill > 0) this.#emit(this.#accFill / this.#out!.channels);
+    return frames;
+  }
+
+  reset(): void {
+    this.#resampler?.free();
+    this.#resampler = null;
+    this.#in = null;
+    this.#out = null;
+    this.#accFill = 0;
+    this.#emitted = 0;
+  }
+
+  free(): void {
+    this.#resampler?.free();
+    this.#resampler = null;
+  }
+
+  #configure(input: PcmFormat): void {
+    // A format change mid-stream (rare): finish the old resampler's tail first.
+    if (this.#resampler) {
+      this.#resampler.flush(this.#sink);
+      this.#resampler.free();
+      this.#resampler = null;
+    }
+    const out = this.outputFor(input);
+    if (this.#out && this.#out.channels !== out.channels) throw new InvalidOptionError('output.channels', 'channel count changed mid-stream');
+    this.#in = input;
+    this.#out = out;
+    if (out.sampleRate !== input.sampleRate) {
+      if (!resamplerLoaded()) throw new InvalidOptionError('output.sampleRate', 'ConversionStage.push before `ready` resolved (the resampler loads asynchronously)');
+      this.#resampler = new Resampler(out.channels, input.sampleRate, out.sampleRate);
+    }
+    const frameSamples = Math.round((out.sampleRate * this.options.frameMs!) / MS_PER_SECOND);
+    if (frameSamples !== this.#frameSamples || this.#acc.length !== frameSamples * out.channels) {
+      const acc = new Float32Array(Math.max(1, frameSamples) * out.channels);
+      acc.set(this.#acc.subarray(0, Math.min(this.#accFill, acc.length)));
+      this.#acc = acc;
+      this.#frameSamples = Math.max(1, frameSamples);
+    }
+  }
+
+  /** s16 interleaved (input channels) → float interleaved (output channels). */
+  #mix(s: Int16Array): Float32Array {
+    const inCh = this.#in!.channels;
+    const outCh = this.#out!.channels;
+    const frames = s.length / inCh;
+    const need = frames * outCh;
+    if (this.#mixBuf.length < need) this.#mixBuf = new Float32Array(need);
+    const m = this.#mixBuf;
+    const k = 1 / S16_SCALE;
+    if (inCh === outCh) {
+      for (let i = 0; i < need; i++) m[i] = s[i]! * k;
+    } else if (outCh === 1) {
+      const avg = k / inCh;
+      for (let f = 0, p = 0; f < frames; f++) {
+        let sum = 0;
+        for (let c = 0; c < inCh; c++) sum += s[p++]!;
+        m[f] = sum * avg;
+      }
+    } else {
+      for (let f = 0; f < frames; f++) {
+        const v = s[f * inCh]! * k;
+        for (let c = 0; c < outCh; c++) m[f * outCh + c] = v;
+      }
+    }
+    return m.subarray(0, need);
+  }
+
+  /** Copies float output into the frame being filled, emitting each full frame. */
+  #append(x: Float32Array): void {
+    const acc = this.#acc;
+    const size = acc.length;
+    for (let i = 0; i < x.length; ) {
+      const n = Math.min(size - this.#accFill, x.length - i);
+      acc.set(x.subarray(i, i + n), this.#accFill);
+      this.#accFill += n;
+      i += n;
+      if (this.#accFill === size) this.#emit(this.#frameSamples);
+    }
+  }
+
+  #emit(sampleCount: number): void {
+    const n = sampleCount * this.#out!.channels;
+    const acc = this.#acc;
+    let samples: Int16Array | Float32Array | Uint8Array;
+    if (this.#encoding === 'f32le') {
+      samples = acc.slice(0, n);
+    } else if (this.#encoding === 'mulaw') {
+      const t = MULAW_ENCODE_TABLE;
+      samples = new Uint8Array(n);
+      for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
+    } else {
+      samples = new Int16Array(n);
+      for (let i = 0; i < n; i++) samples[i] = toS16(acc[i]!);
+    }
+    this.#accFill = 0;
+    this.#deliver(samples, sampleCount);
+  }
+
+  /** A whole frame of s16 at the output rate and channel count, straight to the encoding. */
+  #emitDirect(s: Int16Array): void {
+    const n = s.length;
+    let samples: Int16Array | Float32Array | Uint8Array;
+    if (this.#encoding === 's16le') {
+      samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
+    } else if (this.#encoding === 'mulaw') {
+      const t = MULAW_ENCODE_TABLE;
+      samples = new Uint8Array(n);
+      for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
+    } else {
+      const k = 1 / S16_SCALE;
+      samples = new Float32Array(n);
+      for (let i = 0; i < n; i++) samples[i] = s[i]! * k;
+    }
+    this.#deliver(samples, n / this.#out!.channels);
+  }
+
+  #deliver(samples: Int16Array | Float32Array | Uint8Array, sampleCount: number): void {
+    const out = this.#out!;
+    this.#frames.push({ samples, encoding: this.#encoding, sampleRate: out.sampleRate, channels: out.channels, startSample: this.#emitted, sampleCount });
+    this.#emitted += sampleCount;
+  }
+}
+
+/** Float in [-1, 1) → s16: round to nearest, clip. */
+function toS16(x: number): number {
+  const v = Math.round(x * S16_SCALE);
+  return v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
+}

@@ -1,0 +1,133 @@
+/**
+ * The pure core of the pipeline's audio path: validated bytes in the ring → decoder → framer →
+ * optional conversion stage → frames. No streams: the pipeline calls {@link FrameProducer.step}
+ * when its readable side wants frames, and {@link FrameProducer.finish} at the end.
+ *
+ * It also places the "a new chunk_seq's audio begins here" hints (one-WAV-per-chunk streams with
+ * unknown sizes): a decode call never spans a chunk boundary, and the first one after it carries
+ * `{chunkStart: true}`.
+ */
+import type { RingBuffer } from '../buffer/RingBuffer.js';
+import { Framer } from '../codec/Framer.js';
+import type { AudioDecoder, AudioFormat, AudioFrame, DecodedAudio, DecodeHint, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
+import { CodecError, type VoicewireError } from '../errors.js';
+import { outputFormatOf, type FrameStage, type OutputOptions } from './outputStage.js';
+
+/** Ring bytes handed to the decoder per step: small enough to keep frames flowing early. */
+export const DECODE_STEP_BYTES = 16 * 1024;
+const CHUNK_START: DecodeHint = Object.freeze({ chunkStart: true });
+
+export type OutputFormat = PcmFormat & { encoding: SampleEncoding };
+
+export interface FrameProducerOptions {
+  ring: RingBuffer;
+  decoder: AudioDecoder;
+  frameMs: number;
+  stage: FrameStage | null;
+  output?: OutputOptions;
+  /** The request's format and sample_rate (a disagreeing stream header is a warning). */
+  declared: { format: AudioFormat; sampleRate?: number };
+  onWarning(warning: VoicewireError): void;
+  onFormat(format: OutputFormat): void;
+}
+
+export class FrameProducer {
+  /** The first fatal decoder fault: nothing more is decoded after it. */
+  fault: CodecError | null = null;
+  /** Output format, once the decoder knows the stream's. */
+  format: OutputFormat | null = null;
+  /** Output samples (per channel) produced so far. */
+  samples = 0;
+  private framer: Framer | null = null;
+  private finished = false;
+  /** Ring offsets where a new chunk_seq's audio begins. */
+  private boundaries: number[] = [];
+  private boundaryHead = 0;
+
+  constructor(private readonly o: FrameProducerOptions) {}
+
+  /** The audio of a new chunk_seq begins at ring offset `offset` (ring.totalWritten terms). */
+  markChunkStart(offset: number): void {
+    if (this.boundaries[this.boundaries.length - 1] !== offset) this.boundaries.push(offset);
+  }
+
+  /** Decodes one span of the ring below `limit` (a ring.totalWritten offset) into `out`; false when nothing is decodable. */
+  step(limit: number, out: AudioFrame[]): boolean {
+    if (this.fault !== null || this.finished) return false;
+    const ring = this.o.ring;
+    const at = ring.totalRead;
+    let length = Math.min(ring.readSpanLength, limit - at, DECODE_STEP_BYTES);
+    if (length <= 0) return false;
+    let hint: DecodeHint | undefined;
+    while (this.boundaryHead < this.boundaries.length && (this.boundaries[this.boundaryHead] as number) < at) this.boundaryHead++;
+    let next = this.boundaries[this.boundaryHead];
+    if (next === at) {
+      hint = CHUNK_START;
+      next = this.boundaries[++this.boundaryHead];
+    }
+    if (next !== undefined) length = Math.min(length, next - at);
+    const start = ring.readIndex;
+    const result = this.o.decoder.decode(ring.buffer.subarray(start, start + length), hint);
+    ring.consume(length);
+    this.take(result, false, out);
+    return true;
+  }
+
+  /**
+   * End of input: flush the decoder (unless it faulted), the framer and the stage into `out`.
+   * `afterFault`: the input already failed, so the decoder's own complaints (truncation) are
+   * only warnings.
+   */
+  finish(afterFault: boolean, out: AudioFrame[]): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.fault === null) this.take(this.o.decoder.flush(), afterFault, out);
+    const frames: PcmFrame[] = [];
+    this.framer?.flush(frames);
+    this.toOut(frames, out);
+    if (this.o.stage !== null) this.add(this.o.stage.flush(), out);
+  }
+
+  private take(result: DecodedAudio, warnOnly: boolean, out: AudioFrame[]): void {
+    const frames: PcmFrame[] = [];
+    for (const pcm of result.pcm) {
+      if (pcm.length === 0) continue;
+      const framer = this.framer ?? this.startFraming();
+      if (framer === null) break;
+      framer.push(pcm, frames);
+    }
+    this.toOut(frames, out);
+    for (const error of result.errors) {
+      if (!error.fatal || warnOnly) this.o.onWarning(error);
+      else this.fault ??= error;
+    }
+  }
+
+  private toOut(frames: PcmFrame[], out: AudioFrame[]): void {
+    if (frames.length === 0) return;
+    const stage = this.o.stage;
+    if (stage === null) this.add(frames, out);
+    else for (const frame of frames) this.add(stage.push(frame), out);
+  }
+
+  private add(frames: AudioFrame[], out: AudioFrame[]): void {
+    for (const frame of frames) {
+      out.push(frame);
+      this.samples = frame.startSample + frame.sampleCount;
+    }
+  }
+
+  /** The decoder knows the stream's format: set up the framer and announce the output format. */
+  private startFraming(): Framer | null {
+    const format = this.o.decoder.format;
+    if (format === null) return null;
+    const { format: declared, sampleRate } = this.o.declared;
+    if (sampleRate !== undefined && declared !== 'pcm' && sampleRate !== format.sampleRate) {
+      this.o.onWarning(new CodecError('FORMAT_MISMATCH', `the request asked for ${sampleRate} Hz but the ${declared} stream is ${format.sampleRate} Hz; using the stream's rate`, { field: 'sample_rate', fatal: false }));
+    }
+    this.framer = new Framer({ ...format, frameMs: this.o.frameMs });
+    this.format = outputFormatOf(format, this.o.output);
+    this.o.onFormat(this.format);
+    return this.framer;
+  }
+}

@@ -1,0 +1,355 @@
+/**
+ * The speech stream engine: a Duplex you write SSE body bytes into and read audio frames from.
+ *
+ * ```
+ * bytes → SpeechEventScanner → RingBuffer → decoder → Framer → [conversion stage] → frames
+ *                └→ AlignmentStore → WordClock ← Playhead (moved when the consumer reads a frame)
+ * ```
+ *
+ * - Audio is decoded lazily, when the readable side wants frames, and only up to the end of the
+ *   last complete (validated) event — unless the ring is full, in which case the event being
+ *   received is decoded as it arrives so it can ever complete. A full ring holds the write
+ *   callback: real backpressure toward the source.
+ * - A typed error ends the stream, but only after every frame (and word) from before the fault
+ *   has been read by the consumer.
+ *
+ * @see ../../ENGINE-CONTRACT.md (C)
+ */
+import { Duplex } from 'node:stream';
+import { AlignmentStore } from '../align/AlignmentStore.js';
+import { DEFAULT_RING_CAPACITY, RingBuffer } from '../buffer/RingBuffer.js';
+import { createDecoder } from '../codec/createDecoder.js';
+import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
+import type { AudioDecoder, AudioFormat, AudioFrame } from '../codec/types.js';
+import { AbortError, CodecError, InvalidOptionError, VoicewireError } from '../errors.js';
+import { SpeechEventScanner, type SpeechEventMeta } from '../events/SpeechEventScanner.js';
+import { Playhead, type PlayheadMode } from '../play/Playhead.js';
+import { WordClock, type WordEvent, type WordRevision } from '../play/WordClock.js';
+import { FrameProducer, type OutputFormat } from './FrameProducer.js';
+import { defaultStageFactory, type FrameStage, type FrameStageFactory, type OutputOptions } from './outputStage.js';
+
+import type { SpeechPipelineOptions, SpeechSummary } from './types.js';
+
+export type { OutputOptions } from './outputStage.js';
+export type { WordEvent, WordRevision } from '../play/WordClock.js';
+export type { OutputFormat } from './FrameProducer.js';
+export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
+
+/** Frames the readable side buffers before asking the ring for more. */
+const DEFAULT_READABLE_FRAMES = 8;
+
+
+export interface SpeechPipeline {
+  on(event: 'word', listener: (word: WordEvent) => void): this;
+  on(event: 'wordRevised', listener: (revision: WordRevision) => void): this;
+  on(event: 'warning', listener: (warning: VoicewireError) => void): this;
+  on(event: 'format', listener: (format: OutputFormat) => void): this;
+  on(event: 'summary', listener: (summary: SpeechSummary) => void): this;
+  on(event: 'data', listener: (frame: AudioFrame) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: 'word', listener: (word: WordEvent) => void): this;
+  once(event: 'summary', listener: (summary: SpeechSummary) => void): this;
+  once(event: 'format', listener: (format: OutputFormat) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+interface HeldWrite {
+  chunk: Uint8Array;
+  offset: number;
+  callback: (error?: Error | null) => void;
+}
+
+export class SpeechPipeline extends Duplex {
+  readonly playhead: Playhead;
+  readonly alignment = new AlignmentStore();
+  private readonly options: SpeechPipelineOptions;
+  private readonly ring: RingBuffer;
+  private readonly scanner: SpeechEventScanner;
+  private readonly decoder: AudioDecoder;
+  private readonly clock: WordClock;
+  private readonly frameMs: number;
+  private readonly producer: FrameProducer;
+  private stage: FrameStage | null = null;
+  /** Frames waiting for the readable side. */
+  private queue: AudioFrame[] = [];
+  private queueHead = 0;
+  private held: HeldWrite | null = null;
+  private readonly seenChunks = new Set<number>();
+  private wantFrames = false;
+  private pumping = false;
+  private inputEnded = false;
+  /** First fault of the input (SSE / event) or of decoding: the stream ends with it once drained. */
+  private fault: Error | null = null;
+  private decodeDone = false;
+  private decoderReady: boolean;
+  private finished = false;
+  private cleaned = false;
+  private stats = { events: 0, bytes: 0, frames: 0 };
+  private readonly onAbort = (): void => {
+    this.destroy(new AbortError('speech pipeline aborted', this.options.signal?.reason));
+  };
+
+  constructor(options: SpeechPipelineOptions) {
+    super({ readableObjectMode: true, readableHighWaterMark: DEFAULT_READABLE_FRAMES, decodeStrings: true });
+    this.options = options;
+    this.frameMs = options.frameMs ?? DEFAULT_FRAME_MS;
+    if (!(this.frameMs > 0)) throw new InvalidOptionError('frameMs', `frameMs must be > 0, got ${String(options.frameMs)}`);
+    this.playhead = new Playhead(options.playhead ?? 'consumer');
+    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: options.output?.sampleRate });
+    if (options.output !== undefined) this.stage = (options.stageFactory ?? defaultStageFactory)(options.output, this.frameMs);
+    // The decoder's wasm (mp3) and the conversion stage's resampler wasm may load asynchronously.
+    const loading = [this.decoder.ready, this.stage?.ready].filter((p): p is Promise<void> => p !== undefined);
+    this.decoderReady = loading.length === 0;
+    if (!this.decoderReady) {
+      Promise.all(loading).then(
+        () => { this.decoderReady = true; this.pump(); },
+        (err: unknown) => this.failDecode(err instanceof Error ? err : new CodecError('CODEC_UNAVAILABLE', String(err))),
+      );
+    }
+    this.ring = new RingBuffer(options.ringCapacity ?? DEFAULT_RING_CAPACITY);
+    this.producer = new FrameProducer({
+      ring: this.ring,
+      decoder: this.decoder,
+      frameMs: this.frameMs,
+      stage: this.stage,
+      ...(options.output === undefined ? {} : { output: options.output }),
+      declared: { format: options.format, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) },
+      onWarning: (warning) => this.emit('warning', warning),
+      onFormat: (format) => {
+        this.playhead.setSampleRate(format.sampleRate);
+        this.emit('format', format);
+      },
+    });
+    this.scanner = new SpeechEventScanner({
+      ring: this.ring,
+      onEvent: (meta) => this.onSpeechEvent(meta),
+      onWarning: (warning) => this.emit('warning', warning),
+      onInvalidEvent: options.onInvalidEvent ?? 'fail',
+      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+    });
+    this.clock = new WordClock({
+      onWord: (word) => this.emit('word', word),
+      onRevised: (revision) => this.emit('wordRevised', revision),
+    });
+    this.playhead.onAdvance((seconds) => this.clock.advance(seconds));
+    const signal = options.signal;
+    if (signal?.aborted) process.nextTick(this.onAbort);
+    else signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** The output format, once known (also sent as a `format` event). */
+  get format(): OutputFormat | null {
+    return this.producer.format;
+  }
+
+  /** Totals so far (the final ones come with the `summary` event). */
+  summary(): SpeechSummary {
+    const rate = this.producer.format?.sampleRate ?? 0;
+    return {
+      durationSec: rate > 0 ? this.producer.samples / rate : 0,
+      words: this.alignment.timeline().length,
+      events: this.stats.events,
+      bytes: this.stats.bytes,
+      audioBytes: this.ring.totalWritten,
+      frames: this.stats.frames,
+    };
+  }
+
+  /**
+   * The byte source failed (e.g. the connection broke mid-body): later input is ignored, every
+   * frame and word validated before the fault is still delivered, then the stream ends with
+   * `error`. (Added for the speech client, which must report a typed mid-stream error without
+   * losing the audio that came before it.)
+   */
+  failSource(error: Error): void {
+    if (this.destroyed || this.finished) return;
+    this.failInput(error);
+  }
+
+  // --- writable side: SSE bytes --------------------------------------------------------------
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.fault !== null || this.finished) {
+      callback(); // the input already failed: later bytes are ignored, the error comes once drained
+      return;
+    }
+    this.stats.bytes += chunk.length;
+    this.feed({ chunk, offset: 0, callback });
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    if (this.fault === null) {
+      try {
+        this.scanner.end();
+      } catch (err) {
+        this.failInput(err);
+      }
+    }
+    this.inputEnded = true;
+    callback();
+    this.pump();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.cleanup();
+    callback(error);
+  }
+
+  /** Feeds a write into the scanner; holds it (and its callback) while the ring is full. */
+  private feed(write: HeldWrite): void {
+    const { chunk } = write;
+    try {
+      while (write.offset < chunk.length) {
+        const n = this.scanner.feed(chunk, write.offset);
+        write.offset += n;
+        if (write.offset < chunk.length) {
+          if (n === 0 && this.ring.length === 0) {
+            throw new VoicewireError('RING_OVERFLOW', `the scanner made no progress with an empty ring of ${this.ring.capacity} bytes`, { byteOffset: this.stats.bytes - chunk.length + write.offset });
+          }
+          this.held = write; // ring full: the callback waits until the consumer drains it
+          this.pump();
+          return;
+        }
+      }
+    } catch (err) {
+      this.failInput(err);
+    }
+    write.callback();
+    this.pump();
+  }
+
+  private onSpeechEvent(meta: SpeechEventMeta): void {
+    this.stats.events = meta.index + 1;
+    if (!this.seenChunks.has(meta.chunkSeq)) {
+      this.seenChunks.add(meta.chunkSeq);
+      this.producer.markChunkStart(meta.audioStart); // for one-WAV-per-chunk streams
+    }
+    const change = this.alignment.apply(meta);
+    if (change !== null) this.clock.update(change);
+  }
+
+  private failInput(err: unknown): void {
+    if (this.fault === null) this.fault = err instanceof Error ? err : new Error(String(err));
+    const held = this.held;
+    this.held = null;
+    held?.callback();
+    this.pump();
+  }
+
+  /** The decoder's or stage's backend failed to load: nothing will be decoded; drain and end with it. */
+  private failDecode(err: Error): void {
+    this.decoderReady = true;
+    this.decodeDone = true;
+    if (this.fault === null) this.fault = err;
+    this.pump();
+  }
+
+  // --- readable side: frames -----------------------------------------------------------------
+
+  override _read(): void {
+    this.wantFrames = true;
+    this.pump();
+  }
+
+  /** Every frame handed to the consumer passes here once ('data' fires in read(), flowing mode, pipe and async iteration alike). */
+  override emit(event: string | symbol, ...args: any[]): boolean {
+    if (event !== 'data') return super.emit(event, ...args);
+    const frame = args[0] as AudioFrame;
+    this.stats.frames++;
+    this.playhead.consumedTo(frame.startSample + frame.sampleCount);
+    const result = super.emit(event, ...args);
+    if (this.decodeDone) this.maybeFinish();
+    return result;
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (;;) {
+        if (this.destroyed || this.finished) return;
+        while (this.wantFrames && this.queueHead < this.queue.length) {
+          const frame = this.queue[this.queueHead++] as AudioFrame;
+          if (!this.push(frame)) this.wantFrames = false;
+        }
+        if (this.queueHead === this.queue.length && this.queueHead > 0) {
+          this.queue = [];
+          this.queueHead = 0;
+        }
+        if (!this.wantFrames || !this.decoderReady) return;
+        if (this.decodeStep()) continue;
+        if (this.held !== null && this.ring.free > 0) {
+          const held = this.held;
+          this.held = null;
+          this.feed(held); // may hold again, or call back (which may write again)
+          continue;
+        }
+        if ((this.inputEnded || this.fault !== null) && this.held === null && !this.decodeDone) {
+          this.flushAll();
+          continue;
+        }
+        if (this.decodeDone) this.maybeFinish();
+        return;
+      }
+    } catch (err) {
+      this.fault ??= err instanceof Error ? err : new Error(String(err));
+      this.destroy(this.fault);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Decodes one span of validated audio (or, with a full ring, of the event being received). */
+  private decodeStep(): boolean {
+    const ring = this.ring;
+    const limit = this.held !== null ? ring.totalWritten : Math.min(this.scanner.committedAudio, ring.totalWritten);
+    const progressed = this.producer.step(limit, this.queue);
+    if (this.producer.fault !== null) this.fault ??= this.producer.fault;
+    return progressed;
+  }
+
+  /** End of input (or a fault): flush the decoder, framer and stage. */
+  private flushAll(): void {
+    this.decodeDone = true;
+    this.producer.finish(this.fault !== null, this.queue);
+    if (this.producer.fault !== null) this.fault ??= this.producer.fault;
+  }
+
+  /** Ends the readable side once every queued frame was read by the consumer. */
+  private maybeFinish(): void {
+    if (this.finished || this.queueHead < this.queue.length || this.readableLength > 0) return;
+    this.finished = true;
+    if (this.fault !== null) {
+      const fault = this.fault;
+      process.nextTick(() => this.destroy(fault));
+      return;
+    }
+    if (this.playhead.mode === 'consumer') this.clock.finish();
+    this.emit('summary', this.summary());
+    this.push(null);
+    this.cleanup();
+  }
+
+  /** One cleanup for the end of the stream and for destroy(). */
+  private cleanup(): void {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.stage?.free?.();
+    this.decoder.free?.();
+    this.held = null;
+  }
+}
+
+/**
+ * Creates the speech stream engine.
+ * @example
+ * ```ts
+ * const speech = createSpeechPipeline({ format: 'pcm', sampleRate: 16000 });
+ * speech.on('word', (w) => console.log(w.start.toFixed(2), w.text));
+ * response.body.pipe(speech).pipe(mySink); // frames: {samples: Int16Array, sampleRate, ...}
+ * ```
+ */
+export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipeline {
+  return new SpeechPipeline(options);
+}

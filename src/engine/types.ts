@@ -1,0 +1,43 @@
+/** Options and results of the speech pipeline (kept apart so the Duplex file stays about wiring). */
+import type { AudioFormat } from '../codec/types.js';
+import type { PlayheadMode } from '../play/Playhead.js';
+import type { FrameStageFactory, OutputOptions } from './outputStage.js';
+
+export interface SpeechPipelineOptions {
+  /** The request's `format`. */
+  format: AudioFormat;
+  /** The request's `sample_rate`: required for pcm; for the others a disagreeing header wins (with a `warning`). */
+  sampleRate?: number;
+  /** @defaultValue 20 */
+  frameMs?: number;
+  /** Bytes of decoded audio held between the SSE input and the decoder. @defaultValue 1 MiB */
+  ringCapacity?: number;
+  /** @defaultValue 'fail' */
+  onInvalidEvent?: 'fail' | 'skip';
+  /** Maximum SSE line/event size. @defaultValue 8 MiB */
+  maxEventBytes?: number;
+  /** Conversion stage (src/dsp/ConversionStage.ts): resample / encoding / channels / frame size of the output; the playhead then counts OUTPUT samples. */
+  output?: OutputOptions;
+  /** @defaultValue 'consumer' */
+  playhead?: PlayheadMode;
+  /** Aborting destroys the pipeline with an AbortError. */
+  signal?: AbortSignal;
+  /** @internal Replace the conversion stage (tests). */
+  stageFactory?: FrameStageFactory;
+}
+
+export interface SpeechSummary {
+  /** Seconds of audio produced. */
+  durationSec: number;
+  /** Words in the final timeline. */
+  words: number;
+  /** SSE `message` events seen. */
+  events: number;
+  /** SSE body bytes written. */
+  bytes: number;
+  /** Decoded (encoded-audio) bytes carried by the events. */
+  audioBytes: number;
+  /** Frames produced. */
+  frames: number;
+}
+

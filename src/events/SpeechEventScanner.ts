@@ -1,0 +1,378 @@
+/**
+ * The hot path of the event stage: HTTP body bytes in, audio decoded (strict base64) straight into
+ * a {@link RingBuffer}, one {@link SpeechEventMeta} per complete `message` event.
+ *
+ * How it stays cheap: SSE framing is byte-level ({@link SseFramer}, the same core as the generic
+ * parser); the event's JSON is scanned in place ({@link scanEventJson}); the audio is decoded from
+ * the body bytes into the ring without a string or ArrayBuffer per event; a snapshot whose bytes
+ * equal the previous snapshot of its `chunk_seq` is found by one memcmp and not parsed; `content`
+ * and the offset are parsed only when their bytes change. Anything unusual goes through the
+ * general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
+ * general path's (a fast-check property test holds it to that).
+ *
+ * Audio visibility: an event's audio is validated before the caller can see it. When it fits in
+ * the ring it is decoded and, if anything about the event is wrong, taken back (`ring.uncommit`)
+ * in the same call. When it does not fit, it is validated first and then written as the ring
+ * drains. So every byte in the ring is valid audio and a reader may take all of it.
+ */
+import type { RingBuffer } from '../buffer/RingBuffer.js';
+import type { SpeechEventError, VoicewireError } from '../errors.js';
+import { DEFAULT_MAX_SSE_BYTES, SseFramer } from '../sse/SseFramer.js';
+import { truncationError } from '../sse/SseParser.js';
+import type { Alignment } from './SpeechEvent.js';
+import { inspectSpeechEvent, parseEventJson, validateAlignment } from './SpeechEvent.js';
+import {
+  DECODE_NEED_INPUT,
+  DECODE_NEED_OUTPUT,
+  StrictBase64Decoder,
+  base64DecodedLength,
+  base64PadCount,
+  isStrictBase64Bytes,
+} from './base64.js';
+import { EventSpans, bytesEqual, scanEventJson } from './scanEventJson.js';
+
+export interface SpeechEventMeta {
+  /** 0-based index among `message` events (skipped invalid events keep their index). */
+  index: number;
+  chunkSeq: number;
+  chunkAudioOffsetSec: number;
+  content: string;
+  /** The parsed snapshot carried by this event (null if none). */
+  alignment: Alignment | null;
+  /** Byte-identical to the previous non-null snapshot of this chunkSeq (not re-parsed; `alignment`
+   * is that earlier object). */
+  alignmentRepeat: boolean;
+  /** ring.totalWritten before this event's audio. */
+  audioStart: number;
+  /** Decoded audio bytes this event added to the ring. */
+  audioBytes: number;
+}
+
+export interface SpeechEventScannerOptions {
+  ring: RingBuffer;
+  onEvent(meta: SpeechEventMeta): void;
+  /** Skipped invalid events (skip mode), etc. */
+  onWarning?(warning: VoicewireError): void;
+  /**
+   * `'fail'`: throw the event's typed error. `'skip'`: report it through onWarning and go on; an
+   * event whose audio is valid keeps its audio (later word times depend on it) and its invalid
+   * fields are replaced (alignment → null, content → '', chunkSeq / offset → the previous event's).
+   * @defaultValue 'fail'
+   */
+  onInvalidEvent?: 'fail' | 'skip';
+  /** Line and event size limit. @defaultValue 8 MiB */
+  maxEventBytes?: number;
+}
+
+const INITIAL_SCRATCH_BYTES = 1024;
+
+function ensure(buf: Buffer, need: number): Buffer {
+  if (need <= buf.length) return buf;
+  let size = buf.length;
+  while (size < need) size *= 2;
+  return Buffer.allocUnsafe(size);
+}
+
+export class SpeechEventScanner {
+  private readonly ring: RingBuffer;
+  private readonly onEventCb: (meta: SpeechEventMeta) => void;
+  private readonly onWarningCb: ((w: VoicewireError) => void) | undefined;
+  private readonly skip: boolean;
+  private readonly framer: SseFramer;
+  private readonly spans = new EventSpans();
+  private readonly decoder = new StrictBase64Decoder();
+
+  private index = 0;
+  private committed = 0;
+  private failed: unknown = null;
+  /** A validated event whose audio waits for ring space. */
+  private pendingMeta: SpeechEventMeta | null = null;
+  private pendSrc: Buffer = Buffer.alloc(0);
+  private pendPos = 0;
+  private pendEnd = 0;
+  /** The byte that ended the paused event was framed but reported as not consumed. */
+  private holdBack = false;
+
+  // The latest non-null snapshot (one slot: memory stays bounded however many chunks come).
+  private prevAlignSeq = -1;
+  private prevAlignRaw: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
+  private prevAlignLength = 0; // 0: no raw bytes to compare (none yet, or it came the general way)
+  private prevAlignment: Alignment | null = null;
+  // Memos: bytes → value, so unchanged `content` / offset cost a compare, not a parse.
+  private prevContentRaw: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
+  private prevContentLength = -1;
+  private prevContent = '';
+  private prevOffsetRaw: Buffer = Buffer.allocUnsafe(64);
+  private prevOffsetLength = -1;
+  private prevOffset = 0;
+  // Skip-mode stand-ins for invalid chunk_seq / offset.
+  private lastChunkSeq = 0;
+  private lastOffsetSec = 0;
+  /** Audio of general-path events, as base64 bytes. */
+  private audioScratch: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
+
+  constructor(options: SpeechEventScannerOptions) {
+    this.ring = options.ring;
+    this.onEventCb = options.onEvent;
+    this.onWarningCb = options.onWarning;
+    this.skip = options.onInvalidEvent === 'skip';
+    const max = options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES;
+    this.framer = new SseFramer({
+      maxLineBytes: max,
+      maxEventBytes: max,
+      onFrame: (f) => this.onFrame(f),
+    });
+  }
+
+  /** ring.totalWritten at the end of the last complete event: audio up to here is validated. */
+  get committedAudio(): number {
+    return this.committed;
+  }
+
+  /** Message events seen so far (delivered or skipped). */
+  get eventCount(): number {
+    return this.index;
+  }
+
+  /**
+   * Consumes bytes from chunk[start..]; returns how many it consumed. Fewer than offered means
+   * the ring is full: call again with the rest once the ring has drained. Throws a typed
+   * SseError/SpeechEventError on a fatal fault, after every earlier complete event was delivered.
+   */
+  feed(chunk: Uint8Array, start = 0): number {
+    if (this.failed !== null) throw this.failed;
+    if (this.pendingMeta !== null && !this.writePending()) return 0;
+    let from = start;
+    if (this.holdBack && from < chunk.length) {
+      this.holdBack = false;
+      from++; // the caller offers the held-back byte again: it was already framed
+    }
+    try {
+      const stop = this.framer.feed(chunk, from);
+      if (this.pendingMeta !== null && stop > from) {
+        // Report the event's last byte as not consumed, so that "fewer than offered" always
+        // tells the caller to wait for the ring, even when the event ended the chunk.
+        this.holdBack = true;
+        return stop - 1 - start;
+      }
+      return stop - start;
+    } catch (err) {
+      this.failed = err;
+      throw err;
+    }
+  }
+
+  /** End of body. Throws SseError code SSE_TRUNCATED when the body ended inside an event. */
+  end(): void {
+    if (this.failed !== null) throw this.failed;
+    if (this.pendingMeta !== null && !this.writePending()) {
+      throw new RangeError('SpeechEventScanner.end() while audio waits for ring space: drain the ring and feed the rest first');
+    }
+    const start = this.framer.eventStartOffset;
+    if (this.framer.end()) {
+      const err = truncationError(start, 'an event', this.index);
+      this.failed = err;
+      throw err;
+    }
+  }
+
+  private onFrame(f: SseFramer): boolean {
+    if (!f.isMessage) return true;
+    const index = this.index++;
+    if (!this.fastEvent(f.data, f.dataLength, index)) this.generalEvent(f.data, f.dataLength, index);
+    return this.pendingMeta === null;
+  }
+
+  /** The plain case. Returns false (having changed nothing) when the general path must decide. */
+  private fastEvent(d: Buffer, len: number, index: number): boolean {
+    const s = this.spans;
+    if (!scanEventJson(d, len, s, this.prevAlignRaw, this.prevAlignLength)) return false;
+
+    let content = '';
+    if (s.contentStart >= 0) {
+      const n = s.contentEnd - s.contentStart;
+      if (n === this.prevContentLength && bytesEqual(d, s.contentStart, this.prevContentRaw, 0, n)) {
+        content = this.prevContent;
+      } else {
+        content = d.toString('utf8', s.contentStart, s.contentEnd);
+        this.prevContentRaw = ensure(this.prevContentRaw, n);
+        d.copy(this.prevContentRaw, 0, s.contentStart, s.contentEnd);
+        this.prevContentLength = n;
+        this.prevContent = content;
+      }
+    }
+
+    let offset: number;
+    const on = s.offsetEnd - s.offsetStart;
+    if (!Number.isNaN(s.offsetInt)) offset = s.offsetInt;
+    else if (on === this.prevOffsetLength && bytesEqual(d, s.offsetStart, this.prevOffsetRaw, 0, on)) {
+      offset = this.prevOffset;
+    } else {
+      offset = Number(d.toString('latin1', s.offsetStart, s.offsetEnd));
+      if (!Number.isFinite(offset)) return false; // 1e999: the general path names the fault
+      this.prevOffsetRaw = ensure(this.prevOffsetRaw, on);
+      d.copy(this.prevOffsetRaw, 0, s.offsetStart, s.offsetEnd);
+      this.prevOffsetLength = on;
+      this.prevOffset = offset;
+    }
+
+    let alignment: Alignment | null = null;
+    let repeat = false;
+    let newSnapshot = false;
+    if (s.alignStart >= 0) {
+      if (s.alignSameBytes && s.chunkSeq === this.prevAlignSeq) {
+        alignment = this.prevAlignment;
+        repeat = true;
+      } else {
+        try {
+          alignment = validateAlignment(JSON.parse(d.toString('utf8', s.alignStart, s.alignEnd)), index);
+        } catch {
+          return false;
+        }
+        newSnapshot = true;
+      }
+    }
+
+    // Audio last: everything else is known good, so the only way back is bad base64.
+    const a = s.audioStart;
+    const b = s.audioEnd;
+    if ((b - a) % 4 !== 0) return false;
+    const bytes = base64DecodedLength(b - a, base64PadCount(d, a, b));
+    const meta: SpeechEventMeta = {
+      index,
+      chunkSeq: s.chunkSeq,
+      chunkAudioOffsetSec: offset,
+      content,
+      alignment,
+      alignmentRepeat: repeat,
+      audioStart: this.ring.totalWritten,
+      audioBytes: bytes,
+    };
+    if (bytes <= this.ring.free) {
+      if (!this.decodeIntoRing(d, a, b)) return false;
+    } else if (!isStrictBase64Bytes(d, a, b)) return false;
+
+    if (newSnapshot) {
+      const n = s.alignEnd - s.alignStart;
+      this.prevAlignRaw = ensure(this.prevAlignRaw, n);
+      d.copy(this.prevAlignRaw, 0, s.alignStart, s.alignEnd);
+      this.prevAlignLength = n;
+      this.prevAlignSeq = s.chunkSeq;
+      this.prevAlignment = alignment;
+    }
+    this.finishEvent(meta, d, a, b);
+    return true;
+  }
+
+  /** Decodes validated-or-not base64 into the ring (which has room); false (and nothing kept) if bad. */
+  private decodeIntoRing(src: Uint8Array, a: number, b: number): boolean {
+    const ring = this.ring;
+    const dec = this.decoder;
+    dec.reset();
+    const before = ring.totalWritten;
+    let pos = a;
+    for (;;) {
+      const wi = ring.writeIndex;
+      const status = dec.decode(src, pos, b, ring.buffer, wi, wi + ring.writeSpanLength);
+      ring.commitWrite(dec.dstPos - wi);
+      pos = dec.srcPos;
+      if (status === DECODE_NEED_INPUT) break;
+      if (status !== DECODE_NEED_OUTPUT || ring.free === 0) {
+        ring.uncommit(ring.totalWritten - before);
+        return false;
+      }
+    }
+    if (!dec.complete) {
+      ring.uncommit(ring.totalWritten - before);
+      return false;
+    }
+    return true;
+  }
+
+  /** Delivers the event whose audio is in the ring, or queues the (validated) audio. */
+  private finishEvent(meta: SpeechEventMeta, src: Buffer, a: number, b: number): void {
+    this.lastChunkSeq = meta.chunkSeq;
+    this.lastOffsetSec = meta.chunkAudioOffsetSec;
+    if (this.ring.totalWritten - meta.audioStart === meta.audioBytes) {
+      this.deliver(meta);
+      return;
+    }
+    this.pendingMeta = meta;
+    this.pendSrc = src;
+    this.pendPos = a;
+    this.pendEnd = b;
+    this.decoder.reset();
+    this.writePending();
+  }
+
+  private deliver(meta: SpeechEventMeta): void {
+    this.committed = this.ring.totalWritten;
+    this.onEventCb(meta);
+  }
+
+  /** Writes what fits of the waiting audio; true (and the event delivered) when it is all in. */
+  private writePending(): boolean {
+    const meta = this.pendingMeta!;
+    const ring = this.ring;
+    const dec = this.decoder;
+    while (ring.free > 0) {
+      const wi = ring.writeIndex;
+      const status = dec.decode(this.pendSrc, this.pendPos, this.pendEnd, ring.buffer, wi, wi + ring.writeSpanLength);
+      ring.commitWrite(dec.dstPos - wi);
+      this.pendPos = dec.srcPos;
+      if (status === DECODE_NEED_INPUT) {
+        this.pendingMeta = null;
+        this.deliver(meta);
+        return true;
+      }
+      if (status !== DECODE_NEED_OUTPUT) throw new Error('voicewire internal: validated base64 failed to decode');
+    }
+    return false;
+  }
+
+  /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
+  private generalEvent(d: Buffer, len: number, index: number): void {
+    let json: unknown;
+    try {
+      json = parseEventJson(d.toString('utf8', 0, len), index);
+    } catch (err) {
+      this.invalid([err as SpeechEventError]);
+      return;
+    }
+    const r = inspectSpeechEvent(json, index, this.lastChunkSeq, this.lastOffsetSec);
+    if (r.errors.length > 0) {
+      this.invalid(r.errors);
+      if (!r.audioValid) return;
+    }
+    const ev = r.event;
+    const b64 = ev.audio_base64;
+    this.audioScratch = ensure(this.audioScratch, b64.length);
+    const n = this.audioScratch.write(b64, 0, 'latin1');
+    if (ev.alignment !== null) {
+      // No raw bytes for this snapshot: nothing compares equal to it until a fast-path one.
+      this.prevAlignLength = 0;
+      this.prevAlignSeq = ev.chunk_seq;
+      this.prevAlignment = ev.alignment;
+    }
+    const meta: SpeechEventMeta = {
+      index,
+      chunkSeq: ev.chunk_seq,
+      chunkAudioOffsetSec: ev.chunk_audio_offset_sec,
+      content: ev.content,
+      alignment: ev.alignment,
+      alignmentRepeat: false,
+      audioStart: this.ring.totalWritten,
+      audioBytes: base64DecodedLength(n, base64PadCount(this.audioScratch, 0, n)),
+    };
+    if (meta.audioBytes <= this.ring.free && !this.decodeIntoRing(this.audioScratch, 0, n)) {
+      throw new Error('voicewire internal: validated base64 failed to decode');
+    }
+    this.finishEvent(meta, this.audioScratch, 0, n);
+  }
+
+  /** Fail mode: throw the first error. Skip mode: warn about each. */
+  private invalid(errors: SpeechEventError[]): void {
+    if (!this.skip) throw errors[0]!;
+    for (const e of errors) this.onWarningCb?.(e);
+  }
+}

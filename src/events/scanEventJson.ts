@@ -1,0 +1,259 @@
+/**
+ * The byte-level fast scan of one speech event's JSON (the hot path of the event stage).
+ *
+ * It recognises only the plain shape servers send: one object with the five known keys (each at
+ * most once, `content` and `alignment` optional), no escapes in keys, `audio_base64` or `content`,
+ * plain non-negative JSON numbers. It records where each value is instead of building strings.
+ * Anything else (an escape such as `\/`, a negative or fractional `chunk_seq`, an unknown key, a
+ * duplicate key, bad JSON...) returns false and the caller takes the general path (JSON.parse +
+ * validateSpeechEvent), which then gives the exact result or the exact typed error.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+const FIRST_NON_CONTROL = 0x20;
+/** Integers with more digits may not be exact doubles: leave them to JSON.parse. */
+const MAX_FAST_DIGITS = 15;
+/** From this length on, compare bytes with memcmp. */
+const SHORT_COMPARE = 48;
+
+const KEY_AUDIO = 1;
+const KEY_CONTENT = 2;
+const KEY_ALIGNMENT = 4;
+const KEY_SEQ = 8;
+const KEY_OFFSET = 16;
+const KEY_REQUIRED = KEY_AUDIO | KEY_SEQ | KEY_OFFSET;
+
+const KEYS: ReadonlyArray<readonly [Buffer, number]> = [
+  [Buffer.from('audio_base64'), KEY_AUDIO],
+  [Buffer.from('content'), KEY_CONTENT],
+  [Buffer.from('alignment'), KEY_ALIGNMENT],
+  [Buffer.from('chunk_seq'), KEY_SEQ],
+  [Buffer.from('chunk_audio_offset_sec'), KEY_OFFSET],
+];
+const NULL_BYTES = Buffer.from('null');
+
+/** Where the values are (reused from event to event: the scan allocates nothing). */
+export class EventSpans {
+  audioStart = 0;
+  audioEnd = 0;
+  /** -1 when the event has no `content`. */
+  contentStart = -1;
+  contentEnd = -1;
+  /** -1 when the event has no alignment object (absent or null). */
+  alignStart = -1;
+  alignEnd = -1;
+  /** The alignment bytes equal the previous snapshot's bytes given to the scan. */
+  alignSameBytes = false;
+  chunkSeq = 0;
+  offsetStart = 0;
+  offsetEnd = 0;
+  /** The offset when it was a plain integer (else NaN: parse the span). */
+  offsetInt = NaN;
+}
+
+function skipWs(d: Uint8Array, i: number, len: number): number {
+  while (i < len) {
+    const c = d[i]!;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** Whether a[ai..ai+n) equals b[bi..bi+n). A loop for short runs (Buffer.compare's argument
+ * checks cost more than the compare), memcmp for long ones. */
+export function bytesEqual(a: Buffer, ai: number, b: Buffer, bi: number, n: number): boolean {
+  if (n >= SHORT_COMPARE) return a.compare(b, bi, bi + n, ai, ai + n) === 0;
+  for (let k = 0; k < n; k++) if (a[ai + k] !== b[bi + k]) return false;
+  return true;
+}
+
+function matchKey(d: Buffer, a: number, b: number): number {
+  const n = b - a;
+  for (const [name, key] of KEYS) {
+    if (name.length === n && bytesEqual(d, a, name, 0, n)) return key;
+  }
+  return 0;
+}
+
+/** End (exclusive) of a JSON number starting at i that is ≥ 0, or -1. */
+function scanNumber(d: Uint8Array, i: number, len: number): number {
+  const first = i;
+  if (i >= len) return -1;
+  let c = d[i]!;
+  if (c < DIGIT_0 || c > DIGIT_9) return -1;
+  i++;
+  if (c !== DIGIT_0) while (i < len && (c = d[i]!) >= DIGIT_0 && c <= DIGIT_9) i++;
+  if (i < len && d[i] === DOT) {
+    i++;
+    const f = i;
+    while (i < len && (c = d[i]!) >= DIGIT_0 && c <= DIGIT_9) i++;
+    if (i === f) return -1;
+  }
+  if (i < len && (d[i] === LOWER_E || d[i] === UPPER_E)) {
+    i++;
+    if (i < len && (d[i] === PLUS || d[i] === MINUS)) i++;
+    const f = i;
+    while (i < len && (c = d[i]!) >= DIGIT_0 && c <= DIGIT_9) i++;
+    if (i === f) return -1;
+  }
+  return i > first ? i : -1;
+}
+
+/** Value of a plain digit run (no leading zero, ≤ 15 digits) or NaN. */
+function plainInt(d: Uint8Array, a: number, b: number): number {
+  if (b - a > MAX_FAST_DIGITS) return NaN;
+  let v = 0;
+  for (let i = a; i < b; i++) {
+    const c = d[i]!;
+    if (c < DIGIT_0 || c > DIGIT_9) return NaN;
+    v = v * 10 + (c - DIGIT_0);
+  }
+  return v;
+}
+
+/** End (exclusive) of the JSON object or array at i, or -1. Strings may hold escapes. */
+function scanComposite(d: Uint8Array, i: number, len: number): number {
+  let depth = 0;
+  for (; i < len; i++) {
+    const c = d[i]!;
+    if (c === QUOTE) {
+      for (i++; i < len; i++) {
+        const s = d[i]!;
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** End of a string body starting at i with no escapes and no control bytes (its closing quote), or -1. */
+function plainStringEnd(d: Uint8Array, i: number, len: number): number {
+  for (; i < len; i++) {
+    const c = d[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH || c < FIRST_NON_CONTROL) return -1;
+  }
+  return -1;
+}
+
+/**
+ * Scans `d[0..len)`. Returns true and fills `out` when the event has the plain shape; false means
+ * "take the general path". `prevAlign[0..prevAlignLength)` is the previous raw snapshot: an
+ * alignment starting with exactly those bytes is that same JSON value, found without scanning it.
+ */
+export function scanEventJson(
+  d: Buffer,
+  len: number,
+  out: EventSpans,
+  prevAlign: Buffer,
+  prevAlignLength: number,
+): boolean {
+  let seen = 0;
+  out.contentStart = -1;
+  out.alignStart = -1;
+  out.alignSameBytes = false;
+  let i = skipWs(d, 0, len);
+  if (d[i] !== OPEN_BRACE) return false;
+  i = skipWs(d, i + 1, len);
+  if (d[i] === CLOSE_BRACE) return false;
+  for (;;) {
+    if (i >= len || d[i] !== QUOTE) return false;
+    const ka = i + 1;
+    const kb = d.indexOf(QUOTE, ka);
+    if (kb < 0 || kb >= len) return false;
+    const key = matchKey(d, ka, kb);
+    if (key === 0 || (seen & key) !== 0) return false;
+    seen |= key;
+    i = skipWs(d, kb + 1, len);
+    if (d[i] !== COLON) return false;
+    i = skipWs(d, i + 1, len);
+    if (i >= len) return false;
+    const c = d[i]!;
+    switch (key) {
+      case KEY_AUDIO: {
+        if (c !== QUOTE) return false;
+        const q = d.indexOf(QUOTE, i + 1);
+        if (q < 0 || q >= len) return false;
+        // A backslash inside is caught by the base64 decoder (not in the alphabet).
+        out.audioStart = i + 1;
+        out.audioEnd = q;
+        i = q + 1;
+        break;
+      }
+      case KEY_CONTENT: {
+        if (c !== QUOTE) return false;
+        const q = plainStringEnd(d, i + 1, len);
+        if (q < 0) return false;
+        out.contentStart = i + 1;
+        out.contentEnd = q;
+        i = q + 1;
+        break;
+      }
+      case KEY_ALIGNMENT: {
+        if (c === OPEN_BRACE) {
+          let end: number;
+          if (prevAlignLength > 0 && i + prevAlignLength <= len && bytesEqual(d, i, prevAlign, 0, prevAlignLength)) {
+            end = i + prevAlignLength;
+            out.alignSameBytes = true;
+          } else {
+            end = scanComposite(d, i, len);
+            if (end < 0) return false;
+          }
+          out.alignStart = i;
+          out.alignEnd = end;
+          i = end;
+        } else if (i + 4 <= len && bytesEqual(d, i, NULL_BYTES, 0, 4)) {
+          i += 4;
+        } else return false;
+        break;
+      }
+      case KEY_SEQ: {
+        const e = scanNumber(d, i, len);
+        if (e < 0) return false;
+        const v = plainInt(d, i, e);
+        if (Number.isNaN(v)) return false;
+        out.chunkSeq = v;
+        i = e;
+        break;
+      }
+      default: {
+        // KEY_OFFSET
+        const e = scanNumber(d, i, len);
+        if (e < 0) return false;
+        out.offsetStart = i;
+        out.offsetEnd = e;
+        out.offsetInt = plainInt(d, i, e);
+        i = e;
+        break;
+      }
+    }
+    i = skipWs(d, i, len);
+    if (i >= len) return false;
+    if (d[i] === COMMA) {
+      i = skipWs(d, i + 1, len);
+      continue;
+    }
+    if (d[i] !== CLOSE_BRACE) return false;
+    i = skipWs(d, i + 1, len);
+    return i === len && (seen & KEY_REQUIRED) === KEY_REQUIRED;
+  }
+}

@@ -1,0 +1,27 @@
+import type { AudioFormat } from '../../codec/types.js';
+import { Mp3StreamEncoder } from './Mp3StreamEncoder.js';
+import { OggOpusStreamEncoder } from './OggOpusStreamEncoder.js';
+import { PcmEncoder } from './PcmEncoder.js';
+import type { StreamEncoder } from './types.js';
+import { WavEncoder } from './WavEncoder.js';
+
+export interface EncoderSettings {
+  format: AudioFormat;
+  sampleRate: number;
+  mp3Kbps: number;
+  opusBitrate: number;
+}
+
+export function createStreamEncoder(s: EncoderSettings): StreamEncoder {
+  switch (s.format) {
+    case 'pcm': return new PcmEncoder();
+    case 'wav': return new WavEncoder(s.sampleRate);
+    case 'mp3': return new Mp3StreamEncoder(s.sampleRate, s.mp3Kbps);
+    case 'opus': return new OggOpusStreamEncoder(s.sampleRate, s.opusBitrate);
+  }
+}
+
+/** The `Content-Type` of the audio itself (not of the SSE stream), for non-streaming uses. */
+export const AUDIO_MIME: Record<AudioFormat, string> = {
+  pcm: 'audio/L16', wav: 'audio/wav', mp3: 'audio/mpeg', opus: 'audio/ogg; codecs=opus',
+};

@@ -1,0 +1,14 @@
+/**
+ * `voicewire/service`: the local voice service.
+ */
+export { startLocalService, TTS_PATH, AGENT_PREFIX } from './LocalService.js';
+export type { LocalService, LocalServiceOptions, PlatformHandler, ServiceRequestContext } from './LocalService.js';
+export type { SynthesisResult } from './synthesizeToMemory.js';
+export type { SynthesisSummary } from './stream/synthesizeSpeech.js';
+export { FAULT_HEADER, ATTEMPT_KEY_HEADER, parseFaults } from './faults.js';
+export type { FaultSpec, MalformedKind } from './faults.js';
+export { VOICES, EMOTIONS, DEFAULT_VOICE_ID } from './speech/voices.js';
+export type { VoiceSpec, EmotionStyle } from './speech/voices.js';
+export { MODEL_RESPONSE_HEADER } from './handleTts.js';
+export { REALTIME_LEAD_SEC } from './stream/SseResponder.js';
+export type { Pace, ServiceClock } from './stream/SseResponder.js';

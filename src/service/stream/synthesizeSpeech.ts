@@ -1,0 +1,180 @@
+/**
+ * One request's speech, as speech stream events (transport-agnostic: the HTTP responder, the
+ * platform's first messages and tests all consume it).
+ *
+ * Per text chunk: SSML with word marks → espeak worker (~100 ms pieces) → gain / loudness at
+ * 22050 Hz → speex resampler to `sample_rate` → encoder. One event per piece that produced bytes
+ * or a new snapshot, so audio leaves while synthesis runs. Snapshots are cumulative per chunk:
+ * null until the chunk's first word has ended, the same object repeated while no word ends,
+ * replaced when one does, and a final one (full `audio_duration`) on the chunk's last event.
+ */
+import type { Alignment, AlignmentSegment } from '../../events/SpeechEvent.js';
+import { LoudnessStage } from '../audio/LoudnessStage.js';
+import { loadResampler, Resampler } from '../../dsp/Resampler.js';
+import { createStreamEncoder } from '../encode/createStreamEncoder.js';
+import { buildChunkSsml } from '../speech/ssml.js';
+import { ESPEAK_SAMPLE_RATE, type SpeechEngine, type SynthPiece } from '../speech/SpeechEngine.js';
+
+/** What synthesis needs of the engine (a stub in tests). */
+export type Synthesizer = Pick<SpeechEngine, 'synthesize'>;
+import type { SpeechPlan } from '../speech/SpeechPlan.js';
+import { WordTimer, type TimedWord } from '../speech/WordTimer.js';
+
+/** One event before serialisation (`audio` becomes `audio_base64`). */
+export interface SynthesisEvent {
+  audio: Uint8Array;
+  content: string;
+  alignment: Alignment | null;
+  chunk_seq: number;
+  chunk_audio_offset_sec: number;
+  /** Not on the wire: seconds of audio in the stream once this event's audio is played. */
+  audioEndSec: number;
+}
+
+export interface SynthesisSummary {
+  events: number;
+  chunks: number;
+  audioBytes: number;
+  /** Seconds of audio (exact: resampler and encoders keep the sample count). */
+  durationSec: number;
+  words: number;
+}
+
+export interface SynthesizeOptions {
+  /** Called per event; a returned promise is awaited before the next text chunk is synthesized. */
+  emit(event: SynthesisEvent): void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+const MS = 1000;
+const INT16_SCALE = 32768;
+const round3 = (x: number): number => Math.round(x * MS) / MS;
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+function toFloat(samples: Int16Array): Float32Array {
+  const out = new Float32Array(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = samples[i]! / INT16_SCALE;
+  return out;
+}
+
+function toInt16(x: Float32Array): Int16Array {
+  const out = new Int16Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const v = Math.round(x[i]! * INT16_SCALE);
+    out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+  }
+  return out;
+}
+
+function joinBytes(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+function snapshot(words: readonly TimedWord[], durationSec: number): Alignment {
+  const segments: AlignmentSegment[] = words.map((w) => ({ text: w.text, start: round3(w.start), end: round3(w.end) }));
+  return { audio_duration: round3(durationSec), segments };
+}
+
+export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, options: SynthesizeOptions): Promise<SynthesisSummary> {
+  const req = plan.request;
+  const rate = req.sample_rate;
+  const encoder = createStreamEncoder({ format: req.format, sampleRate: rate, mp3Kbps: req.mp3_bitrate, opusBitrate: req.opus_bitrate });
+  let resampler: Resampler | null = null;
+  if (rate !== ESPEAK_SAMPLE_RATE) {
+    await loadResampler();
+    resampler = new Resampler(1, ESPEAK_SAMPLE_RATE, rate);
+  }
+  const loudness = new LoudnessStage({
+    sampleRate: ESPEAK_SAMPLE_RATE,
+    gainDb: req.prosody.volume + plan.voice.gainDb,
+    normalize: req.prosody.normalize_loudness,
+  });
+  const summary: SynthesisSummary = { events: 0, chunks: plan.chunks.length, audioBytes: 0, durationSec: 0, words: 0 };
+  let pending: Uint8Array[] = encoder.start();
+  let totalSamples = 0;
+  let emitFailure: unknown = null;
+
+  const encodeFloat = (f: Float32Array): void => {
+    if (f.length > 0) pending.push(...encoder.encode(toInt16(f)));
+  };
+  const encodePiece = (samples: Int16Array, last: boolean): void => {
+    const f = toFloat(samples);
+    loudness.process(f);
+    if (resampler) {
+      resampler.process(f, encodeFloat);
+      if (last) resampler.flush(encodeFloat);
+    } else {
+      encodeFloat(f);
+    }
+    if (last) pending.push(...encoder.finish());
+  };
+
+  const send = async (ev: Omit<SynthesisEvent, 'audio' | 'audioEndSec'>, endSamples: number): Promise<void> => {
+    const audio = joinBytes(pending.filter((p) => p.length > 0));
+    pending = [];
+    summary.events++;
+    summary.audioBytes += audio.length;
+    await options.emit({ audio, ...ev, audioEndSec: endSamples / ESPEAK_SAMPLE_RATE });
+  };
+
+  try {
+    for (let seq = 0; seq < plan.chunks.length; seq++) {
+      if (options.signal?.aborted) break;
+      const content = plan.chunks[seq]!;
+      const { ssml, groups, ranges } = buildChunkSsml(content, plan.entries);
+      const timer = new WordTimer(groups, ranges);
+      const offsetSec = totalSamples / ESPEAK_SAMPLE_RATE;
+      const isLastChunk = seq === plan.chunks.length - 1;
+      let chunkSamples = 0;
+      let current: Alignment | null = null;
+      let wordsInSnapshot = 0;
+      const pieces: SynthPiece[] = [];
+      const sendPiece = (piece: SynthPiece): void => {
+        timer.push(piece.events);
+        chunkSamples += piece.samples.length;
+        encodePiece(piece.samples, false);
+        if (timer.words.length > wordsInSnapshot) {
+          wordsInSnapshot = timer.words.length;
+          current = snapshot(timer.words, chunkSamples / ESPEAK_SAMPLE_RATE);
+        }
+        if (pending.some((p) => p.length > 0)) {
+          send({ content, alignment: current, chunk_seq: seq, chunk_audio_offset_sec: round6(offsetSec) }, totalSamples + chunkSamples)
+            .catch((err: unknown) => { emitFailure ??= err; });
+        }
+      };
+      // Pieces are handled as they arrive; the last one is held back so that the chunk's final
+      // snapshot and the stream's tail travel on it.
+      await engine.synthesize(
+        { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
+        (piece) => {
+          pieces.push(piece);
+          if (pieces.length > 1) sendPiece(pieces.shift()!);
+        },
+      );
+      if (emitFailure !== null) throw emitFailure;
+      const lastPiece = pieces.shift() ?? { samples: new Int16Array(0), events: [] };
+      timer.push(lastPiece.events);
+      chunkSamples += lastPiece.samples.length;
+      encodePiece(lastPiece.samples, isLastChunk);
+      const words = timer.finish((chunkSamples / ESPEAK_SAMPLE_RATE) * MS);
+      summary.words += words.length;
+      await send({
+        content,
+        alignment: snapshot(words, chunkSamples / ESPEAK_SAMPLE_RATE),
+        chunk_seq: seq,
+        chunk_audio_offset_sec: round6(offsetSec),
+      }, totalSamples + chunkSamples);
+      totalSamples += chunkSamples;
+    }
+  } finally {
+    resampler?.free();
+  }
+  summary.durationSec = totalSamples / ESPEAK_SAMPLE_RATE;
+  return summary;
+}

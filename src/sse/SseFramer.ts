@@ -1,0 +1,410 @@
+/**
+ * The byte-level core of WHATWG event-stream parsing, shared by the generic {@link SseParser} and
+ * the speech hot path (`SpeechEventScanner`). It frames lines and fields and hands each dispatched
+ * event over as BYTES (the joined `data` in a reusable buffer), so that the hot path never builds
+ * a string per event; {@link SseParser} decodes to strings on top of it.
+ *
+ * Memory: field values are copied into growable buffers that are reused for the whole stream.
+ * We never `Buffer.concat` the pending bytes with each new chunk: with a line arriving in k small
+ * chunks that re-copies the growing prefix k times (O(N²) in the line length; a 6 MiB data line in
+ * 1 KiB chunks would copy ~18 GB). Each byte is copied once here, and the buffers double when they
+ * grow (amortized O(N)); both are bounded by the line/event size limits.
+ *
+ * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ */
+import { SseError } from '../errors.js';
+
+/** Default line and event size limit: 8 MiB. */
+export const DEFAULT_MAX_SSE_BYTES = 8 * 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const NUL = 0x00;
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+const INITIAL_BUFFER_BYTES = 1024;
+/** Field names are at most "retry".length bytes; longer names are "other". */
+const MAX_FIELD_NAME = 5;
+
+const STATE_START = 0; // at the start of a line, nothing read
+const STATE_FIELD = 1; // reading the field name
+const STATE_VALUE_FIRST = 2; // after the colon: one leading space is stripped
+const STATE_VALUE = 3; // reading the value
+const STATE_COMMENT = 4; // a line starting with ':'
+
+const FIELD_OTHER = 0;
+const FIELD_DATA = 1;
+const FIELD_EVENT = 2;
+const FIELD_ID = 3;
+const FIELD_RETRY = 4;
+
+const MESSAGE = Buffer.from('message');
+
+export interface SseFramerOptions {
+  /** Called at each dispatched event (a blank line after at least one `data` field). Return
+   * `false` to make {@link SseFramer.feed} return right after this event. */
+  onFrame(framer: SseFramer): boolean | void;
+  /** A `retry` field made only of ASCII digits. */
+  onRetry?(ms: number): void;
+  /** @defaultValue 8 MiB */
+  maxLineBytes?: number;
+  /** Limit on one event's joined `data`. @defaultValue 8 MiB */
+  maxEventBytes?: number;
+}
+
+/** Below this many bytes a plain loop beats `set(subarray())`, which allocates a view. */
+const SMALL_COPY = 64;
+
+function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, at: number): void {
+  if (b - a < SMALL_COPY) {
+    for (let k = a; k < b; k++) dst[at++] = src[k]!;
+  } else dst.set(b - a === src.length ? src : src.subarray(a, b), at);
+}
+
+function grow(buf: Buffer, need: number): Buffer {
+  let size = buf.length;
+  while (size < need) size *= 2;
+  const next = Buffer.allocUnsafe(size);
+  buf.copy(next);
+  return next;
+}
+
+export class SseFramer {
+  private readonly opts: SseFramerOptions;
+  private readonly maxLine: number;
+  private readonly maxEvent: number;
+
+  /** Joined `data` of the event being dispatched: `data[0..dataLength)`. Valid during onFrame and
+   * until the next feed. */
+  data: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES);
+  dataLength = 0;
+  /** Whether the dispatched event's type is `message` (no `event` field, empty, or "message"). */
+  isMessage = true;
+  /** Whether the dispatched event carried its own `id` field (one without NUL). */
+  hasOwnId = false;
+  /** Stream offset of the first field line of the current event. */
+  eventStartOffset = 0;
+  /** Stream bytes consumed so far (BOM included). */
+  offset = 0;
+
+  private dataLines = 0;
+  private eventBuf: Buffer = Buffer.allocUnsafe(64);
+  private eventLength = 0;
+  private idTmp: Buffer = Buffer.allocUnsafe(64);
+  private idTmpLength = 0;
+  private idHasNul = false;
+  private idBuf: Buffer = Buffer.allocUnsafe(64); // the last event ID buffer (sticky)
+  private idLength = 0;
+  private idString: string | null = '';
+  private retryValue = 0;
+  private retryDigits = true;
+  private retryLength = 0;
+
+  private state = STATE_START;
+  private field = FIELD_OTHER;
+  private fieldName = new Uint8Array(MAX_FIELD_NAME);
+  private fieldLength = 0;
+  private lineBytes = 0;
+  private lineStart = 0;
+  private skipLF = false;
+  private eventOpen = false;
+  private bomMatched = 0;
+  private bomDone = false;
+  private paused = false;
+  // Next LF / CR at or after the cursor in the current chunk (-1: not searched yet, n: none).
+  private nextLF = -1;
+  private nextCR = -1;
+
+  constructor(options: SseFramerOptions) {
+    this.opts = options;
+    this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_SSE_BYTES;
+    this.maxEvent = options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES;
+  }
+
+  /** The dispatched event's type (`'message'` when none was given). Allocates a string. */
+  eventType(): string {
+    return this.eventLength === 0 ? 'message' : this.eventBuf.toString('utf8', 0, this.eventLength);
+  }
+  /** The last event ID (sticky across events). */
+  get lastEventId(): string {
+    if (this.idString === null) this.idString = this.idBuf.toString('utf8', 0, this.idLength);
+    return this.idString;
+  }
+  /** True when the stream so far ends inside an event (a field line without the closing blank line). */
+  get inEvent(): boolean {
+    return this.eventOpen;
+  }
+
+  /** Frames `chunk[start..]`; returns where it stopped (chunk.length unless onFrame returned false). */
+  feed(chunk: Uint8Array, start = 0): number {
+    let i = start;
+    const n = chunk.length;
+    if (!this.bomDone) {
+      while (i < n && this.bomMatched < BOM.length && chunk[i] === BOM[this.bomMatched]) {
+        this.bomMatched++;
+        i++;
+      }
+      this.offset += i - start;
+      if (this.bomMatched === BOM.length) this.bomDone = true;
+      else if (i < n) this.replayBom();
+    }
+    return this.run(chunk, i, n);
+  }
+
+  /** End of stream: returns true when it ended inside an event (which is dropped). */
+  end(): boolean {
+    if (!this.bomDone) this.replayBom();
+    const unfinished = this.eventOpen;
+    this.resetEvent();
+    this.state = STATE_START;
+    this.lineBytes = 0;
+    this.skipLF = false;
+    return unfinished;
+  }
+
+  /** Forgets everything, including the last event ID, for a new stream. */
+  reset(): void {
+    this.end();
+    this.bomMatched = 0;
+    this.bomDone = false;
+    this.idLength = 0;
+    this.idString = '';
+    this.offset = 0;
+  }
+
+  /** A partial BOM followed by other bytes: those bytes were content after all. */
+  private replayBom(): void {
+    this.bomDone = true;
+    const k = this.bomMatched;
+    if (k === 0) return;
+    this.offset -= k;
+    this.run(BOM, 0, k);
+  }
+
+  private run(chunk: Uint8Array, start: number, n: number): number {
+    let i = start;
+    const base = this.offset - start; // stream offset of chunk[0]
+    this.nextLF = -1;
+    this.nextCR = -1;
+    this.paused = false;
+    while (i < n) {
+      if (this.skipLF) {
+        this.skipLF = false;
+        if (chunk[i] === LF) {
+          i++;
+          continue;
+        }
+      }
+      const st = this.state;
+      if (st === STATE_VALUE || st === STATE_COMMENT) {
+        const eol = this.lineEnd(chunk, i, n);
+        const segEnd = eol < n ? eol : n;
+        this.lineBytes += segEnd - i;
+        if (this.lineBytes > this.maxLine) this.lineTooLong();
+        if (st === STATE_VALUE && segEnd > i) this.appendValue(chunk, i, segEnd);
+        if (eol >= n) {
+          i = n;
+          break;
+        }
+        this.skipLF = chunk[eol] === CR;
+        i = eol + 1;
+        this.endLine();
+        if (this.paused) break;
+        continue;
+      }
+      const b = chunk[i]!;
+      if (b === LF || b === CR) {
+        this.skipLF = b === CR;
+        i++;
+        this.endLine();
+        if (this.paused) break;
+        continue;
+      }
+      i++;
+      if (st === STATE_VALUE_FIRST) {
+        this.state = STATE_VALUE;
+        if (b === SPACE) {
+          this.lineBytes++;
+          continue;
+        }
+        i--; // not a space: it is the first value byte, read it again in STATE_VALUE
+        continue;
+      }
+      if (st === STATE_START) {
+        this.lineStart = base + i - 1;
+        if (b === COLON) {
+          this.state = STATE_COMMENT;
+          this.lineBytes = 1;
+          continue;
+        }
+        if (!this.eventOpen) {
+          this.eventOpen = true;
+          this.eventStartOffset = this.lineStart;
+        }
+        this.state = STATE_FIELD;
+        this.fieldLength = 0;
+        this.lineBytes = 0;
+      }
+      this.lineBytes++;
+      if (this.lineBytes > this.maxLine) this.lineTooLong();
+      if (b === COLON) {
+        this.beginValue();
+        this.state = STATE_VALUE_FIRST;
+      } else {
+        if (this.fieldLength < MAX_FIELD_NAME) this.fieldName[this.fieldLength] = b;
+        this.fieldLength++;
+      }
+    }
+    this.offset = base + i;
+    return i;
+  }
+
+  private lineEnd(chunk: Uint8Array, i: number, n: number): number {
+    if (this.nextLF < i) {
+      const p = chunk.indexOf(LF, i);
+      this.nextLF = p < 0 ? n : p;
+    }
+    if (this.nextCR < i) {
+      const p = chunk.indexOf(CR, i);
+      this.nextCR = p < 0 ? n : p;
+    }
+    return this.nextLF < this.nextCR ? this.nextLF : this.nextCR;
+  }
+
+  private lineTooLong(): never {
+    throw new SseError('SSE_LINE_TOO_LONG', `SSE line starting at byte ${this.lineStart} exceeds ${this.maxLine} bytes`, {
+      byteOffset: this.lineStart,
+    });
+  }
+
+  private resolveField(): number {
+    const f = this.fieldName;
+    switch (this.fieldLength) {
+      case 2:
+        return f[0] === 0x69 && f[1] === 0x64 ? FIELD_ID : FIELD_OTHER; // id
+      case 4:
+        return f[0] === 0x64 && f[1] === 0x61 && f[2] === 0x74 && f[3] === 0x61 ? FIELD_DATA : FIELD_OTHER; // data
+      case 5:
+        if (f[0] === 0x65 && f[1] === 0x76 && f[2] === 0x65 && f[3] === 0x6e && f[4] === 0x74) return FIELD_EVENT;
+        if (f[0] === 0x72 && f[1] === 0x65 && f[2] === 0x74 && f[3] === 0x72 && f[4] === 0x79) return FIELD_RETRY;
+        return FIELD_OTHER;
+      default:
+        return FIELD_OTHER;
+    }
+  }
+
+  private beginValue(): void {
+    const kind = this.resolveField();
+    this.field = kind;
+    if (kind === FIELD_DATA) {
+      if (this.dataLines > 0) this.appendData(LF_BYTE, 0, 1);
+      this.dataLines++;
+    } else if (kind === FIELD_EVENT) {
+      this.eventLength = 0;
+    } else if (kind === FIELD_ID) {
+      this.idTmpLength = 0;
+      this.idHasNul = false;
+    } else if (kind === FIELD_RETRY) {
+      this.retryValue = 0;
+      this.retryDigits = true;
+      this.retryLength = 0;
+    }
+  }
+
+  private appendData(src: Uint8Array, a: number, b: number): void {
+    const len = this.dataLength + (b - a);
+    if (len > this.maxEvent) {
+      throw new SseError(
+        'SSE_EVENT_TOO_LARGE',
+        `SSE event starting at byte ${this.eventStartOffset} has more than ${this.maxEvent} bytes of data`,
+        { byteOffset: this.eventStartOffset },
+      );
+    }
+    if (len > this.data.length) this.data = grow(this.data, len);
+    copyBytes(src, a, b, this.data, this.dataLength);
+    this.dataLength = len;
+  }
+
+  private appendValue(chunk: Uint8Array, a: number, b: number): void {
+    switch (this.field) {
+      case FIELD_DATA:
+        this.appendData(chunk, a, b);
+        return;
+      case FIELD_EVENT: {
+        const len = this.eventLength + (b - a);
+        if (len > this.eventBuf.length) this.eventBuf = grow(this.eventBuf, len);
+        copyBytes(chunk, a, b, this.eventBuf, this.eventLength);
+        this.eventLength = len;
+        return;
+      }
+      case FIELD_ID: {
+        const len = this.idTmpLength + (b - a);
+        if (len > this.idTmp.length) this.idTmp = grow(this.idTmp, len);
+        for (let k = a; k < b; k++) if (chunk[k] === NUL) this.idHasNul = true;
+        copyBytes(chunk, a, b, this.idTmp, this.idTmpLength);
+        this.idTmpLength = len;
+        return;
+      }
+      case FIELD_RETRY:
+        for (let k = a; k < b; k++) {
+          const d = chunk[k]! - 0x30;
+          if (d < 0 || d > 9) this.retryDigits = false;
+          else this.retryValue = this.retryValue * 10 + d;
+        }
+        this.retryLength += b - a;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private endLine(): void {
+    const st = this.state;
+    this.state = STATE_START;
+    this.lineBytes = 0;
+    if (st === STATE_START) {
+      this.dispatch();
+      return;
+    }
+    if (st === STATE_COMMENT) return;
+    if (st === STATE_FIELD) this.beginValue(); // a field with no colon: the whole line is the name
+    switch (this.field) {
+      case FIELD_ID:
+        if (!this.idHasNul) {
+          const t = this.idBuf;
+          this.idBuf = this.idTmp;
+          this.idTmp = t;
+          this.idLength = this.idTmpLength;
+          this.idString = null;
+          this.hasOwnId = true;
+        }
+        return;
+      case FIELD_RETRY:
+        if (this.retryDigits && this.retryLength > 0) this.opts.onRetry?.(this.retryValue);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private dispatch(): void {
+    if (this.dataLines > 0) {
+      this.isMessage =
+        this.eventLength === 0 ||
+        (this.eventLength === MESSAGE.length && this.eventBuf.compare(MESSAGE, 0, MESSAGE.length, 0, this.eventLength) === 0);
+      if (this.opts.onFrame(this) === false) this.paused = true;
+    }
+    this.resetEvent();
+  }
+
+  private resetEvent(): void {
+    this.dataLength = 0;
+    this.dataLines = 0;
+    this.eventLength = 0;
+    this.hasOwnId = false;
+    this.eventOpen = false;
+  }
+}
+
+const LF_BYTE = Uint8Array.of(LF);

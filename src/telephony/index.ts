@@ -1,0 +1,45 @@
+/**
+ * `voicewire/telephony`: speak into a Twilio bidirectional Media Stream with word events timed by
+ * what the caller actually heard (mark echoes), and barge-in that clears the phone and tells the
+ * truth about what was heard.
+ */
+export {
+  TwilioCall,
+  attachTwilioMediaStream,
+  DEFAULT_LEAD_MS,
+  DEFAULT_MARK_EVERY_FRAMES,
+  DEFAULT_MAX_SOCKET_BUFFERED_BYTES,
+  DEFAULT_MAX_QUEUED_UTTERANCES,
+  type TwilioCallOptions,
+  type TwilioCallEvents,
+  type TwilioCallStats,
+  type CallState,
+  type CallEndReason,
+  type TelephonyWordEvent,
+} from './TwilioCall.js';
+export { createTwilioBridge, type TwilioBridge, type TwilioBridgeOptions } from './TwilioBridgeServer.js';
+export { createClientSpeechSource, type ClientSpeechSourceOptions } from './clientSpeechSource.js';
+export {
+  TELEPHONY_OUTPUT,
+  TELEPHONY_REQUEST_DEFAULTS,
+  type SpeechSource,
+  type SpeechSourceContext,
+  type SpeechStream,
+  type SpeechWord,
+  type SpeechWordEvent,
+} from './speechSource.js';
+export { MARK_PREFIX, type UtteranceResult, type UtteranceStatus } from './Utterance.js';
+export { BufferedSpeechStream, createPromptSpeechSource } from './BufferedSpeechStream.js';
+export { InboundAudio, DEFAULT_INBOUND_BUFFER_BYTES } from './InboundAudio.js';
+export { LatenessHistogram } from './LatenessHistogram.js';
+export { systemClock, type TelephonyClock } from './clock.js';
+export {
+  parseInboundMessage,
+  checkMediaFormat,
+  TWILIO_ENCODING,
+  TWILIO_SAMPLE_RATE,
+  type InboundMessage,
+  type StartInfo,
+  type MediaFormat,
+} from './twilioMessages.js';
+export { TelephonyError } from '../errors.js';

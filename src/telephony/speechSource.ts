@@ -1,0 +1,54 @@
+/**
+ * Where a call's speech comes from. A bridge only needs "a readable of μ-law 8 kHz frames whose
+ * playhead I move, that tells me about words": the voicewire client gives exactly that, and so can
+ * a test, a cache of pre-rendered prompts, or another engine.
+ */
+import type { Readable } from 'node:stream';
+import type { TtsRequest } from '../protocol/ttsRequest.js';
+
+/** A word on the utterance's timeline, seconds from the utterance's first sample. */
+export interface SpeechWord {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** A `word` event of the stream (the pipeline's `WordEvent` fits). */
+export interface SpeechWordEvent extends SpeechWord {
+  /** Emitted after the playhead had already passed its start (its timing arrived late). */
+  late?: boolean;
+  chunkSeq?: number;
+  index?: number;
+}
+
+/**
+ * An object-mode Readable of `AudioFrame`s (μ-law, 8000 Hz, mono) whose playhead only moves when
+ * told (`createSpeechPipeline({playhead: 'external'})` fits). It emits `word` when the playhead
+ * reaches a word's start.
+ */
+export interface SpeechStream extends Readable {
+  readonly playhead: { advanceTo(sample: number): void };
+  /** The known word timeline, used to place marks exactly at word starts. Optional. */
+  readonly alignment?: { timeline(): readonly SpeechWord[] };
+}
+
+/** Context a source gets for one utterance. */
+export interface SpeechSourceContext {
+  /** Fires on interrupt, `stop` or socket close: stop synthesis and the network read. */
+  signal: AbortSignal;
+}
+
+/**
+ * Starts one utterance. Resolves once audio can be read (for the client: the response head is in).
+ * Must deliver μ-law 8 kHz mono frames with an external playhead.
+ */
+export type SpeechSource = (request: TtsRequest, context: SpeechSourceContext) => Promise<SpeechStream>;
+
+/** The conversion the phone line needs: headerless μ-law, 8 kHz, mono, 20 ms frames. */
+export const TELEPHONY_OUTPUT = { sampleRate: 8000, encoding: 'mulaw', channels: 1, frameMs: 20 } as const;
+
+/**
+ * What a bridge asks the service for when `speak()` gets plain text: PCM at 8 kHz, so nothing is
+ * resampled (the service's own telephony recipe), then μ-law conversion in the engine.
+ */
+export const TELEPHONY_REQUEST_DEFAULTS: Partial<TtsRequest> = { format: 'pcm', sample_rate: 8000 };

@@ -1,0 +1,98 @@
+/**
+ * Small node:http helpers shared by the webhook receivers: header lookup over any header shape,
+ * a bounded raw-body read, and writing a {@link WebhookResponse}.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Headers as node:http gives them, a fetch `Headers`, or a plain record (any case). */
+export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+
+/** What a framework-agnostic receiver answers. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body: string;
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): WebhookResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** Case-insensitive lookup; repeated headers are joined with `,` as HTTP allows. */
+export function getHeader(headers: HeadersLike, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).forEach === 'function') {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  const lower = name.toLowerCase();
+  const rec = headers as Record<string, string | string[] | undefined>;
+  const direct = Object.hasOwn(rec, lower) ? rec[lower] : undefined;
+  let value = direct;
+  if (value === undefined) {
+    for (const key of Object.keys(rec)) {
+      if (key.toLowerCase() === lower) {
+        value = rec[key];
+        break;
+      }
+    }
+  }
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** A webhook body is a small JSON object; this bounds memory per request. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export class BodyTooLargeError extends Error {}
+export class BodyAlreadyParsedError extends Error {}
+
+/**
+ * Reads the raw body bytes. Accepts a body a framework already read as bytes or text
+ * (`express.raw()`, `express.text()`); refuses one it already parsed into an object, since the
+ * signature covers the exact bytes.
+ */
+export async function readRawBody(req: IncomingMessage, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<Buffer> {
+  const pre = (req as IncomingMessage & { body?: unknown }).body;
+  if (Buffer.isBuffer(pre)) return pre;
+  if (typeof pre === 'string') return Buffer.from(pre, 'utf8');
+  if (pre !== undefined && pre !== null && (req.readableEnded || typeof pre === 'object')) {
+    throw new BodyAlreadyParsedError(
+      'The request body was already parsed into an object by a body parser; mount the webhook handler before it, or use a raw body parser (e.g. express.raw({ type: "application/json" })), because the signature covers the exact bytes',
+    );
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        cleanup();
+        req.pause(); // stop reading; the caller answers 413 and closes the connection
+        reject(new BodyTooLargeError(`Webhook body is larger than ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      // One concat at the end, not per chunk.
+      resolve(Buffer.concat(chunks, total));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+export function send(res: ServerResponse, response: WebhookResponse): void {
+  res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
+  res.end(response.body);
+}

@@ -1,0 +1,118 @@
+/** Runs the real CLI (`voicewire decode`) in a child process through tsx. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { run } from '../../src/cli/decode.js';
+import { WavDecoder } from '../../src/codec/WavDecoder.js';
+import { createDecoder } from '../../src/codec/createDecoder.js';
+import { capture, events, expected, sse } from '../engine/helpers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ENTRY = `import { main } from ${JSON.stringify(join(ROOT, 'src/cli/main.ts'))}; main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
+const dir = mkdtempSync(join(tmpdir(), 'voicewire-decode-'));
+
+interface CliResult { code: number; stdout: string; stderr: string }
+function cli(args: string[], stdin?: Buffer): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', ENTRY, 'decode', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+    });
+    if (stdin) child.stdin!.end(stdin);
+    else child.stdin!.end();
+  });
+}
+
+function readWav(path: string): { samples: number; rate: number | undefined; dataSize: number; errors: string[] } {
+  const bytes = readFileSync(path);
+  const d = new WavDecoder();
+  const r = d.decode(bytes);
+  const f = d.flush();
+  return {
+    samples: r.pcm.reduce((n, b) => n + b.length, 0),
+    rate: d.format?.sampleRate,
+    dataSize: bytes.readUInt32LE(40),
+    errors: [...r.errors, ...f.errors].map((e) => e.code),
+  };
+}
+
+describe('voicewire decode', () => {
+  it('decodes a wav capture: a 16-bit WAV at the native rate, the final words, a one-line summary, exit 0', async () => {
+    const out = join(dir, 'ok.wav');
+    const words = join(dir, 'ok.json');
+    const r = await cli([join(ROOT, 'examples/hello.wav.sse'), '--format', 'wav', '--out', out, '--words', words]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/decoded 2\.55 s of wav \(22050 Hz mono\) from 43 events: 7 words/);
+    expect(readWav(out)).toEqual({ samples: expected.samples, rate: 22050, dataSize: expected.samples * 2, errors: [] });
+    expect(JSON.parse(readFileSync(words, 'utf8'))).toEqual(expected.words);
+  });
+
+  it("reads pcm from stdin ('-') with --sample-rate", async () => {
+    const out = join(dir, 'pcm.wav');
+    const r = await cli(['-', '--format', 'pcm', '--sample-rate', '22050', '--out', out], capture('speech.pcm.sse'));
+    expect(r.code).toBe(0);
+    expect(readWav(out)).toMatchObject({ samples: expected.samples, rate: 22050 });
+  });
+
+  it('bad input: exit 1, the typed error on stderr, and the outputs hold what came before the fault', async () => {
+    const evs = events('speech.pcm.sse');
+    const input = join(dir, 'bad.sse');
+    writeFileSync(input, sse([...evs.slice(0, 20), 'data: {"audio_base64": 12}\n\n', ...evs.slice(20)]));
+    const out = join(dir, 'bad.wav');
+    const words = join(dir, 'bad.json');
+    const r = await cli([input, '--format', 'pcm', '--sample-rate', '22050', '--out', out, '--words', words]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/EVENT_WRONG_TYPE.*event 20.*audio_base64/);
+    expect(r.stdout).toMatch(/^partially decoded/);
+    const before = evs.slice(0, 20).reduce((n, e) => n + Buffer.from(e.audio_base64, 'base64').length, 0);
+    expect(readWav(out)).toMatchObject({ samples: Math.floor(before / 2), rate: 22050, errors: [] });
+    const saved = JSON.parse(readFileSync(words, 'utf8')) as Array<{ text: string }>;
+    expect(saved.map((w) => w.text)).toEqual(expect.arrayContaining(['Hello', 'from', 'voicewire']));
+  });
+
+  it('usage errors exit 2: missing --out (real CLI), and in-process: pcm without --sample-rate, an unknown option, a bad format, no input', async () => {
+    const input = join(ROOT, 'examples/hello.wav.sse');
+    const r = await cli([input, '--format', 'wav']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--out is required\nusage: voicewire decode/);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      for (const args of [[input, '--format', 'pcm', '--out', join(dir, 'x.wav')], [input, '--format', 'wav', '--out', join(dir, 'x.wav'), '--bogus'], [input, '--format', 'flac', '--out', join(dir, 'x.wav')], ['--format', 'wav', '--out', join(dir, 'x.wav')], [input, '--format', 'pcm', '--sample-rate', '16k', '--out', join(dir, 'x.wav')]]) {
+        stderr.mockClear();
+        expect(await run(args), args.join(' ')).toBe(2);
+        expect(String(stderr.mock.calls[0]?.[0])).toMatch(/usage: voicewire decode/);
+      }
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('mp3 and opus say "not supported yet" until their codecs land', async () => {
+    let unsupported = false;
+    try { createDecoder('mp3'); } catch (e) { unsupported = (e as { code?: string }).code === 'CODEC_UNSUPPORTED'; }
+    if (!unsupported) return; // the codecs engineer's decoder is wired: covered by their tests
+    const r = await cli([join(ROOT, 'examples/hello.wav.sse'), '--format', 'mp3', '--out', join(dir, 'x.wav')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/mp3 is not supported yet/);
+  });
+
+  it('I/O errors exit 3: a missing input, an unwritable output', async () => {
+    const missing = await cli([join(dir, 'nope.sse'), '--format', 'wav', '--out', join(dir, 'y.wav')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/cannot read/);
+    const unwritable = await cli([join(ROOT, 'examples/hello.wav.sse'), '--format', 'wav', '--out', join(dir, 'no/such/dir.wav')]);
+    expect(unwritable.code).toBe(3);
+    expect(unwritable.stderr).toMatch(/cannot write/);
+  });
+
+  it("for wav a disagreeing --sample-rate is a warning and the stream's rate wins", async () => {
+    const out = join(dir, 'rate.wav');
+    const r = await cli([join(ROOT, 'examples/hello.wav.sse'), '--format', 'wav', '--sample-rate', '44100', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: FORMAT_MISMATCH.*44100.*22050/);
+    expect(readWav(out).rate).toBe(22050);
+  });
+});

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalService, type LocalService } from '../../src/service/index.js';
+import { captionLines, readWavInfo, runSay, spokenWords, vttCueEnds } from './sayHarness.js';
+
+const TEXT = 'Hello world, this is voicewire speaking.';
+const dir = mkdtempSync(join(tmpdir(), 'vw-say-'));
+let service: LocalService;
+
+beforeAll(async () => {
+  service = await startLocalService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+describe('voicewire say → local service → engine → WAV', () => {
+  for (const format of ['opus', 'mp3', 'wav', 'pcm'] as const) {
+    it(`${format}: the WAV lasts until the words end, and the captions list every word once, in order`, async () => {
+      const out = join(dir, `${format}.wav`);
+      const vtt = join(dir, `${format}.vtt`);
+      const r = await runSay([TEXT, '--format', format, '--out', out, '--captions', vtt, '--base-url', service.baseUrl, '--api-key', service.token]);
+      expect(r.stderr).not.toContain('warning');
+      expect(r.code).toBe(0);
+      const lines = captionLines(r.stdout);
+      expect(lines.map((l) => l.text)).toEqual(spokenWords(TEXT));
+      for (let i = 1; i < lines.length; i++) expect(lines[i]!.start).toBeGreaterThanOrEqual(lines[i - 1]!.start);
+      const wav = readWavInfo(out);
+      expect(wav.riffSizeOk).toBe(true);
+      const lastEnd = Math.max(...vttCueEnds(readFileSync(vtt, 'utf8')));
+      expect(wav.durationSec).toBeGreaterThanOrEqual(lastEnd - 0.03);
+      expect(wav.durationSec - lastEnd).toBeLessThan(0.6);
+      expect(r.stderr).toMatch(/s of audio, first audio \d+ ms after the request .*, 6 words, wrote /);
+    });
+  }
+
+  it('the embedded default: no base URL starts the local service in-process (text on stdin, default opus)', async () => {
+    const out = join(dir, 'embedded.wav');
+    const r = await runSay(['--out', out], {}, 'Embedded default works.');
+    expect(r.code).toBe(0);
+    expect(captionLines(r.stdout).map((l) => l.text)).toEqual(['Embedded', 'default', 'works']);
+    expect(readWavInfo(out).sampleRate).toBe(48000); // opus default
+  });
+
+  it('an API key without a base URL still uses the local service, and says how to use a real one', async () => {
+    const r = await runSay(['Key only.', '--out', join(dir, 'key.wav')], { VOICEWIRE_API_KEY: 'sk-real' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('VOICEWIRE_BASE_URL');
+  });
+
+  it('a stream that breaks midway leaves a complete, valid WAV of what arrived, and exit code 1', async () => {
+    const faulty = await startLocalService({ faults: 'cut-after=2' });
+    try {
+      const out = join(dir, 'cut.wav');
+      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
+      const r = await runSay([long, '--format', 'pcm', '--latency', 'balanced', '--out', out, '--base-url', faulty.baseUrl, '--api-key', faulty.token]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('StreamInterruptedError');
+      expect(r.stderr).toContain('is a complete WAV');
+      const wav = readWavInfo(out);
+      expect(wav.riffSizeOk).toBe(true);
+      expect(wav.durationSec).toBeGreaterThan(0);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('a bad flag is a usage error (exit 2); --help prints the usage', async () => {
+    expect((await runSay(['hi', '--format', 'flac'])).code).toBe(2);
+    expect((await runSay(['hi', '--captions', 'x.txt'])).code).toBe(2);
+    expect((await runSay(['hi', '--bogus'])).code).toBe(2);
+    expect((await runSay([], {}, '   ')).code).toBe(2);
+    const help = await runSay(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--format opus|mp3|wav|pcm');
+  });
+
+  it('a request the validation module refuses is a usage error naming the field (nothing is sent)', async () => {
+    const r = await runSay(['hi', '--format', 'opus', '--sample-rate', '44100', '--out', join(dir, 'bad.wav'), '--base-url', 'http://127.0.0.1:9']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('sample_rate');
+  });
+
+  it('a wrong key is the service error on stderr with exit code 1', async () => {
+    const r = await runSay(['hi', '--out', join(dir, 'auth.wav'), '--base-url', service.baseUrl, '--api-key', 'wrong']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/AuthenticationError|PermissionDeniedError/);
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { OggOpusDecoder } from '../../src/codec/OpusDecoder.js';
+import { createDecoder } from '../../src/codec/createDecoder.js';
+import type { FormatCheckDecoder } from '../../src/codec/FormatCheckDecoder.js';
+import { collect, fixture, maxAbsDiff, readWav, snrDb } from './audioFixtures.js';
+
+const FIXTURES = ['default-pages', '20ms-pages', 'ffmpeg', 'spanning-packet', 'stereo', 'chained'] as const;
+const BACKENDS = ['native', 'wasm'] as const;
+
+function decodeWhole(name: string, opts: ConstructorParameters<typeof OggOpusDecoder>[0] = {}) {
+  const dec = new OggOpusDecoder(opts);
+  const out = collect(dec.decode(fixture(`opus/${name}.opus`)), dec.flush());
+  return { ...out, format: dec.format };
+}
+
+/** Page start offsets of an Ogg file. */
+function pageOffsets(b: Uint8Array): number[] {
+  const offsets: number[] = [];
+  for (let p = 0; p < b.length; ) {
+    offsets.push(p);
+    const n = b[p + 26]!;
+    let len = 27 + n;
+    for (let s = 0; s < n; s++) len += b[p + 27 + s]!;
+    p += len;
+  }
+  return offsets;
+}
+
+describe('OggOpusDecoder against opusdec --no-dither', () => {
+  for (const name of FIXTURES) {
+    for (const backend of BACKENDS) {
+      it(`${name} (${backend}): same sample count as opusdec, every sample within 1 LSB`, () => {
+        const ref = readWav(`opus/${name}.ref.wav`);
+        const { pcm, errors, format } = decodeWhole(name, { backend });
+        expect(errors).toEqual([]);
+        expect(format).toEqual({ sampleRate: 48000, channels: ref.channels });
+        expect(pcm.length).toBe(ref.samples.length);
+        expect(maxAbsDiff(pcm, ref.samples)).toBeLessThanOrEqual(1);
+        expect(snrDb(ref.samples, pcm)).toBeGreaterThan(60);
+      });
+    }
+  }
+
+  it('the OpusHead output gain (-6 dB in stereo.opus) is applied, as opusdec does', () => {
+    const ref = readWav('opus/stereo.ref.wav');
+    const { pcm } = decodeWhole('stereo');
+    // Without the gain the level would be twice as high; matching the reference proves it.
+    expect(maxAbsDiff(pcm, ref.samples)).toBeLessThanOrEqual(1);
+  });
+
+  it('a chained stream re-initialises the decoder and trims each link (pre-skip and end)', () => {
+    const a = decodeWhole('default-pages').pcm.length;
+    const { pcm } = decodeWhole('chained');
+    const ref = readWav('opus/chained.ref.wav');
+    expect(pcm.length).toBe(ref.samples.length);
+    // the first link is the same audio as default-pages, sample for sample
+    expect(pcm.subarray(0, a)).toEqual(decodeWhole('default-pages').pcm);
+  });
+
+  it('1-byte feeding gives the same samples as one chunk', () => {
+    const b = fixture('opus/20ms-pages.opus');
+    const dec = new OggOpusDecoder();
+    const parts = [];
+    for (let i = 0; i < b.length; i++) parts.push(dec.decode(b.subarray(i, i + 1)));
+    parts.push(dec.flush());
+    expect(collect(...parts).pcm).toEqual(decodeWhole('20ms-pages').pcm);
+  });
+
+  it('a corrupt CRC gives OGG_BAD_CRC at that page, with the audio before it kept', () => {
+    const b = fixture('opus/20ms-pages.opus').slice();
+    const pages = pageOffsets(b);
+    const badPage = pages[40]!;
+    b[pages[41]! - 1]! ^= 0xff; // last body byte of page 40
+    const dec = new OggOpusDecoder();
+    const first = dec.decode(b);
+    expect(first.errors).toHaveLength(1);
+    expect(first.errors[0]).toMatchObject({ code: 'OGG_BAD_CRC', byteOffset: badPage, fatal: true });
+    const ref = readWav('opus/20ms-pages.ref.wav').samples;
+    const got = collect(first).pcm;
+    // pages 2..39 hold one 20 ms packet each: 38 packets, minus the 312-sample pre-skip
+    expect(got.length).toBe(38 * 960 - 312);
+    expect(maxAbsDiff(got, ref.subarray(0, got.length))).toBeLessThanOrEqual(1);
+    expect(dec.decode(new Uint8Array(10)).pcm).toEqual([]); // stays stopped
+  });
+
+  it('a truncated stream gives everything in its complete pages, then AUDIO_TRUNCATED on flush', () => {
+    const b = fixture('opus/default-pages.opus');
+    const pages = pageOffsets(b);
+    const cut = pages[3]! + 100;
+    const dec = new OggOpusDecoder();
+    const body = collect(dec.decode(b.subarray(0, cut)));
+    const end = dec.flush();
+    expect(body.errors).toEqual([]);
+    expect(end.errors[0]).toMatchObject({ code: 'AUDIO_TRUNCATED', fatal: false });
+    const ref = readWav('opus/default-pages.ref.wav').samples;
+    // page 2, the one complete audio page, holds 1 s: 50 packets of 960, minus the pre-skip
+    expect(body.pcm.length).toBe(50 * 960 - 312);
+    expect(maxAbsDiff(body.pcm, ref.subarray(0, body.pcm.length))).toBeLessThanOrEqual(1);
+  });
+
+  for (const rate of [8000, 12000, 16000, 24000]) {
+    it(`decodes natively at ${rate} Hz with pre-skip and end trim scaled from 48 kHz units`, () => {
+      const ref = readWav('opus/default-pages.ref.wav').samples;
+      const { pcm, format } = decodeWhole('default-pages', { sampleRate: rate });
+      expect(format).toEqual({ sampleRate: rate, channels: 1 });
+      expect(pcm.length).toBe(Math.round((ref.length * rate) / 48000));
+      // same loudness as the 48 kHz decode (speech energy sits below 4 kHz)
+      const rms = (x: Int16Array) => Math.sqrt(x.reduce((a, v) => a + v * v, 0) / x.length);
+      expect(rms(pcm) / rms(ref)).toBeGreaterThan(0.8);
+      expect(rms(pcm) / rms(ref)).toBeLessThan(1.2);
+    });
+  }
+
+  it('a rate libopus cannot decode to natively falls back to 48 kHz (resampled later)', () => {
+    expect(new OggOpusDecoder({ sampleRate: 44100 }).sampleRate).toBe(48000);
+  });
+
+  it('MP3 bytes fed to the opus decoder are a typed OGG_BAD_CAPTURE, not noise', () => {
+    const dec = new OggOpusDecoder();
+    const r = dec.decode(fixture('mp3/lame-tag.mp3'));
+    expect(r.pcm).toEqual([]);
+    expect(r.errors[0]).toMatchObject({ code: 'OGG_BAD_CAPTURE', fatal: true });
+  });
+
+  it('createDecoder("opus") gives this decoder at the requested native rate', () => {
+    const dec = createDecoder('opus', { outputSampleRate: 16000 });
+    expect(dec.kind).toBe('opus');
+    expect(((dec as FormatCheckDecoder).inner as OggOpusDecoder).sampleRate).toBe(16000);
+  });
+
+  it('reset() starts over on a new stream', () => {
+    const dec = new OggOpusDecoder();
+    dec.decode(fixture('opus/20ms-pages.opus').subarray(0, 5000));
+    dec.reset();
+    expect(collect(dec.decode(fixture('opus/default-pages.opus')), dec.flush()).pcm).toEqual(decodeWhole('default-pages').pcm);
+  });
+});

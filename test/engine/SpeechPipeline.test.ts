@@ -1,0 +1,199 @@
+import fc from 'fast-check';
+import { Writable } from 'node:stream';
+import { pipeline as streamPipeline } from 'node:stream/promises';
+import { describe, expect, it } from 'vitest';
+import type { AudioFrame } from '../../src/codec/types.js';
+import { createSpeechPipeline, SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
+import { AbortError, CodecError, InvalidOptionError } from '../../src/errors.js';
+import { capture, expected, round3, runPipeline, splitRandom } from './helpers.js';
+
+const CAPTURES = [
+  ['speech.pcm.sse', 'pcm'],
+  ['speech.wav.sse', 'wav'],
+  ['speech.wav-per-chunk.sse', 'wav'],
+  ['speech.wav-per-chunk-unknown.sse', 'wav'],
+] as const;
+
+const timeline = (p: SpeechPipeline) => p.alignment.timeline().map((w) => ({ text: w.text, start: round3(w.start), end: round3(w.end), chunk_seq: w.chunkSeq }));
+
+describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
+  for (const [name, format] of CAPTURES) {
+    it(`${name}: the real speech audio and the final word timeline come out exactly`, async () => {
+      const p = createSpeechPipeline({ format, sampleRate: 22050 });
+      const formats: unknown[] = [];
+      p.on('format', (f) => formats.push(f));
+      const r = await runPipeline(p, splitRandom(capture(name), 7));
+      expect(r.error).toBeNull();
+      expect(r.pcm.length).toBe(expected.samples);
+      expect(r.sha256).toBe(expected.sha256);
+      expect(formats).toEqual([{ sampleRate: 22050, channels: 1, encoding: 's16le' }]);
+      expect(timeline(p)).toEqual(expected.words);
+      expect(r.words.map((w) => w.text)).toEqual(expected.words.map((w) => w.text));
+      expect(r.order).toEqual(['summary', 'end']);
+      expect(r.summary).toMatchObject({ words: expected.words.length, frames: r.frames.length, bytes: capture(name).length });
+      expect(r.summary!.durationSec).toBeCloseTo(expected.samples / 22050, 9);
+      expect(r.warnings).toEqual([]);
+    });
+  }
+
+  it('frames are 20 ms by default (441 samples at 22050 Hz) with running startSample; the last may be short', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), [capture('speech.pcm.sse')]);
+    const frames = r.frames;
+    expect(frames.slice(0, -1).every((f) => f.sampleCount === 441 && f.samples.length === 441)).toBe(true);
+    expect(frames.at(-1)!.sampleCount).toBe(expected.samples % 441 || 441);
+    frames.forEach((f, i) => expect(f.startSample).toBe(i * 441));
+  });
+
+  it('frameMs sets the frame size', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10 }), [capture('speech.wav.sse')]);
+    expect(r.frames[0]!.sampleCount).toBe(221);
+  });
+
+  it('any transport split gives the same audio, events and words', async () => {
+    const body = capture('speech.wav-per-chunk-unknown.sse');
+    for (const [seed, max] of [[1, 1], [2, 7], [3, 333], [4, 65536]] as const) {
+      const parts = max === 1 ? splitRandom(body.subarray(0, 30000), seed, 1).concat([body.subarray(30000)]) : splitRandom(body, seed, max);
+      const p = createSpeechPipeline({ format: 'wav' });
+      const r = await runPipeline(p, parts);
+      expect(r.sha256).toBe(expected.sha256);
+      expect(timeline(p)).toEqual(expected.words);
+      expect(r.summary!.events).toBe(35);
+    }
+  });
+
+  it('property: any split of a capture gives the same audio and timeline (fast-check)', async () => {
+    const body = capture('speech.wav-per-chunk.sse');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(body.length), { maxLength: 40 }), async (cuts) => {
+        const sorted = [...new Set(cuts)].sort((a, b) => a - b);
+        const parts: Uint8Array[] = [];
+        let at = 0;
+        for (const c of [...sorted, body.length]) { parts.push(body.subarray(at, c)); at = c; }
+        const p = createSpeechPipeline({ format: 'wav' });
+        const r = await runPipeline(p, parts);
+        expect(r.sha256).toBe(expected.sha256);
+        expect(timeline(p)).toEqual(expected.words);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('every way of consuming counts as reading: async iteration, pipe and read()', async () => {
+    const body = capture('speech.pcm.sse');
+    // async iteration
+    const a = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    const aWords: string[] = [];
+    a.on('word', (w) => aWords.push(w.text));
+    a.end(body);
+    let n = 0;
+    for await (const frame of a as AsyncIterable<AudioFrame>) n += frame.sampleCount;
+    expect(n).toBe(expected.samples);
+    expect(a.playhead.position).toBe(expected.samples);
+    expect(aWords).toHaveLength(expected.words.length);
+    // pipe into a Writable
+    const b = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    let m = 0;
+    const sink = new Writable({ objectMode: true, write(f: AudioFrame, _e, cb) { m += f.sampleCount; cb(); } });
+    b.end(body);
+    await streamPipeline(b, sink);
+    expect(m).toBe(expected.samples);
+    expect(b.playhead.position).toBe(expected.samples);
+    // paused read()
+    const c = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    c.end(body);
+    await new Promise((r) => c.once('readable', r));
+    const first = c.read() as AudioFrame;
+    expect(first.startSample).toBe(0);
+    expect(c.playhead.position).toBe(441);
+    c.destroy();
+  });
+
+  it('backpressure: with a full ring the write callback waits until the consumer reads', async () => {
+    const body = capture('speech.pcm.sse');
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050, ringCapacity: 8192 });
+    let called = false;
+    p.write(body, () => (called = true));
+    await new Promise((r) => setImmediate(r));
+    expect(called).toBe(false); // nothing read yet: the ring holds 8 KiB and the rest waits
+    expect(p.readableLength).toBe(0); // and nothing was decoded ahead of the consumer
+    let samples = 0;
+    let reads = 0;
+    const reader = (async () => {
+      for await (const frame of p as AsyncIterable<AudioFrame>) {
+        samples += frame.sampleCount;
+        if (++reads === 1) p.end();
+      }
+    })();
+    await reader;
+    expect(called).toBe(true);
+    expect(samples).toBe(expected.samples);
+  });
+
+  it('an event larger than the ring still gets through (decoded while it arrives)', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050, ringCapacity: 1024 }), [capture('speech.pcm.sse')]);
+    expect(r.error).toBeNull();
+    expect(r.sha256).toBe(expected.sha256);
+  });
+
+  it('a decoder whose backend fails to load ends the stream with that typed error (no hang)', async () => {
+    const p = createSpeechPipeline({
+      format: 'pcm',
+      sampleRate: 22050,
+      stageFactory: () => ({ ready: Promise.reject(new CodecError('CODEC_UNAVAILABLE', 'no wasm here')), push: (f) => [f], flush: () => [] }),
+      output: { sampleRate: 22050 },
+    });
+    const r = await runPipeline(p, [capture('speech.pcm.sse')]);
+    expect(r.error).toMatchObject({ code: 'CODEC_UNAVAILABLE' });
+    expect(r.frames).toEqual([]);
+  });
+
+  it('an AbortSignal destroys the pipeline with an AbortError', async () => {
+    const controller = new AbortController();
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050, signal: controller.signal });
+    const r = runPipeline(p, [capture('speech.pcm.sse').subarray(0, 20000)]);
+    controller.abort();
+    const result = await r;
+    expect(result.error).toBeInstanceOf(AbortError);
+  });
+
+  it('options are checked: pcm needs sampleRate, frameMs > 0, a known playhead mode', () => {
+    expect(() => createSpeechPipeline({ format: 'pcm' })).toThrow(InvalidOptionError);
+    expect(() => createSpeechPipeline({ format: 'wav', frameMs: -1 })).toThrow(InvalidOptionError);
+    expect(() => createSpeechPipeline({ format: 'wav', playhead: 'bogus' as never })).toThrow(InvalidOptionError);
+  });
+
+  it('output conversion: 8 kHz μ-law frames, and the playhead counts OUTPUT samples', async () => {
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050, output: { sampleRate: 8000, encoding: 'mulaw' } });
+    const formats: unknown[] = [];
+    p.on('format', (f) => formats.push(f));
+    const positions: number[] = [];
+    p.on('word', (w) => positions.push(p.playhead.position / 8000 - w.start));
+    const r = await runPipeline(p, [capture('speech.pcm.sse')]);
+    expect(r.error).toBeNull();
+    expect(formats).toEqual([{ sampleRate: 8000, channels: 1, encoding: 'mulaw' }]);
+    expect(r.frames[0]).toMatchObject({ encoding: 'mulaw', sampleRate: 8000, sampleCount: 160 });
+    expect(r.frames[0]!.samples).toBeInstanceOf(Uint8Array);
+    const total = r.frames.reduce((n, f) => n + f.sampleCount, 0);
+    expect(Math.abs(total - Math.round((expected.samples * 8000) / 22050))).toBeLessThanOrEqual(1);
+    expect(p.playhead.position).toBe(total);
+    expect(positions).toHaveLength(expected.words.length);
+    for (const lead of positions) {
+      // emitted when the frame holding the start is read: at most one 20 ms frame (+ one) past it
+      expect(lead).toBeGreaterThan(0);
+      expect(lead).toBeLessThanOrEqual(0.04 + 1e-9);
+    }
+  });
+
+  it('a disagreeing sampleRate for wav is a warning and the stream rate wins', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', sampleRate: 44100 }), [capture('speech.wav.sse')]);
+    expect(r.warnings.map((w) => w.code)).toEqual(['FORMAT_MISMATCH']);
+    expect(r.frames[0]!.sampleRate).toBe(22050);
+  });
+
+  it('an empty body ends with no frames, no words and a summary', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav' }), []);
+    expect(r.error).toBeNull();
+    expect(r.frames).toEqual([]);
+    expect(r.order).toEqual(['summary', 'end']);
+  });
+});

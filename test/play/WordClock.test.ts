@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { AlignmentStore, type AlignmentSnapshot } from '../../src/align/AlignmentStore.js';
+import { Playhead } from '../../src/play/Playhead.js';
+import { WordClock, type WordEvent, type WordRevision } from '../../src/play/WordClock.js';
+import { InvalidOptionError } from '../../src/errors.js';
+
+const snap = (...words: Array<[string, number, number]>): AlignmentSnapshot => ({
+  audio_duration: 0,
+  segments: words.map(([text, start, end]) => ({ text, start, end })),
+});
+
+function setup() {
+  const store = new AlignmentStore();
+  const words: WordEvent[] = [];
+  const revisions: WordRevision[] = [];
+  const clock = new WordClock({ onWord: (w) => words.push(w), onRevised: (r) => revisions.push(r) });
+  const apply = (chunkSeq: number, offset: number, alignment: AlignmentSnapshot | null) => {
+    const change = store.apply({ chunkSeq, chunkAudioOffsetSec: offset, alignment });
+    if (change) clock.update(change);
+  };
+  return { store, clock, words, revisions, apply };
+}
+
+describe('WordClock', () => {
+  it('emits a word when the playhead passes its start, not before', () => {
+    const { clock, words, apply } = setup();
+    apply(0, 0, snap(['Hello', 0.1, 0.4], ['world', 0.5, 0.9]));
+    expect(words).toEqual([]);
+    clock.advance(0.1);
+    expect(words).toEqual([]); // the audio read so far ends exactly at the start: not reached yet
+    clock.advance(0.12);
+    expect(words.map((w) => [w.text, w.late])).toEqual([['Hello', false]]);
+    clock.advance(2);
+    expect(words.map((w) => w.text)).toEqual(['Hello', 'world']);
+    expect(words[1]).toEqual({ text: 'world', start: 0.5, end: 0.9, chunkSeq: 0, index: 1, late: false });
+  });
+
+  it('a word whose snapshot arrives after the playhead passed its start is emitted at once, late', () => {
+    const { clock, words, apply } = setup();
+    clock.advance(1);
+    apply(0, 0, snap(['early', 0.2, 0.5], ['later', 1.2, 1.5]));
+    expect(words.map((w) => [w.text, w.late])).toEqual([['early', true]]);
+    clock.advance(1.3);
+    expect(words.map((w) => [w.text, w.late])).toEqual([['early', true], ['later', false]]);
+  });
+
+  it('each word is emitted exactly once, in time order across chunks, however often snapshots repeat', () => {
+    const { clock, words, apply } = setup();
+    apply(1, 1, snap(['c', 0, 0.2]));
+    apply(0, 0, snap(['a', 0, 0.3]));
+    apply(0, 0, snap(['a', 0, 0.3], ['b', 0.5, 0.9]));
+    apply(0, 0, snap(['a', 0, 0.3], ['b', 0.5, 0.9]));
+    clock.advance(5);
+    apply(0, 0, snap(['a', 0, 0.3], ['b', 0.5, 0.9]));
+    expect(words.map((w) => w.text)).toEqual(['a', 'b', 'c']);
+    expect(clock.emittedCount).toBe(3);
+  });
+
+  it('a later snapshot that changes an emitted word emits wordRevised with old and new', () => {
+    const { clock, words, revisions, apply } = setup();
+    apply(0, 0, snap(['Hello', 0, 0.3], ['wor', 0.3, 0.4]));
+    clock.advance(0.5);
+    apply(0, 0, snap(['Hello', 0, 0.3], ['world', 0.3, 0.7]));
+    expect(words).toHaveLength(2);
+    expect(revisions).toEqual([
+      { old: { text: 'wor', start: 0.3, end: 0.4, chunkSeq: 0, index: 1, late: false }, new: { text: 'world', start: 0.3, end: 0.7, chunkSeq: 0, index: 1, late: false } },
+    ]);
+  });
+
+  it('a later snapshot that removes an emitted word emits wordRevised with new: null', () => {
+    const { clock, revisions, apply } = setup();
+    apply(0, 0, snap(['a', 0, 0.1], ['b', 0.1, 0.2]));
+    clock.advance(1);
+    apply(0, 0, snap(['a', 0, 0.1]));
+    expect(revisions).toEqual([{ old: expect.objectContaining({ text: 'b' }), new: null }]);
+  });
+
+  it('a change to a word not yet emitted is silent: the word comes once, as revised', () => {
+    const { clock, words, revisions, apply } = setup();
+    apply(0, 0, snap(['a', 0.5, 0.6]));
+    apply(0, 0, snap(['a', 0.7, 0.8]));
+    clock.advance(0.65);
+    expect(words).toEqual([]);
+    clock.advance(0.75);
+    expect(words.map((w) => w.start)).toEqual([0.7]);
+    expect(revisions).toEqual([]);
+  });
+
+  it('finish() emits the words still pending (starting at or after the end of the audio)', () => {
+    const { clock, words, apply } = setup();
+    apply(0, 0, snap(['a', 0, 0.1], ['b', 1, 1.1]));
+    clock.advance(1);
+    clock.finish();
+    expect(words.map((w) => [w.text, w.late])).toEqual([['a', false], ['b', false]]);
+  });
+});
+
+describe('Playhead', () => {
+  it("in 'external' mode only advanceTo moves it, forward only, in output samples", () => {
+    const p = new Playhead('external');
+    const seen: number[] = [];
+    p.onAdvance((s) => seen.push(s));
+    p.advanceTo(800); // before the rate is known: remembered
+    expect(p.position).toBe(800);
+    p.setSampleRate(8000);
+    p.consumedTo(4000); // reads do not move an external playhead
+    p.advanceTo(1600);
+    p.advanceTo(100); // backwards: ignored
+    expect(p.position).toBe(1600);
+    expect(seen).toEqual([0.1, 0.2]);
+    expect(() => p.advanceTo(Number.NaN)).toThrow(InvalidOptionError);
+  });
+
+  it("in 'consumer' mode reads move it and advanceTo is refused", () => {
+    const p = new Playhead();
+    p.setSampleRate(16000);
+    p.consumedTo(320);
+    expect(p.seconds).toBe(0.02);
+    expect(() => p.advanceTo(640)).toThrow(InvalidOptionError);
+  });
+});

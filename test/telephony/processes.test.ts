@@ -1,0 +1,77 @@
+/**
+ * Whole processes: the runnable example bridge, and a hang-up mid-utterance that must leave
+ * nothing open (the child exits on its own).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function runTs(file: string, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return { child, exited, out: () => out, err: () => err };
+}
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20)); // polling a child process's output
+  }
+}
+
+describe('whole processes', () => {
+  it('hanging up mid-utterance aborts synthesis and leaves no open handles', async () => {
+    const run = runTs('test/telephony/fixtures/hangupMidUtterance.ts');
+    const [code, signal] = await run.exited;
+    expect(run.err()).toBe('');
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+    const report = JSON.parse(run.out().trim()) as { status: string; aborted: boolean; timeoutsAfterClose: number };
+    expect(report).toMatchObject({ status: 'aborted', aborted: true, timeoutsAfterClose: 0 });
+  });
+
+  it('the example bridge greets from customParameters and answers a DTMF digit with speech', async () => {
+    const run = runTs('examples/twilio-bridge.ts', ['--port', '0']);
+    try {
+      await waitFor(() => /twilio bridge: (ws:\/\/\S+)/.test(run.out()), 'the bridge to listen');
+      const url = /twilio bridge: (ws:\/\/\S+)/.exec(run.out())![1]!;
+      const ws = new WebSocket(url);
+      await once(ws, 'open');
+      const events: { event: string; payload?: string }[] = [];
+      ws.on('message', (d: Buffer) => {
+        const m = JSON.parse(d.toString()) as { event: string; media?: { payload: string } };
+        events.push({ event: m.event, ...(m.media ? { payload: m.media.payload } : {}) });
+      });
+      ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+      ws.send(JSON.stringify({
+        event: 'start', sequenceNumber: '1', streamSid: 'MZex',
+        start: { streamSid: 'MZex', callSid: 'CAex', accountSid: 'AC', tracks: ['inbound'], customParameters: { greeting: 'Welcome to the test line.' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+      }));
+      await waitFor(() => events.filter((e) => e.event === 'media').length >= 3, 'greeting audio');
+      ws.send(JSON.stringify({ event: 'dtmf', sequenceNumber: '2', streamSid: 'MZex', dtmf: { track: 'inbound_track', digit: '5' } }));
+      await waitFor(() => {
+        const clear = events.findIndex((e) => e.event === 'clear');
+        return clear >= 0 && events.slice(clear).some((e) => e.event === 'media');
+      }, 'the answer after the clear');
+      expect(run.out()).toContain('call CAex started');
+      const first = Buffer.from(events.find((e) => e.event === 'media')!.payload!, 'base64');
+      expect(first.subarray(0, 4).toString('latin1')).not.toBe('RIFF');
+      ws.terminate();
+      await waitFor(() => run.out().includes('call ended'), 'the call to end');
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    const [code, signal] = await run.exited;
+    expect(signal).toBeNull(); // it stopped on SIGTERM by closing everything, not by being killed
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { createConversationInitReceiver } from '../../src/webhooks/inbound.js';
+import { signWebhookPayload } from '../../src/webhooks/signature.js';
+import type { DynamicVariableWarning } from '../../src/webhooks/dynamicVariables.js';
+
+const SECRET = 'whsec_init';
+const NOW_S = 1_784_808_000;
+const request = Buffer.from(
+  JSON.stringify({ event: 'call.inbound', caller_number: '+15550001111', dialed_number: '+15550002222', carrier_call_sid: 'CA1', extra: 1 }),
+);
+const sign = (b: Buffer): Record<string, string> => ({
+  'x-fish-webhook-signature': signWebhookPayload({ payload: b, secret: SECRET, timestamp: NOW_S }),
+});
+
+describe('createConversationInitReceiver', () => {
+  it('passes the call to the handler and answers its validated variables', async () => {
+    const warnings: DynamicVariableWarning[] = [];
+    const init = createConversationInitReceiver({
+      secret: SECRET,
+      now: () => NOW_S * 1000,
+      onCall: (req) => {
+        expect(req.caller_number).toBe('+15550001111');
+        expect(req.carrier_call_sid).toBe('CA1');
+        expect(req['extra']).toBe(1);
+        return { dynamic_variables: { customer_name: 'Ada', tier: 2, 'bad name': 'x', vip: true } };
+      },
+      onWarning: (w) => warnings.push(w),
+    });
+    const res = await init.handle(sign(request), request);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ dynamic_variables: { customer_name: 'Ada', tier: 2, vip: true } });
+    expect(warnings.map((w) => w.name)).toEqual(['bad name']);
+  });
+
+  it('verifies when a secret is configured (401 wrong, 400 missing)', async () => {
+    const init = createConversationInitReceiver({ secret: SECRET, now: () => NOW_S * 1000, onCall: () => undefined });
+    const wrong = { 'x-fish-webhook-signature': signWebhookPayload({ payload: request, secret: 'nope', timestamp: NOW_S }) };
+    expect((await init.handle(wrong, request)).status).toBe(401);
+    expect((await init.handle({}, request)).status).toBe(400);
+  });
+
+  it('accepts unsigned requests when no secret is configured', async () => {
+    const init = createConversationInitReceiver({ onCall: () => ({ dynamic_variables: { a: 1 } }) });
+    expect(JSON.parse((await init.handle({}, request)).body)).toEqual({ dynamic_variables: { a: 1 } });
+  });
+
+  it('never blocks the call: a throwing handler answers 200 with no variables', async () => {
+    const errors: unknown[] = [];
+    const init = createConversationInitReceiver({
+      onCall: () => {
+        throw new Error('crm down');
+      },
+      onError: (e) => errors.push(e),
+    });
+    const res = await init.handle({}, request);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ dynamic_variables: {} });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('never blocks the call: a slow handler is cut off at handlerTimeoutMs', async () => {
+    const init = createConversationInitReceiver({
+      handlerTimeoutMs: 20,
+      onCall: () => new Promise(() => undefined), // never settles
+    });
+    const res = await init.handle({}, request);
+    expect(JSON.parse(res.body)).toEqual({ dynamic_variables: {} });
+  });
+
+  it('answers 400 to a body that is not a JSON object', async () => {
+    const init = createConversationInitReceiver({ onCall: () => undefined });
+    expect((await init.handle({}, 'nope')).status).toBe(400);
+  });
+
+  it('accepts a Map from the handler; __proto__ in the request is just a field', async () => {
+    const init = createConversationInitReceiver({
+      onCall: (req) => {
+        expect(Object.getPrototypeOf(req)).toBe(Object.prototype);
+        return { dynamic_variables: new Map<string, unknown>([['constructor', 'c']]) };
+      },
+    });
+    const b = Buffer.from('{"caller_number":"","dialed_number":"+1","carrier_call_sid":"","__proto__":{"polluted":1}}');
+    const res = await init.handle({}, b);
+    expect(JSON.parse(res.body)).toEqual({ dynamic_variables: { constructor: 'c' } });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
