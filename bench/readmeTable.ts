@@ -1,23 +1,20 @@
 /**
  * Regenerates the README's performance table from `bench/results.json`, between the markers
- * `<!-- perf:start -->` and `<!-- perf:end -->`.
+ * `<!-- perf:start -->` and `<!-- perf:end -->`: one section per scenario of issue 6 (each
+ * figure, its anchor ratio, the target, met or not, and the command), then the other benches.
  *
- *   node --import tsx bench/readmeTable.ts
+ *   node --import tsx bench/readmeTable.ts            # rewrite README.md
+ *   node --import tsx bench/readmeTable.ts --print    # print the table only
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { BenchResult } from './types.js';
+import type { Report } from './run.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const START = '<!-- perf:start -->';
 const END = '<!-- perf:end -->';
-
-interface Report {
-  date: string;
-  machine: { node: string; cpu: string; cores: number; memoryGiB: number };
-  runs: { module: string; results: BenchResult[]; error?: string }[];
-}
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -32,35 +29,46 @@ function fmt(v: number | string): string {
   return v.toFixed(2);
 }
 
+const HEADER = ['| scenario | figures | vs anchor | target | met |', '|---|---|---|---|---|'];
+
+function row(r: BenchResult): string {
+  const figures = Object.entries(r.figures).map(([k, v]) => `${fmt(v)} ${k}`).join(', ');
+  const ratio = r.ratio === undefined ? '' : `${fmt(r.ratio)}× ${r.anchor ?? ''}`.trim();
+  const met = r.met === undefined ? '' : r.met ? 'yes' : '**no**';
+  return `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` <br>_${cell(r.notes)}_` : ''} | ${cell(ratio)} | ${cell(r.target ?? '')} | ${met} |`;
+}
+
+/** Commands, once each, in order of first use. */
+function commands(results: BenchResult[]): string[] {
+  return [...new Set(results.map((r) => r.command))];
+}
+
 export function renderTable(report: Report): string {
+  const m = report.machine;
   const lines = [
-    `Measured ${report.date.slice(0, 10)} on ${report.machine.cpu} (${report.machine.cores} cores, ` +
-      `${report.machine.memoryGiB} GiB), Node ${report.machine.node}. Regenerate with ` +
-      '`npm run bench && node --import tsx bench/readmeTable.ts`.',
-    '',
-    '| scenario | figures | vs anchor | target | met | command |',
-    '|---|---|---|---|---|---|',
+    `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB, ` +
+      `load average ${m.loadavg1m} at the end), Node ${m.node}; the whole suite took ${report.totalSeconds} s. ` +
+      'Regenerate with `npm run bench && node --import tsx bench/readmeTable.ts`.',
   ];
-  for (const run of report.runs) {
-    if (run.error) {
-      lines.push(`| ${cell(run.module)} | failed: ${cell(run.error.split('\n')[0] ?? '')} | | | | |`);
-      continue;
-    }
-    for (const r of run.results) {
-      const figures = Object.entries(r.figures).map(([k, v]) => `${fmt(v)} ${k}`).join(', ');
-      const ratio = r.ratio === undefined ? '' : `${fmt(r.ratio)}× ${r.anchor ?? ''}`.trim();
-      const met = r.met === undefined ? '' : r.met ? 'yes' : '**no**';
-      lines.push(
-        `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` (${cell(r.notes)})` : ''} | ${cell(ratio)} | ` +
-          `${cell(r.target ?? '')} | ${met} | \`${cell(r.command)}\` |`,
-      );
-    }
+  for (const s of report.scenarios) {
+    const verdict = s.results.length === 0 ? 'not measured' : s.met === undefined ? 'no verdict' : s.met ? 'target met' : '**target missed**';
+    lines.push('', `**${s.id}. ${s.title}** — ${verdict}`, '', ...HEADER, ...s.results.map(row));
+    if (s.results.length > 0) lines.push('', ...commands(s.results).map((c) => `\`${c}\``));
   }
+  if (report.other.length > 0) {
+    lines.push('', '**Other benches**', '', ...HEADER, ...report.other.map(row), '', ...commands(report.other).map((c) => `\`${c}\``));
+  }
+  const failed = report.runs.filter((r) => r.error);
+  if (failed.length > 0) lines.push('', ...failed.map((r) => `- ${r.module} failed: ${cell(r.error!.split('\n')[0] ?? '')}`));
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const report = JSON.parse(await readFile(join(root, 'bench', 'results.json'), 'utf8')) as Report;
+  if (process.argv.includes('--print')) {
+    process.stdout.write(renderTable(report) + '\n');
+    return;
+  }
   const readmePath = join(root, 'README.md');
   const readme = await readFile(readmePath, 'utf8');
   const a = readme.indexOf(START);

@@ -1,21 +1,50 @@
 /**
- * Runs every `bench/*.bench.ts`, prints one table and writes `bench/results.json`
- * (`--quick`: a smoke run written to `bench/out/results.quick.json`, never a timing claim).
+ * Runs every `bench/*.bench.ts`, each in its own child process, prints one table and writes
+ * `bench/results.json` (`--quick`: a smoke run written to `bench/out/results.quick.json`, never a
+ * timing claim: it fails only when a module crashes, never on a missed target).
  *
  *   npm run bench                 # full suite (< 10 min on the 2-core reference machine)
  *   npm run bench -- --quick      # about a minute; what CI runs
- *   npm run bench -- eventStage   # only modules whose name contains 'eventStage'
+ *   npm run bench -- eventStage   # only modules whose file name contains 'eventStage'
+ *   npm run bench -- --inline     # run modules in this process (debugging; figures less clean)
+ *
+ * results.json holds one entry per scenario of issue 6 (figures, ratio to the anchor, target,
+ * met) plus the other benches, the machine, its load average and the date.
  */
-import { readdir, writeFile, mkdir } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readdir, writeFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
-import type { BenchResult, BenchOptions } from './types.js';
+import type { BenchResult, BenchOptions, IssueScenario } from './types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const inline = args.includes('--inline');
 const filters = args.filter((a) => !a.startsWith('--'));
+/** A module that takes longer than this is killed and reported as failed (bounded runs). */
+const MODULE_TIMEOUT_MS = quick ? 90_000 : 300_000;
+
+export const SCENARIO_TITLES: Record<IssueScenario, string> = {
+  1: 'Event stage (SSE + JSON + base64 into the ring) vs the naive pipeline',
+  2: 'Decode overhead per format vs the raw codec',
+  3: 'Latency: event last byte → PCM frame readable',
+  4: 'End to end against the local service over loopback',
+  5: 'Concurrency: real-time telephony streams (opus 48 kHz → 8 kHz μ-law)',
+  6: 'Memory: one 60-minute stream fed as fast as possible',
+};
+
+/** Scenario of a result that does not say: by module (decode.bench.ts holds scenarios 2 and 3). */
+function scenarioOf(module: string, r: BenchResult): IssueScenario | undefined {
+  if (r.issueScenario !== undefined) return r.issueScenario;
+  if (module.startsWith('eventStage')) return 1;
+  if (module.startsWith('decode')) return /latency|readable/i.test(r.scenario) ? 3 : /vs raw|overhead/i.test(r.scenario) ? 2 : undefined;
+  if (module.startsWith('endToEnd')) return 4;
+  if (module.startsWith('concurrency')) return 5;
+  if (module.startsWith('memory')) return 6;
+  return undefined;
+}
 
 interface ModuleRun {
   module: string;
@@ -24,56 +53,140 @@ interface ModuleRun {
   seconds: number;
 }
 
+export interface ScenarioEntry {
+  id: IssueScenario;
+  title: string;
+  /** Every result of the scenario met its target (undefined: none has a verdict, e.g. quick mode). */
+  met?: boolean;
+  results: (BenchResult & { module: string })[];
+}
+
+export interface Report {
+  date: string;
+  quick: boolean;
+  machine: { node: string; cpu: string; cores: number; memoryGiB: number; loadavg1m: number };
+  totalSeconds: number;
+  scenarios: ScenarioEntry[];
+  other: (BenchResult & { module: string })[];
+  runs: { module: string; seconds: number; results: number; error?: string }[];
+}
+
+function runChild(file: string): Promise<BenchResult[]> {
+  const out = join(tmpdir(), `voicewire-bench-${process.pid}-${file}.json`);
+  const argv = ['--expose-gc', '--import', 'tsx', join(here, 'lib', 'runModule.ts'), join(here, file), out];
+  if (quick) argv.push('--quick');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'inherit'], cwd: join(here, '..') });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out after ${MODULE_TIMEOUT_MS / 1000} s`));
+    }, MODULE_TIMEOUT_MS);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) {
+        reject(new Error(`exited with ${signal ?? `code ${code}`}`));
+        return;
+      }
+      readFile(out, 'utf8')
+        .then(async (text) => {
+          await rm(out, { force: true });
+          resolve(JSON.parse(text) as BenchResult[]);
+        })
+        .catch(reject);
+    });
+  });
+}
+
+async function runInline(file: string): Promise<BenchResult[]> {
+  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: (o: BenchOptions) => Promise<BenchResult[]> };
+  return mod.run({ quick });
+}
+
 async function main(): Promise<void> {
+  const startedAll = performance.now();
   const files = (await readdir(here)).filter((f) => f.endsWith('.bench.ts')).sort();
   const selected = files.filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
   const runs: ModuleRun[] = [];
-  const opts: BenchOptions = { quick };
   for (const file of selected) {
     const started = performance.now();
     process.stderr.write(`bench: ${file}${quick ? ' (quick)' : ''} …\n`);
     try {
-      const mod = (await import(pathToFileURL(join(here, file)).href)) as {
-        run: (o: BenchOptions) => Promise<BenchResult[]>;
-      };
-      const results = await mod.run(opts);
+      const results = inline ? await runInline(file) : await runChild(file);
       runs.push({ module: file, results, seconds: (performance.now() - started) / 1000 });
     } catch (err) {
       const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
       process.stderr.write(`bench: ${file} failed: ${message}\n`);
       runs.push({ module: file, results: [], error: message, seconds: (performance.now() - started) / 1000 });
     }
+    process.stderr.write(`bench: ${file} took ${runs.at(-1)!.seconds.toFixed(1)} s\n`);
   }
-  const machine = {
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-  };
-  const report = { date: new Date().toISOString(), quick, machine, runs };
+  const report = buildReport(runs, (performance.now() - startedAll) / 1000);
   const outPath = quick ? join(here, 'out', 'results.quick.json') : join(here, 'results.json');
   await mkdir(dirname(outPath), { recursive: true });
   await writeFile(outPath, JSON.stringify(report, null, 2) + '\n');
-  printTable(runs);
-  process.stderr.write(`bench: wrote ${outPath}\n`);
+  printTable(report);
+  process.stderr.write(`bench: ${runs.length} modules in ${report.totalSeconds.toFixed(0)} s; wrote ${outPath}\n`);
+  // Only a crash fails the run: a missed target is a finding, reported in the table.
   if (runs.some((r) => r.error)) process.exitCode = 1;
 }
 
-function printTable(runs: ModuleRun[]): void {
-  const rows = runs.flatMap((r) =>
-    r.error
-      ? [{ scenario: `${r.module}: FAILED`, figures: '', ratio: '', target: '', met: '' }]
-      : r.results.map((x) => ({
-          scenario: x.scenario,
-          figures: Object.entries(x.figures)
-            .map(([k, v]) => `${typeof v === 'number' ? formatNumber(v) : v} ${k}`)
-            .join(', '),
-          ratio: x.ratio === undefined ? '' : `${formatNumber(x.ratio)}× ${x.anchor ?? ''}`.trim(),
-          target: x.target ?? '',
-          met: x.met === undefined ? '' : x.met ? 'yes' : 'NO',
-        })),
-  );
+export function buildReport(runs: ModuleRun[], totalSeconds: number): Report {
+  const byScenario = new Map<IssueScenario, (BenchResult & { module: string })[]>();
+  const other: (BenchResult & { module: string })[] = [];
+  for (const run of runs) {
+    for (const r of run.results) {
+      const tagged = { ...r, module: run.module, ...(quick ? { met: undefined } : {}) };
+      const id = scenarioOf(run.module, r);
+      if (id === undefined) other.push(tagged);
+      else byScenario.set(id, [...(byScenario.get(id) ?? []), tagged]);
+    }
+  }
+  const scenarios: ScenarioEntry[] = ([1, 2, 3, 4, 5, 6] as IssueScenario[]).map((id) => {
+    const results = byScenario.get(id) ?? [];
+    const verdicts = results.filter((r) => r.met !== undefined).map((r) => r.met);
+    return { id, title: SCENARIO_TITLES[id], ...(verdicts.length > 0 ? { met: verdicts.every(Boolean) } : {}), results };
+  });
+  return {
+    date: new Date().toISOString(),
+    quick,
+    machine: {
+      node: process.version,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      loadavg1m: Math.round(loadavg()[0]! * 100) / 100,
+    },
+    totalSeconds: Math.round(totalSeconds),
+    scenarios,
+    other,
+    runs: runs.map((r) => ({ module: r.module, seconds: Math.round(r.seconds * 10) / 10, results: r.results.length, ...(r.error ? { error: r.error } : {}) })),
+  };
+}
+
+function printTable(report: Report): void {
+  const row = (id: string, x: BenchResult): Record<string, string> => ({
+    '#': id,
+    scenario: x.scenario,
+    figures: Object.entries(x.figures)
+      .map(([k, v]) => `${typeof v === 'number' ? formatNumber(v) : v} ${k}`)
+      .join(', '),
+    ratio: x.ratio === undefined ? '' : `${formatNumber(x.ratio)}× ${x.anchor ?? ''}`.trim(),
+    target: x.target ?? '',
+    met: x.met === undefined ? '' : x.met ? 'yes' : 'NO',
+  });
+  const rows = [
+    ...report.scenarios.flatMap((s) => s.results.map((x) => row(String(s.id), x))),
+    ...report.other.map((x) => row('', x)),
+    ...report.runs.filter((r) => r.error).map((r) => ({ '#': '', scenario: `${r.module}: FAILED`, figures: r.error!.split('\n')[0]!, ratio: '', target: '', met: '' })),
+  ];
   console.table(rows);
+  for (const s of report.scenarios) {
+    process.stderr.write(`scenario ${s.id}: ${s.results.length === 0 ? 'no results' : s.met === undefined ? 'no verdict' : s.met ? 'met' : 'MISSED'} — ${s.title}\n`);
+  }
 }
 
 export function formatNumber(v: number): string {
@@ -84,4 +197,4 @@ export function formatNumber(v: number): string {
   return v.toFixed(2);
 }
 
-await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -9,6 +9,9 @@ export interface BenchOptions {
   quick: boolean;
 }
 
+/** The scenarios of issue 6 (bench/run.ts groups results by them in results.json and the README). */
+export type IssueScenario = 1 | 2 | 3 | 4 | 5 | 6;
+
 export interface BenchResult {
   /** Scenario label, by payload and chunk size: `'event stage / 8 KiB events / 1–4000 B splits'`. */
   scenario: string;
@@ -19,8 +22,11 @@ export interface BenchResult {
   ratio?: number;
   /** The target the issue names, in words (`'≥ 3× naive'`), and whether it was met. */
   target?: string;
+  /** Whether the target was met; left undefined in quick mode (a smoke run claims nothing). */
   met?: boolean;
   /** The command that reproduces it. */
   command: string;
   notes?: string;
+  /** Which issue-6 scenario this result belongs to (else the runner maps it by module name). */
+  issueScenario?: IssueScenario;
 }

@@ -45,13 +45,16 @@ export class OggOpusDecoder implements AudioDecoder {
   /** Output-rate samples per channel given out in this stream, after pre-skip. */
   #linkOut = 0;
   #out: DecodedAudio = { pcm: [], errors: [] };
+  /** Packets parsed from the current input, decoded once the parse is done. */
+  readonly #pending: OggPacket[] = [];
+  #input: Uint8Array | null = null;
   #failed = false;
 
   constructor(options: OggOpusDecoderOptions = {}) {
     const rate = options.sampleRate ?? OPUS_RATE;
     this.sampleRate = OPUS_NATIVE_RATES.includes(rate) ? rate : OPUS_RATE;
     this.#backend = options.backend;
-    this.#reader = new OggPageReader({ onPacket: (p) => this.#packet(p) });
+    this.#reader = new OggPageReader({ onPacket: (p) => this.#collect(p) });
   }
 
   get format(): PcmFormat | null {
@@ -62,12 +65,33 @@ export class OggOpusDecoder implements AudioDecoder {
     const out: DecodedAudio = { pcm: [], errors: [] };
     this.#out = out;
     if (this.#failed) return out;
+    this.#input = bytes;
+    let fault: unknown = null;
     try {
       this.#reader.push(bytes);
     } catch (error) {
-      this.#fault(error);
+      fault = error;
     }
+    // Packets are parsed first and decoded after, in one tight loop: libopus interleaved with
+    // page parsing measured ~15 % slower (caches), see bench/decode.bench.ts.
+    const pending = this.#pending;
+    try {
+      for (let i = 0; i < pending.length; i++) this.#packet(pending[i]!);
+    } catch (error) {
+      fault ??= error;
+    } finally {
+      pending.length = 0;
+      this.#input = null;
+    }
+    if (fault !== null) this.#fault(fault);
     return out;
+  }
+
+  /** Keeps a packet for decoding after the parse; copied unless it is a view into the input. */
+  #collect(p: OggPacket): void {
+    const input = this.#input;
+    if (input === null || p.data.buffer !== input.buffer) p = { ...p, data: p.data.slice() };
+    this.#pending.push(p);
   }
 
   flush(): DecodedAudio {

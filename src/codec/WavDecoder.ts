@@ -172,11 +172,11 @@ export class WavDecoder implements AudioDecoder {
         continue;
       }
       if (this.hdrLen < this.hdrNeed) continue;
-      this.onHeader(out);
+      this.onHeader();
     }
   }
 
-  private onHeader(out: DecodedAudio): void {
+  private onHeader(): void {
     const h = this.hdr;
     const at = this.hdrOffset;
     if (this.state === 'riff') {

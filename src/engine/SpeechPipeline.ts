@@ -20,13 +20,13 @@ import { AlignmentStore } from '../align/AlignmentStore.js';
 import { DEFAULT_RING_CAPACITY, RingBuffer } from '../buffer/RingBuffer.js';
 import { createDecoder } from '../codec/createDecoder.js';
 import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
-import type { AudioDecoder, AudioFormat, AudioFrame } from '../codec/types.js';
+import type { AudioDecoder, AudioFrame } from '../codec/types.js';
 import { AbortError, CodecError, InvalidOptionError, VoicewireError } from '../errors.js';
 import { SpeechEventScanner, type SpeechEventMeta } from '../events/SpeechEventScanner.js';
-import { Playhead, type PlayheadMode } from '../play/Playhead.js';
+import { Playhead } from '../play/Playhead.js';
 import { WordClock, type WordEvent, type WordRevision } from '../play/WordClock.js';
 import { FrameProducer, type OutputFormat } from './FrameProducer.js';
-import { defaultStageFactory, type FrameStage, type FrameStageFactory, type OutputOptions } from './outputStage.js';
+import { defaultStageFactory, type FrameStage } from './outputStage.js';
 
 import type { SpeechPipelineOptions, SpeechSummary } from './types.js';
 
@@ -301,6 +301,7 @@ export class SpeechPipeline extends Duplex {
 
   /** Decodes one span of validated audio (or, with a full ring, of the event being received). */
   private decodeStep(): boolean {
+    if (this.decodeDone) return false;
     const ring = this.ring;
     const limit = this.held !== null ? ring.totalWritten : Math.min(this.scanner.committedAudio, ring.totalWritten);
     const progressed = this.producer.step(limit, this.queue);

@@ -40,7 +40,9 @@ export interface SpeechEventMeta {
   /** The parsed snapshot carried by this event (null if none). */
   alignment: Alignment | null;
   /** Byte-identical to the previous non-null snapshot of this chunkSeq (not re-parsed; `alignment`
-   * is that earlier object). */
+   * is that earlier object). Only the latest snapshot's bytes are kept (bounded memory), so when
+   * chunks interleave a repeat may come as `false` with an equal, re-parsed object; never a false
+   * `true`. */
   alignmentRepeat: boolean;
   /** ring.totalWritten before this event's audio. */
   audioStart: number;

@@ -14,6 +14,7 @@ import { loadResampler } from '../dsp/Resampler.js';
 import { sendError } from './httpErrors.js';
 import { AttemptCounter, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
 import { handleTts } from './handleTts.js';
+import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
 import { SpeechEngine } from './speech/SpeechEngine.js';
 import { VOICES, type VoiceSpec } from './speech/voices.js';
@@ -196,6 +197,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
   });
   await Promise.all([engine.ready, loadResampler()]);
+  warmEncoders();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });

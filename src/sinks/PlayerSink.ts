@@ -49,6 +49,8 @@ export interface PlayerSinkOptions {
   positionIntervalMs?: number;
   clock?: SinkClock;
   detect?: DetectOptions;
+  /** Environment of the player process. @defaultValue `detect.env`, else `process.env` */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const DEFAULT_LEAD_MS = 60;
@@ -197,7 +199,7 @@ export class PlayerSink extends Writable {
   private spawnPlayer(player: PlayerCommand, format: { sampleRate: number; channels: number }): void {
     const child = spawn(player.command, player.args(format), {
       stdio: ['pipe', 'ignore', 'pipe'],
-      env: { ...process.env, VOICEWIRE_SAMPLE_RATE: String(format.sampleRate), VOICEWIRE_CHANNELS: String(format.channels) },
+      env: { ...(this.options.env ?? this.options.detect?.env ?? process.env), VOICEWIRE_SAMPLE_RATE: String(format.sampleRate), VOICEWIRE_CHANNELS: String(format.channels) },
     });
     this.child = child;
     child.stderr?.setEncoding('utf8');

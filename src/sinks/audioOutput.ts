@@ -137,7 +137,7 @@ export function detectAudioOutput(options: DetectOptions = {}): AudioOutputCheck
   if (platform === 'linux') {
     const cards = readCards(options.cardsPath ?? DEFAULT_CARDS_PATH);
     if (cards !== null && ALSA_CARD_LINE.test(cards)) {
-      const player = pick(['aplay', 'ffplay', 'play']);
+      const player = pick(['aplay', 'play', 'ffplay']);
       if (player) return { ok: true, player, device: 'alsa' };
       return { ok: false, reason: 'a sound card exists but no player was found (install alsa-utils for aplay, or ffmpeg for ffplay)' };
     }

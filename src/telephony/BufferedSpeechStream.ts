@@ -15,6 +15,7 @@ const READ_AHEAD_FRAMES = 4;
 export class BufferedSpeechStream extends Readable implements SpeechStream {
   readonly playhead = { advanceTo: (sample: number): void => this.advanceTo(sample) };
   readonly alignment: { timeline(): readonly SpeechWord[] };
+  readonly alignmentFinal = true;
   private offset = 0;
   private position = 0;
   private nextWord = 0;

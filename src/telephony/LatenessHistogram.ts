@@ -24,6 +24,14 @@ export class LatenessHistogram {
     if (ms > this.maxMs) this.maxMs = ms;
   }
 
+  /** Forgets everything (e.g. after a warm-up). */
+  reset(): void {
+    this.counts.fill(0);
+    this.count = 0;
+    this.maxMs = 0;
+    this.sumMs = 0;
+  }
+
   merge(other: LatenessHistogram): void {
     for (let i = 0; i < LATENESS_BUCKETS; i++) this.counts[i]! += other.counts[i]!;
     this.count += other.count;

@@ -11,9 +11,14 @@ import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { InboundAudio } from './InboundAudio.js';
 import { createClientSpeechSource } from './clientSpeechSource.js';
-import { LatenessHistogram } from './LatenessHistogram.js';
-import { systemClock, type TelephonyClock } from './clock.js';
-import type { SpeechSource, SpeechStream, SpeechWordEvent } from './speechSource.js';
+import { SendPacer } from './SendPacer.js';
+import { resolveCallOptions, type ResolvedCallOptions, type TwilioCallOptions } from './callOptions.js';
+
+import type { CallEndReason, CallState, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
+
+export type { TwilioCallOptions } from './callOptions.js';
+export type { CallEndReason, CallState, TelephonyWordEvent, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
+import type { SpeechSource, SpeechStream } from './speechSource.js';
 import { TELEPHONY_REQUEST_DEFAULTS } from './speechSource.js';
 import {
   checkMediaFormat, clearMessage, markMessage, mediaMessage, parseInboundMessage,
@@ -21,86 +26,10 @@ import {
 } from './twilioMessages.js';
 import { MARK_PREFIX, Utterance, type UtteranceResult, type UtteranceSink } from './Utterance.js';
 
-/** @defaultValue 200 ms of audio buffered at the phone ahead of what it plays. */
-export const DEFAULT_LEAD_MS = 200;
-/** @defaultValue a mark every 5 frames (100 ms), besides those at word starts. */
-export const DEFAULT_MARK_EVERY_FRAMES = 5;
-/** @defaultValue pause when this much is queued in the socket. */
-export const DEFAULT_MAX_SOCKET_BUFFERED_BYTES = 64 * 1024;
-/** Slack over lead + mark spacing before an unechoed phone pauses sending. */
-export const UNACKNOWLEDGED_SLACK_MS = 1000;
-export const DEFAULT_MAX_QUEUED_UTTERANCES = 16;
 const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
-const FRAME_MS = 20;
 const WS_OPEN = 1;
 const WS_NORMAL_CLOSURE = 1000;
 const WS_UNSUPPORTED_DATA = 1003;
-
-export interface TwilioCallOptions {
-  /**
-   * Where speech comes from.
-   * @defaultValue `createClientSpeechSource()`: the voicewire client from `VOICEWIRE_BASE_URL`.
-   */
-  source?: SpeechSource;
-  /** Audio kept buffered at the phone ahead of what it plays. @defaultValue {@link DEFAULT_LEAD_MS} */
-  leadMs?: number;
-  /** A mark after every N frames (0: only at words and the end). @defaultValue 5 */
-  markEveryFrames?: number;
-  /** Marks exactly at known word starts (a frame is split there). @defaultValue true */
-  wordMarks?: boolean;
-  /** Sent-but-unechoed audio that pauses sending. @defaultValue lead + mark spacing + 1000 ms */
-  maxUnacknowledgedMs?: number;
-  /** `socket.bufferedAmount` above which sending (and so the engine) pauses. @defaultValue 64 KiB */
-  maxSocketBufferedBytes?: number;
-  /** Caller audio kept for a slow reader before new audio is dropped. @defaultValue 5 s */
-  maxInboundBufferBytes?: number;
-  /** @defaultValue 16 */
-  maxQueuedUtterances?: number;
-  /** Merged under the request when `speak()` gets text. @defaultValue `{format:'pcm', sample_rate:8000}` */
-  requestDefaults?: Partial<TtsRequest>;
-  /** @defaultValue the system clock */
-  clock?: TelephonyClock;
-}
-
-export type CallEndReason = 'stop' | 'socketClosed' | 'closed' | 'error';
-
-/** The call's life: one discriminated union, changed only by `transition()`. */
-export type CallState =
-  | { status: 'awaitingStart' }
-  | { status: 'idle'; stream: StartInfo }
-  | { status: 'speaking'; stream: StartInfo; utterance: Utterance }
-  | { status: 'ended'; reason: CallEndReason; stream: StartInfo | null; error?: VoicewireError };
-
-export interface TelephonyWordEvent extends SpeechWordEvent {
-  utteranceId: number;
-}
-
-export interface TwilioCallEvents {
-  connected: [];
-  start: [info: StartInfo];
-  word: [word: TelephonyWordEvent];
-  dtmf: [dtmf: { digit: string; track: string }];
-  /** The echo of a mark the bridge did not send (e.g. one the user sent through `sendMark`). */
-  mark: [name: string];
-  utteranceStart: [info: { id: number; request: TtsRequest }];
-  utteranceEnd: [result: UtteranceResult];
-  interrupted: [result: UtteranceResult];
-  warning: [warning: VoicewireError];
-  stateChange: [previous: CallState, next: CallState];
-  close: [info: { reason: CallEndReason; error?: VoicewireError }];
-}
-
-export interface TwilioCallStats {
-  mediaMessages: number;
-  markMessages: number;
-  mediaBytes: number;
-  /** How late paced sends were, in ms. */
-  lateness: LatenessHistogram;
-  /** Times sending paused because the socket had too much queued. */
-  socketPauses: number;
-  /** Most audio (ms) ever sent ahead of the last echoed mark. */
-  maxUnacknowledgedMs: number;
-}
 
 interface QueuedSpeech {
   id: number;
@@ -111,22 +40,13 @@ interface QueuedSpeech {
 export class TwilioCall extends EventEmitter<TwilioCallEvents> {
   /** The caller's audio: s16le, 8 kHz, mono. */
   readonly inbound: InboundAudio;
-  readonly stats: TwilioCallStats = {
-    mediaMessages: 0, markMessages: 0, mediaBytes: 0, lateness: new LatenessHistogram(), socketPauses: 0, maxUnacknowledgedMs: 0,
-  };
+  readonly stats: TwilioCallStats;
   private stateValue: CallState = { status: 'awaitingStart' };
-  private readonly clock: TelephonyClock;
-  private readonly leadMs: number;
-  private readonly maxUnackSamples: number;
-  private readonly maxSocketBuffered: number;
-  private readonly markOptions: { markEveryFrames: number; wordMarks: boolean };
+  private readonly config: ResolvedCallOptions;
   private readonly queue: QueuedSpeech[] = [];
   private streamSidJson = '""';
   private nextUtteranceId = 1;
-  /** Estimated clock time at which the phone finishes what was sent. */
-  private playEnd = Number.NEGATIVE_INFINITY;
-  private timer: unknown = null;
-  private timerDue: number | null = null;
+  private readonly pacer: SendPacer;
   private socketBlocked = false;
   private pumping = false;
   private ending = false;
@@ -136,14 +56,11 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
 
   constructor(readonly socket: WebSocket, private readonly options: TwilioCallOptions = {}) {
     super();
-    this.clock = options.clock ?? systemClock;
-    this.leadMs = positive(options.leadMs ?? DEFAULT_LEAD_MS, 'leadMs', true);
-    const every = positive(options.markEveryFrames ?? DEFAULT_MARK_EVERY_FRAMES, 'markEveryFrames', true);
-    this.markOptions = { markEveryFrames: Math.floor(every), wordMarks: options.wordMarks ?? true };
-    const markSpacingMs = (every === 0 ? 10 : every) * FRAME_MS;
-    const maxUnackMs = positive(options.maxUnacknowledgedMs ?? this.leadMs + markSpacingMs + UNACKNOWLEDGED_SLACK_MS, 'maxUnacknowledgedMs', false);
-    this.maxUnackSamples = Math.max(maxUnackMs, this.leadMs + FRAME_MS) * SAMPLES_PER_MS;
-    this.maxSocketBuffered = positive(options.maxSocketBufferedBytes ?? DEFAULT_MAX_SOCKET_BUFFERED_BYTES, 'maxSocketBufferedBytes', false);
+    this.config = resolveCallOptions(options);
+    this.pacer = new SendPacer(this.config.clock, this.config.leadMs, () => this.pump());
+    this.stats = {
+      mediaMessages: 0, markMessages: 0, mediaBytes: 0, lateness: this.pacer.lateness, socketPauses: 0, maxUnacknowledgedMs: 0,
+    };
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
     this.sink = {
       sendMedia: (mulaw) => {
@@ -184,7 +101,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     if (this.stateValue.status === 'ended' || this.ending) {
       return Promise.resolve(failedResult(id, 'cancelled', new TelephonyError('TELEPHONY_CLOSED', 'the call has ended')));
     }
-    const max = this.options.maxQueuedUtterances ?? DEFAULT_MAX_QUEUED_UTTERANCES;
+    const max = this.config.maxQueuedUtterances;
     if (this.queue.length >= max) {
       return Promise.resolve(failedResult(id, 'cancelled', new InvalidOptionError('maxQueuedUtterances', `more than ${max} utterances queued`)));
     }
@@ -204,7 +121,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     const state = this.stateValue;
     if (state.status !== 'speaking') return null;
     this.sendText(clearMessage(this.streamSidJson));
-    this.playEnd = Number.NEGATIVE_INFINITY; // the phone's buffer is empty now
+    this.pacer.reset(); // the phone's buffer is empty now
     const result = this.finish(state.utterance, 'interrupted');
     this.emit('interrupted', result);
     return result;
@@ -228,10 +145,10 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     const previous = this.stateValue;
     if (previous.status === 'speaking' && (next.status !== 'speaking' || next.utterance !== previous.utterance)) {
       previous.utterance.dispose();
-      this.clearTimer();
+      this.pacer.cancel();
     }
     if (next.status === 'ended') {
-      this.clearTimer();
+      this.pacer.cancel();
       this.socket.off('message', this.onMessage);
       this.socket.off('close', this.onClose);
       this.socket.off('error', this.onSocketError);
@@ -247,7 +164,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     if (state.status !== 'idle' || this.ending) return;
     const queued = this.queue.shift();
     if (queued === undefined) return;
-    const utterance = new Utterance(queued.id, queued.request, this.markOptions, queued.resolve);
+    const utterance = new Utterance(queued.id, queued.request, this.config, queued.resolve);
     this.transition({ status: 'speaking', stream: state.stream, utterance });
     this.emit('utteranceStart', { id: utterance.id, request: queued.request });
     let source: SpeechSource;
@@ -270,7 +187,11 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
         stream.destroy();
         return;
       }
-      utterance.attach(stream, () => this.pump(), (w) => this.emit('word', { ...w, utteranceId: utterance.id }));
+      utterance.attach(stream, {
+        wake: () => this.pump(),
+        word: (w) => this.emit('word', { ...w, utteranceId: utterance.id }),
+        warning: (w) => this.emit('warning', w),
+      });
       this.pump();
     }, (err: unknown) => {
       if (!this.isCurrent(utterance)) return;
@@ -325,53 +246,31 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     if (state.status !== 'speaking') return;
     const utterance = state.utterance;
     if (utterance.stream === null) return; // still starting
-    const timerDue = this.timerDue;
-    this.timerDue = null;
     for (;;) {
       if (this.stateValue !== state) return;
-      if (this.socket.bufferedAmount > this.maxSocketBuffered) {
+      if (this.socket.bufferedAmount > this.config.maxSocketBufferedBytes) {
         if (!this.socketBlocked) this.stats.socketPauses++;
         this.socketBlocked = true; // the send callback wakes us
         return;
       }
-      if (utterance.unacknowledgedSamples >= this.maxUnackSamples) return; // a mark echo wakes us
-      const now = this.clock.now();
-      const due = this.playEnd - this.leadMs;
+      if (utterance.unacknowledgedSamples >= this.config.maxUnacknowledgedSamples) return; // a mark echo wakes us
+      const now = this.config.clock.now();
+      const due = this.pacer.due;
       if (due > now) {
-        this.schedule(due, now);
+        this.pacer.schedule(due, now);
         return;
       }
       const frame = utterance.nextFrame();
       if (frame === null) {
+        this.pacer.idle();
         if (utterance.sourceDone && !utterance.endMarkSent) utterance.sendEndMark(this.sink);
         return; // 'readable' or the end mark's echo wakes us
       }
-      if (timerDue !== null && due === timerDue) this.stats.lateness.record(now - timerDue);
       const samples = utterance.sendFrame(frame, this.sink);
-      this.playEnd = Math.max(this.playEnd, now) + samples / SAMPLES_PER_MS;
+      this.pacer.sent(now, due, samples / SAMPLES_PER_MS);
       const unackMs = utterance.unacknowledgedSamples / SAMPLES_PER_MS;
       if (unackMs > this.stats.maxUnacknowledgedMs) this.stats.maxUnacknowledgedMs = unackMs;
     }
-  }
-
-  private schedule(due: number, now: number): void {
-    this.clearTimer();
-    this.timer = this.clock.setTimeout(this.onTimer, due - now);
-    this.pendingDue = due;
-  }
-  private pendingDue: number | null = null;
-
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.timerDue = this.pendingDue;
-    this.pendingDue = null;
-    this.pump();
-  };
-
-  private clearTimer(): void {
-    if (this.timer !== null) this.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.pendingDue = null;
   }
 
   private sendText(text: string): void {
@@ -381,7 +280,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
 
   private readonly onSent = (err?: Error): void => {
     if (err !== undefined && err !== null) return; // the socket's close/error handler ends the call
-    if (this.socketBlocked && this.socket.bufferedAmount <= this.maxSocketBuffered) {
+    if (this.socketBlocked && this.socket.bufferedAmount <= this.config.maxSocketBufferedBytes) {
       this.socketBlocked = false;
       this.pump();
     }
@@ -454,7 +353,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     const end = utterance.onMarkPlayed(name); // may emit words, whose handlers may interrupt
     if (this.stateValue !== state) return;
     if (end) {
-      this.playEnd = this.clock.now(); // the phone has played everything: re-anchor on the truth
+      this.pacer.anchor(this.config.clock.now()); // the phone has played everything: re-anchor on the truth
       this.finish(utterance, utterance.error === undefined ? 'completed' : 'failed');
     } else {
       this.pump();
@@ -493,13 +392,6 @@ function failedResult(id: number, status: UtteranceResult['status'], error?: Voi
   const r: UtteranceResult = { id, status, heardText: '', heard: [], cut: [], playedSec: 0, sentSec: 0 };
   if (error !== undefined) r.error = error;
   return r;
-}
-
-function positive(value: number, field: string, allowZero: boolean): number {
-  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new InvalidOptionError(field, `${field} must be a finite number ${allowZero ? '≥' : '>'} 0, got ${String(value)}`);
-  }
-  return value;
 }
 
 function rawText(data: RawData): string {

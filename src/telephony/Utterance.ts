@@ -89,9 +89,14 @@ export class Utterance {
     this.markPrefix = `${MARK_PREFIX}${id}:`;
   }
 
-  /** Wires the stream. `wake` is called whenever frames, the end or an error may be available. */
-  attach(stream: SpeechStream, wake: () => void, onWord: (w: SpeechWordEvent) => void): void {
+  /**
+   * Wires the stream. `wake` is called whenever frames, the end or an error may be available;
+   * `word` when the playhead reaches a word; `warning` for the source's non-fatal faults.
+   */
+  attach(stream: SpeechStream, on: { wake(): void; word(w: SpeechWordEvent): void; warning(w: VoicewireError): void }): void {
     this.stream = stream;
+    const wake = (): void => on.wake();
+    const onWarning = (w: VoicewireError): void => on.warning(w);
     const onReadable = (): void => wake();
     const onEnd = (): void => {
       this.sourceDone = true;
@@ -103,13 +108,15 @@ export class Utterance {
     };
     const onWordEvent = (w: SpeechWordEvent): void => {
       this.heard.push(w);
-      onWord(w);
+      on.word(w);
     };
     stream.on('readable', onReadable);
     stream.on('end', onEnd);
     stream.on('error', onError);
     stream.on('word', onWordEvent);
+    stream.on('warning', onWarning);
     this.detachStream = () => {
+      stream.off('warning', onWarning);
       stream.off('readable', onReadable);
       stream.off('end', onEnd);
       stream.off('word', onWordEvent);
@@ -156,7 +163,7 @@ export class Utterance {
       // Audio past the last known word may hold words whose timing has not arrived yet: mark
       // each such frame, so a late word is still heard within one frame.
       const last = words[words.length - 1];
-      uncovered = last === undefined || wordMarkSample(last.end) < b;
+      uncovered = this.stream?.alignmentFinal !== true && (last === undefined || wordMarkSample(last.end) < b);
       if (this.wordCursor > words.length) this.wordCursor = 0; // timeline revised shorter
       while (this.wordCursor < words.length) {
         const p = wordMarkSample(words[this.wordCursor]!.start);

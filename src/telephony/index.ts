@@ -6,10 +6,6 @@
 export {
   TwilioCall,
   attachTwilioMediaStream,
-  DEFAULT_LEAD_MS,
-  DEFAULT_MARK_EVERY_FRAMES,
-  DEFAULT_MAX_SOCKET_BUFFERED_BYTES,
-  DEFAULT_MAX_QUEUED_UTTERANCES,
   type TwilioCallOptions,
   type TwilioCallEvents,
   type TwilioCallStats,
@@ -17,6 +13,13 @@ export {
   type CallEndReason,
   type TelephonyWordEvent,
 } from './TwilioCall.js';
+export {
+  DEFAULT_LEAD_MS,
+  DEFAULT_MARK_EVERY_FRAMES,
+  DEFAULT_MAX_SOCKET_BUFFERED_BYTES,
+  DEFAULT_MAX_QUEUED_UTTERANCES,
+  UNACKNOWLEDGED_SLACK_MS,
+} from './callOptions.js';
 export { createTwilioBridge, type TwilioBridge, type TwilioBridgeOptions } from './TwilioBridgeServer.js';
 export { createClientSpeechSource, type ClientSpeechSourceOptions } from './clientSpeechSource.js';
 export {

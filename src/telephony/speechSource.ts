@@ -30,6 +30,11 @@ export interface SpeechStream extends Readable {
   readonly playhead: { advanceTo(sample: number): void };
   /** The known word timeline, used to place marks exactly at word starts. Optional. */
   readonly alignment?: { timeline(): readonly SpeechWord[] };
+  /**
+   * True when `alignment` is already complete (pre-rendered audio): no word's timing can arrive
+   * late, so frames past the last word need no extra marks.
+   */
+  readonly alignmentFinal?: boolean;
 }
 
 /** Context a source gets for one utterance. */

@@ -67,6 +67,30 @@ describe('voicewire say → local service → engine → WAV', () => {
     }
   });
 
+  it('in a terminal the caption line is redrawn with the word being heard highlighted', async () => {
+    const r = await runSay(['Bright red apples.', '--out', join(dir, 'tty.wav'), '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { stdoutIsTTY: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('\r\x1b[2K\x1b[7mBright\x1b[27m');
+    expect(r.stdout).toContain('\x1b[7mapples\x1b[27m');
+    expect(r.stdout.endsWith('Bright red apples\n')).toBe(true);
+  });
+
+  it('a long input shows progress on stderr while writing the WAV', async () => {
+    const long = 'This is a long input with many words in it, so that the audio lasts longer than a few seconds and progress is shown while it is written.';
+    const r = await runSay([long, '--format', 'pcm', '--out', join(dir, 'long.wav'), '--base-url', service.baseUrl, '--api-key', service.token]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/progress (25|50|75)%/);
+  });
+
+  it('Ctrl-C stops the stream, keeps a valid WAV and exits 130', async () => {
+    const out = join(dir, 'interrupted.wav');
+    const long = 'Interrupt me please. '.repeat(30);
+    const r = await runSay([long, '--format', 'pcm', '--latency', 'balanced', '--realtime', '--out', out, '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { interruptAfterWrites: 1 });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('interrupted');
+    expect(readWavInfo(out).riffSizeOk).toBe(true);
+  });
+
   it('a bad flag is a usage error (exit 2); --help prints the usage', async () => {
     expect((await runSay(['hi', '--format', 'flac'])).code).toBe(2);
     expect((await runSay(['hi', '--captions', 'x.txt'])).code).toBe(2);

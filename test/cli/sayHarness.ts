@@ -11,18 +11,37 @@ export interface SayRun {
   stdoutTimes: Array<{ at: number; text: string }>;
 }
 
-export async function runSay(argv: string[], env: NodeJS.ProcessEnv = {}, stdinText?: string): Promise<SayRun> {
+export interface HarnessOptions {
+  stdoutIsTTY?: boolean;
+  /** Fires the SIGINT handler once stdout has this many writes. */
+  interruptAfterWrites?: number;
+}
+
+export async function runSay(argv: string[], env: NodeJS.ProcessEnv = {}, stdinText?: string, options: HarnessOptions = {}): Promise<SayRun> {
   const out: string[] = [];
   const err: string[] = [];
   const stdoutTimes: SayRun['stdoutTimes'] = [];
   const stdin = new PassThrough();
   if (stdinText !== undefined) stdin.end(stdinText);
+  let interrupt: (() => void) | null = null;
   const io: SayIo = {
-    stdout: { write: (s: string) => { out.push(s); stdoutTimes.push({ at: performance.timeOrigin + performance.now(), text: s }); return true; }, isTTY: false },
+    stdout: {
+      write: (s: string) => {
+        out.push(s);
+        stdoutTimes.push({ at: performance.timeOrigin + performance.now(), text: s });
+        if (out.length === options.interruptAfterWrites) interrupt?.();
+        return true;
+      },
+      isTTY: options.stdoutIsTTY ?? false,
+      columns: 80,
+    },
     stderr: { write: (s: string) => err.push(s), isTTY: false },
     stdin: Object.assign(stdin, { isTTY: stdinText === undefined }),
     env: { PATH: process.env.PATH, ...env },
-    onInterrupt: () => () => undefined,
+    onInterrupt: (fn) => {
+      interrupt = fn;
+      return () => (interrupt = null);
+    },
     now: () => performance.now(),
   };
   const code = await run(argv, io);

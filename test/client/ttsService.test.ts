@@ -119,7 +119,7 @@ describe('speech client against the local service', () => {
   });
 
   it('a stall longer than idleTimeoutMs is an ApiTimeoutError after the audio that came', async () => {
-    const { stream } = await client({ idleTimeoutMs: 200 }).tts.streamWithTimestamps({ text: LONG, format: 'pcm', sample_rate: 16000, latency: 'balanced' }, fault('stall-after=1:5000'));
+    const { stream } = await client({ idleTimeoutMs: 1000 }).tts.streamWithTimestamps({ text: LONG, format: 'pcm', sample_rate: 16000, latency: 'balanced' }, fault('stall-after=2:8000'));
     const out = await drain(stream);
     expect(out.error).toBeInstanceOf(ApiTimeoutError);
     expect(out.samples).toBeGreaterThan(0);

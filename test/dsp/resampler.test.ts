@@ -69,21 +69,21 @@ describe('Resampler (speex, quality 5)', () => {
     expect(b).toEqual(a);
   });
 
-  it('a 1 kHz tone 48 → 8 kHz comes out clean (residual ≤ −60 dB) and in time (no latency shift)', () => {
+  it('a 1 kHz tone 48 → 8 kHz comes out clean (residual ≤ −80 dB) and in time (no latency shift)', () => {
     const y = run(new Resampler(1, 48000, 8000), tone(1000, 48000, 48000), 960);
     const { amp, residual } = residualAfterSine(y, 1000, 8000, 400, 7600);
     expect(Math.abs(db(amp / 0.5))).toBeLessThan(0.1); // passband gain within 0.1 dB
-    expect(db(residual / 0.5)).toBeLessThan(-60);
+    expect(db(residual / 0.5)).toBeLessThan(-80); // measured: −113 dB
     // phase: the fitted sine has no delay, so the output lines up with the input sample for sample
     expect(Math.abs(y[2000]! - 0.5 * Math.sin((2 * Math.PI * 1000 * 2000) / 8000))).toBeLessThan(0.01);
   });
 
-  it('a 5 kHz tone (above the new 4 kHz Nyquist) does not alias into the band: ≤ −40 dB left', () => {
+  it('a 5 kHz tone (above the new 4 kHz Nyquist) does not alias into the band: ≤ −80 dB left', () => {
     const y = run(new Resampler(1, 48000, 8000), tone(5000, 48000, 48000), 960);
     let e = 0;
     for (let i = 400; i < 7600; i++) e += y[i]! ** 2;
     const rms = Math.sqrt(e / 7200);
-    expect(db(rms / (0.5 / Math.SQRT2))).toBeLessThan(-40);
+    expect(db(rms / (0.5 / Math.SQRT2))).toBeLessThan(-80); // measured: −131 dB
   });
 
   it('stereo is resampled per channel, interleaved', () => {

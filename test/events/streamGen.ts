@@ -31,7 +31,8 @@ const segArb = fc
 
 const msgArb: fc.Arbitrary<Msg> = fc.record({
   kind: fc.constant('msg' as const),
-  audio: fc.uint8Array({ maxLength: 40 }),
+  // Mostly short audio; sometimes long enough for the wasm SIMD blocks (≥ 64 base64 characters).
+  audio: fc.oneof({ weight: 4, arbitrary: fc.uint8Array({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.uint8Array({ minLength: 48, maxLength: 400 }) }),
   content: fc.option(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('héllo wörld', 'こんにちは', 'a "quoted" \\ word', 'tab\there')), { nil: undefined }),
   align: fc.constantFrom<AlignKind>('null', 'absent', 'repeat', 'repeat', 'new'),
   segs: fc.array(segArb, { maxLength: 4 }),

@@ -27,8 +27,8 @@ describe('streaming while synthesis runs', () => {
     let emittedBeforeDone = -1;
     const engine = {
       async synthesize(_job: SynthJob, onPiece: (p: SynthPiece) => void): Promise<void> {
-        onPiece({ samples: tone(PIECE), events: [['word', 0, '', 8], ['phoneme', 10, 'h', 8], ['mark', 90, 'e0', 0]] });
-        onPiece({ samples: tone(PIECE), events: [['word', 100, '', 14], ['phoneme', 110, 'w', 14]] });
+        onPiece({ samples: tone(PIECE), events: [['word', 0, '', 8], ['phoneme', 10, 'h', 8]] });
+        onPiece({ samples: tone(PIECE), events: [['mark', 110, 'e0', 0], ['word', 110, '', 14], ['phoneme', 120, 'w', 14]] });
         onPiece({ samples: tone(PIECE), events: [] });
         await gate;
         emittedBeforeDone = emitted.length;

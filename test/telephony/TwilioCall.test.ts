@@ -78,6 +78,21 @@ describe('speaking into a Twilio media stream', () => {
     }
   });
 
+  it('a word whose timing arrives after its audio went out is still heard within a frame', async () => {
+    harness = await startHarness({ source: fixtureSource({ alignmentLagMs: 400 }) });
+    const { peer, call } = await harness.dial();
+    const heard = recordWords(call, () => harness!.clock.now());
+    let done = false;
+    void call.speak(greeting.text).then(() => { done = true; });
+    await harness.runUntil(() => done);
+    expect(heard).toHaveLength(greeting.words.length);
+    for (const { word, at } of heard) {
+      const playedAt = peer.timeOfSample(Math.floor(word.start * RATE))!;
+      expect(at - playedAt).toBeGreaterThanOrEqual(0);
+      expect(at - playedAt).toBeLessThanOrEqual(20);
+    }
+  });
+
   it('word events stay within a frame of the phone with word marks off (marks every frame)', async () => {
     harness = await startHarness({ source: fixtureSource(), wordMarks: false, markEveryFrames: 1 });
     const { peer, call } = await harness.dial();

@@ -119,15 +119,21 @@ describe('endings', () => {
   });
 
   it('speech asked for before start plays once the stream starts', async () => {
-    harness = await startHarness({ source: fixtureSource() });
-    const { peer, call } = await harness.dial();
-    expect(call.state.status).toBe('idle');
+    const source = fixtureSource();
+    harness = await startHarness({ source });
+    const { peer, call } = await harness.dial({ sendStart: false });
+    expect(call.state.status).toBe('awaitingStart');
     const r = call.speak({ text: 'hello', reference_id: 'en' });
+    await harness.settle();
+    expect(source.requests).toHaveLength(0);
+    peer.sendStart();
     let done: UtteranceResult | null = null;
     void r.then((x) => { done = x; });
     await harness.runUntil(() => done !== null);
     expect(done!.status).toBe('completed');
     expect(peer.receivedSamples).toBe(greeting.mulaw.length);
+    // Text requests get the phone-line defaults; a full request keeps its own fields.
+    expect(source.requests[0]).toEqual({ format: 'pcm', sample_rate: 8000, text: 'hello', reference_id: 'en' });
   });
 });
 
@@ -215,8 +221,10 @@ describe('limits', () => {
     for (let i = 0; i < 20; i++) await tick();
     expect(source.streams[0]!.framesRead).toBe(readWhilePaused); // the engine stays paused
     peer.resumeReading();
-    await harness.runUntil(() => done);
+    // The lead covers it all: everything goes out as fast as the socket drains, no clock needed.
+    while (peer.receivedSamples < long.length) await peer.roundTrip();
     expect(peer.audio().equals(Buffer.from(long))).toBe(true);
+    expect(done).toBe(false); // still playing at the phone
   });
 
   it('two calls stay independent: interrupting one leaves the other whole', async () => {

@@ -65,8 +65,11 @@ export class OggPageReader {
   readonly #onPacket: OggPageReaderOptions['onPacket'];
   readonly #onPage: OggPageReaderOptions['onPage'];
   readonly #maxPacketBytes: number;
-  /** Bytes of a page that arrived split across pushes (only then are page bytes copied). */
-  readonly #page = new Uint8Array(OGG_MAX_PAGE_BYTES);
+  /**
+   * Bytes of a page that arrived split across pushes (only then are page bytes copied). Grown on
+   * demand up to {@link OGG_MAX_PAGE_BYTES}, so a reader that never sees a split page stays small.
+   */
+  #page = new Uint8Array(OGG_HEADER_BYTES + MAX_SEGMENTS);
   #pageHave = 0;
   /** A packet spanning pages: its fragments, copied into one growing buffer. */
   #partial = new Uint8Array(0);
@@ -140,9 +143,15 @@ export class OggPageReader {
 
   /** Copies bytes of a page that arrived split; reads it once it is whole. Returns the new index. */
   #accumulate(bytes: Uint8Array, i: number, end: number): number {
-    const page = this.#page;
     const before = this.#pageHave;
-    const take = Math.min(this.#needed() - before, end - i);
+    const needed = this.#needed();
+    if (needed > this.#page.length) {
+      const grown = new Uint8Array(Math.min(OGG_MAX_PAGE_BYTES, Math.max(needed, this.#page.length * 2)));
+      grown.set(this.#page.subarray(0, before));
+      this.#page = grown;
+    }
+    const page = this.#page;
+    const take = Math.min(needed - before, end - i);
     page.set(bytes.subarray(i, i + take), before);
     this.#pageHave += take;
     this.#offset += take;

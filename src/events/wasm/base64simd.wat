@@ -14,37 +14,90 @@
 (module
   (memory (export "memory") 1)
   (func (export "decode") (param $src i32) (param $len i32) (param $dst i32) (result i32)
-    (local $i i32) (local $str v128) (local $hi v128) (local $t v128)
+    (local $i i32) (local $o i32) (local $str v128) (local $hi v128) (local $t v128)
+    (local $lutLo v128) (local $lutHi v128) (local $lutRoll v128)
+    (local $mask0F v128) (local $slash v128) (local $mask00FF v128) (local $mul v128)
+    ;; Constants live in locals: V8 does not hoist v128.const out of the loop.
+    (local.set $lutLo (v128.const i8x16 0x15 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x13 0x1A 0x1B 0x1B 0x1B 0x1A))
+    (local.set $lutHi (v128.const i8x16 0x10 0x10 0x01 0x02 0x04 0x08 0x04 0x08 0x10 0x10 0x10 0x10 0x10 0x10 0x10 0x10))
+    (local.set $lutRoll (v128.const i8x16 0 16 19 4 -65 -65 -71 -71 0 0 0 0 0 0 0 0))
+    (local.set $mask0F (i8x16.splat (i32.const 0x0F)))
+    (local.set $slash (i8x16.splat (i32.const 0x2F)))
+    (local.set $mask00FF (i16x8.splat (i32.const 0xFF)))
+    (local.set $mul (v128.const i16x8 0x1000 1 0x1000 1 0x1000 1 0x1000 1))
+    (local.set $o (local.get $dst))
+    ;; Two blocks per turn (fewer loop branches), then at most one more.
     (block $done
-      (loop $loop
-        (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $len)))
+      (block $tail
+        (loop $loop
+          (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 32)) (local.get $len)))
         (local.set $str (v128.load (i32.add (local.get $src) (local.get $i))))
-        (local.set $hi (i8x16.shr_u (local.get $str) (i32.const 4)))
+        (local.set $hi (v128.and (i16x8.shr_u (local.get $str) (i32.const 4)) (local.get $mask0F)))
         (br_if $done
           (v128.any_true
             (v128.and
-              (i8x16.swizzle
-                (v128.const i8x16 0x15 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x11 0x13 0x1A 0x1B 0x1B 0x1B 0x1A)
-                (v128.and (local.get $str) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
-              (i8x16.swizzle
-                (v128.const i8x16 0x10 0x10 0x01 0x02 0x04 0x08 0x04 0x08 0x10 0x10 0x10 0x10 0x10 0x10 0x10 0x10)
-                (local.get $hi)))))
+              (i8x16.swizzle (local.get $lutLo) (v128.and (local.get $str) (local.get $mask0F)))
+              (i8x16.swizzle (local.get $lutHi) (local.get $hi)))))
         (local.set $str
           (i8x16.add (local.get $str)
-            (i8x16.swizzle
-              (v128.const i8x16 0 16 19 4 -65 -65 -71 -71 0 0 0 0 0 0 0 0)
-              (i8x16.add (local.get $hi)
-                (i8x16.eq (local.get $str) (v128.const i8x16 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F 0x2F))))))
+            (i8x16.swizzle (local.get $lutRoll)
+              (i8x16.add (local.get $hi) (i8x16.eq (local.get $str) (local.get $slash))))))
         ;; 16-bit lanes [b a] -> a<<6 | b
         (local.set $t
           (v128.or
-            (i16x8.shl (v128.and (local.get $str) (v128.const i16x8 0xFF 0xFF 0xFF 0xFF 0xFF 0xFF 0xFF 0xFF)) (i32.const 6))
+            (i16x8.shl (v128.and (local.get $str) (local.get $mask00FF)) (i32.const 6))
             (i16x8.shr_u (local.get $str) (i32.const 8))))
         ;; 32-bit lanes [cd ab] -> ab<<12 | cd
-        (local.set $t (i32x4.dot_i16x8_s (local.get $t) (v128.const i16x8 0x1000 1 0x1000 1 0x1000 1 0x1000 1)))
-        (v128.store
-          (i32.add (local.get $dst) (i32.mul (i32.shr_u (local.get $i) (i32.const 4)) (i32.const 12)))
+        (local.set $t (i32x4.dot_i16x8_s (local.get $t) (local.get $mul)))
+        (v128.store (local.get $o)
           (i8x16.shuffle 2 1 0 6 5 4 10 9 8 14 13 12 0 0 0 0 (local.get $t) (local.get $t)))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
-        (br $loop)))
+        (local.set $o (i32.add (local.get $o) (i32.const 12)))
+        (local.set $str (v128.load (i32.add (local.get $src) (local.get $i))))
+        (local.set $hi (v128.and (i16x8.shr_u (local.get $str) (i32.const 4)) (local.get $mask0F)))
+        (br_if $done
+          (v128.any_true
+            (v128.and
+              (i8x16.swizzle (local.get $lutLo) (v128.and (local.get $str) (local.get $mask0F)))
+              (i8x16.swizzle (local.get $lutHi) (local.get $hi)))))
+        (local.set $str
+          (i8x16.add (local.get $str)
+            (i8x16.swizzle (local.get $lutRoll)
+              (i8x16.add (local.get $hi) (i8x16.eq (local.get $str) (local.get $slash))))))
+        ;; 16-bit lanes [b a] -> a<<6 | b
+        (local.set $t
+          (v128.or
+            (i16x8.shl (v128.and (local.get $str) (local.get $mask00FF)) (i32.const 6))
+            (i16x8.shr_u (local.get $str) (i32.const 8))))
+        ;; 32-bit lanes [cd ab] -> ab<<12 | cd
+        (local.set $t (i32x4.dot_i16x8_s (local.get $t) (local.get $mul)))
+        (v128.store (local.get $o)
+          (i8x16.shuffle 2 1 0 6 5 4 10 9 8 14 13 12 0 0 0 0 (local.get $t) (local.get $t)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (local.set $o (i32.add (local.get $o) (i32.const 12)))
+          (br $loop)))
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $len)))
+        (local.set $str (v128.load (i32.add (local.get $src) (local.get $i))))
+        (local.set $hi (v128.and (i16x8.shr_u (local.get $str) (i32.const 4)) (local.get $mask0F)))
+        (br_if $done
+          (v128.any_true
+            (v128.and
+              (i8x16.swizzle (local.get $lutLo) (v128.and (local.get $str) (local.get $mask0F)))
+              (i8x16.swizzle (local.get $lutHi) (local.get $hi)))))
+        (local.set $str
+          (i8x16.add (local.get $str)
+            (i8x16.swizzle (local.get $lutRoll)
+              (i8x16.add (local.get $hi) (i8x16.eq (local.get $str) (local.get $slash))))))
+        ;; 16-bit lanes [b a] -> a<<6 | b
+        (local.set $t
+          (v128.or
+            (i16x8.shl (v128.and (local.get $str) (local.get $mask00FF)) (i32.const 6))
+            (i16x8.shr_u (local.get $str) (i32.const 8))))
+        ;; 32-bit lanes [cd ab] -> ab<<12 | cd
+        (local.set $t (i32x4.dot_i16x8_s (local.get $t) (local.get $mul)))
+        (v128.store (local.get $o)
+          (i8x16.shuffle 2 1 0 6 5 4 10 9 8 14 13 12 0 0 0 0 (local.get $t) (local.get $t)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (local.set $o (i32.add (local.get $o) (i32.const 12)))
+    )
     (local.get $i)))

@@ -2,17 +2,19 @@
  * `prosody.volume` (dB gain) and `prosody.normalize_loudness`, on Float32 samples in place.
  *
  * Normalisation is a streaming AGC (the stream's end is unknown, so no whole-file pass): the
- * mean square of voiced 10 ms blocks (above a gate) is tracked with a ~1.5 s time constant,
+ * mean square of voiced 10 ms blocks (above a gate) is tracked with a ~0.3 s time constant,
  * starting from espeak's measured speech level, and the gain steers it to {@link TARGET_RMS_DBFS},
- * within ±{@link MAX_AGC_DB}, ramped per block so it never clicks. A peak limiter keeps |x| ≤ 1.
+ * within ±{@link MAX_AGC_DB}, ramped per block so it never clicks. A soft-knee peak limiter keeps |x| < 1.
  */
 export const TARGET_RMS_DBFS = -20;
 /** espeak-ng's typical voiced RMS at its default amplitude (measured: see native-notes/espeak.md). */
-export const ESPEAK_TYPICAL_RMS_DBFS = -18;
+export const ESPEAK_TYPICAL_RMS_DBFS = -20;
 export const MAX_AGC_DB = 12;
 const GATE_DBFS = -45;
+/** Linear level above which the soft limiter bends peaks. */
+const KNEE = 0.9;
 const BLOCK_SEC = 0.01;
-const TIME_CONSTANT_SEC = 1.5;
+const TIME_CONSTANT_SEC = 0.3;
 
 const dbToLin = (db: number): number => Math.pow(10, db / 20);
 
@@ -63,7 +65,9 @@ export class LoudnessStage {
       for (let i = off; i < end; i++) {
         const g = from + ((to - from) * (i - off + 1)) / n;
         const v = x[i]! * g;
-        x[i] = v > 1 ? 1 : v < -1 ? -1 : v;
+        const a = v < 0 ? -v : v;
+        // Soft knee above KNEE: peaks bend towards ±1 instead of clipping hard.
+        x[i] = a <= KNEE ? v : Math.sign(v) * (KNEE + (1 - KNEE) * Math.tanh((a - KNEE) / (1 - KNEE)));
       }
       this.gain = to;
     }

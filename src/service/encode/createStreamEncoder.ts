@@ -25,3 +25,17 @@ export function createStreamEncoder(s: EncoderSettings): StreamEncoder {
 export const AUDIO_MIME: Record<AudioFormat, string> = {
   pcm: 'audio/L16', wav: 'audio/wav', mp3: 'audio/mpeg', opus: 'audio/ogg; codecs=opus',
 };
+
+/**
+ * Loads the encoders' backends once (the native opus addon's first load is ~0.5 s; lamejs builds
+ * its tables), so a warmed service's first request pays nothing for them.
+ */
+export function warmEncoders(): void {
+  const silence = new Int16Array(2048);
+  for (const format of ['opus', 'mp3'] as const) {
+    const enc = createStreamEncoder({ format, sampleRate: 48000, mp3Kbps: 128, opusBitrate: -1000 });
+    enc.start();
+    enc.encode(silence);
+    enc.finish();
+  }
+}

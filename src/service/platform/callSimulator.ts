@@ -77,7 +77,7 @@ class Conversation {
     const spoken = this.speak
       ? await this.speak(text, { ...(voiceId ? { voiceId } : {}), ...(language ? { language } : {}), ...(speed !== undefined ? { speed } : {}) })
       : estimateSpeech(text);
-    const { usage, micros } = speechUsage(spoken, generationId, this.turnId, this.platform.options.rates);
+    const { usage, micros } = speechUsage(spoken, generationId, this.turnId, this.platform.options.rates, this.#id('tts'));
     this.s.costMicros.tts += micros;
     this.s.tts.characters += spoken.characters;
     this.s.tts.audioSeconds = Math.round((this.s.tts.audioSeconds + spoken.audioSeconds) * 1000) / 1000;
@@ -90,7 +90,7 @@ class Conversation {
     const generationId = this.#id('gen');
     if (firstMessage === undefined && firstMessagePrompt !== undefined) {
       const input = estimateTokens(this.#history.join('\n')) + estimateTokens(firstMessagePrompt);
-      const { usage, micros } = llmUsage(this.#llmModel(), generationId, 0, input, estimateTokens(GENERATED_OPENING), this.platform.options.rates);
+      const { usage, micros } = llmUsage(this.#llmModel(), generationId, 0, input, estimateTokens(GENERATED_OPENING), this.platform.options.rates, this.#id('llm'));
       this.s.unattributedUsage.push(usage);
       this.s.costMicros.llm += micros;
       firstMessage = GENERATED_OPENING;
@@ -114,7 +114,7 @@ class Conversation {
         this.#history.push(turn.text);
         const reply = replyText(turns, i + 1);
         const { usage, micros } = llmUsage(this.#llmModel(), generationId, this.turnId,
-          estimateTokens(this.#history.join('\n')), estimateTokens(reply), this.platform.options.rates);
+          estimateTokens(this.#history.join('\n')), estimateTokens(reply), this.platform.options.rates, this.#id('llm'));
         this.s.costMicros.llm += micros;
         this.#push({ type: 'message', role: 'user', content: turn.text, runtime_message_id: this.#id('rtm'), message_generation_id: generationId, llm_usage: usage });
         this.t += Math.round((wordCount(turn.text) / CALLER_WORDS_PER_SECOND) * 1000);
@@ -150,7 +150,7 @@ export function runAnalysis(platform: AgentPlatform, s: SessionRecord, config: J
   const ended = s.endedAt ? Date.parse(s.endedAt) : Number.NEGATIVE_INFINITY;
   // A re-run's finished_at is always newer, even on a clock that did not move.
   const finished = Math.max(platform.options.now(), ended, previous + 1);
-  s.analysis = { status: 'queued', finished_at: null, error: null, summary: null, data: [], criteria_results: [] };
+  // The run is synchronous and deterministic, so `queued` is never observable here.
   s.analysis = analyzeCall(config, s.items, new Date(finished).toISOString(), s.analysisFailure);
   platform.deliverer.deliver(s.sessionId, endpoints, EVENT_CALL_ANALYZED, callAnalyzedPayload(s, s.analysis));
 }
@@ -209,9 +209,10 @@ export async function simulateCall(
   const firstMessageTemplate = configString(config, 'prompt', 'first_message');
   const firstMessage = firstMessageTemplate === undefined ? undefined : fillTemplate(firstMessageTemplate, s.dynamicVariables);
   const startMs = options.now();
-  const finish = async (): Promise<JsonObject> => {
+  const finish = async (error: string | null = null): Promise<JsonObject> => {
     if (plan.waitForDeliveries) await deliverer.settledFor(s.sessionId);
     return {
+      ...(error !== null ? { error } : {}),
       session: sessionDetail(s),
       rendered: { system_prompt: systemPrompt, first_message: firstMessage ?? null },
       conversation_init: conversationInit,
@@ -237,14 +238,15 @@ export async function simulateCall(
   }
   Object.assign(s, { status: 'active', connected: true, startedAt: new Date(startMs).toISOString() });
   const talk = new Conversation(platform, s, config, speak ?? options.speak, systemPrompt, startMs);
+  let failure: string | null = null;
   try {
     await talk.opening(firstMessage, configString(config, 'prompt', 'first_message_prompt'));
     await talk.run(plan.turns);
   } catch (err) {
-    Object.assign(s, { status: 'failed', endReason: 'internal_error', endedAt: new Date(talk.t).toISOString() });
-    throw err;
+    // The speech engine failed mid-call: the call ends as a real one would, with what it had.
+    failure = `speech engine failed: ${(err as Error).message}`;
   }
-  const endReason = plan.endReason ?? (talk.hungUpByAgent ? 'agent_hangup' : 'user_hangup');
+  const endReason = failure !== null ? 'internal_error' : plan.endReason ?? (talk.hungUpByAgent ? 'agent_hangup' : 'user_hangup');
   const durationSeconds = plan.durationSeconds ?? Math.round((talk.t - startMs) / 1000);
   Object.assign(s, {
     endReason, durationSeconds,
@@ -255,7 +257,7 @@ export async function simulateCall(
   s.analysisFailure = plan.analysisError;
   runAnalysis(platform, s, config, endpoints);
   if (endpoints.length > 0) events.push(EVENT_CALL_ANALYZED);
-  return finish();
+  return finish(failure);
 }
 
 /** Re-runs the analysis of a connected session; a new `call.analyzed` supersedes the earlier. */

@@ -19,7 +19,7 @@ export function estimateTokens(text: string): number {
 interface Line { category: string; units: number; rate: string }
 
 function usageObject(
-  billingMode: string, model: string, generationId: string, turnId: number, lines: Line[], rates: PlatformRates,
+  billingMode: string, model: string, generationId: string, turnId: number, lines: Line[], rates: PlatformRates, callId: string,
 ): { usage: UsageObject; micros: bigint } {
   let micros = 0n;
   const tokens: UsageTokens[] = lines.map(({ category, units, rate }) => {
@@ -37,7 +37,7 @@ function usageObject(
       turn_id: turnId,
       call_count: 1,
       usage_complete: true,
-      call_ids: [`${generationId}-call-0`],
+      call_ids: [callId],
       cost_usd: cost,
       billable_cost_usd: cost,
       known_cost_usd: cost,
@@ -48,21 +48,21 @@ function usageObject(
 
 /** LLM usage of one generation: the prompt so far in, the reply out. */
 export function llmUsage(
-  model: string, generationId: string, turnId: number, inputTokens: number, outputTokens: number, rates: PlatformRates,
+  model: string, generationId: string, turnId: number, inputTokens: number, outputTokens: number, rates: PlatformRates, callId: string,
 ): { usage: UsageObject; micros: bigint } {
   return usageObject('tokens', model, generationId, turnId, [
     { category: 'input', units: inputTokens, rate: rates.llmInputPerMillion },
     { category: 'output', units: outputTokens, rate: rates.llmOutputPerMillion },
-  ], rates);
+  ], rates, callId);
 }
 
 /** Speech usage of one spoken message, billed per character, with the audio length it produced. */
 export function speechUsage(
-  speech: SpeechUsage, generationId: string, turnId: number, rates: PlatformRates,
+  speech: SpeechUsage, generationId: string, turnId: number, rates: PlatformRates, callId: string,
 ): { usage: UsageObject; micros: bigint } {
   const out = usageObject('characters', speech.model ?? 'speech', generationId, turnId, [
     { category: 'characters', units: speech.characters, rate: rates.ttsCharactersPerMillion },
-  ], rates);
+  ], rates, callId);
   out.usage['audio_seconds'] = speech.audioSeconds;
   return out;
 }

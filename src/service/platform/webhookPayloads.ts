@@ -39,10 +39,11 @@ export function webhookSession(s: SessionRecord, at: 'dial' | 'end'): WebhookSes
     batch_call_id: null,
     dial_status: outbound ? s.dialStatus : null,
     answered_by: outbound ? s.answeredBy : null,
-    // Rule 6: the dial_finished snapshot of an answered call has no final numbers yet.
+    // Rule 6: the dial_finished snapshot has no final numbers yet. Never-connected reasons
+    // (dial_failed …) are visible only by session retrieval or listing (Errors, rule 6).
     conversation_ended_at: ended ? s.endedAt : null,
     duration_seconds: ended ? s.durationSeconds : null,
-    end_reason: ended || s.dialStatus !== 'answered' ? s.endReason : null,
+    end_reason: ended ? s.endReason : null,
   };
 }
 

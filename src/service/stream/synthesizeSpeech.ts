@@ -47,6 +47,7 @@ export interface SynthesizeOptions {
 }
 
 const MS = 1000;
+const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const INT16_SCALE = 32768;
 const round3 = (x: number): number => Math.round(x * MS) / MS;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -134,7 +135,6 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
       let chunkSamples = 0;
       let current: Alignment | null = null;
       let wordsInSnapshot = 0;
-      const pieces: SynthPiece[] = [];
       const sendPiece = (piece: SynthPiece): void => {
         timer.push(piece.events);
         chunkSamples += piece.samples.length;
@@ -148,17 +148,33 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
             .catch((err: unknown) => { emitFailure ??= err; });
         }
       };
-      // Pieces are handled as they arrive; the last one is held back so that the chunk's final
-      // snapshot and the stream's tail travel on it.
-      await engine.synthesize(
+      // Pieces are handled as they arrive, one per event-loop turn (so that sockets, including an
+      // in-process client's, are served between them); the last one is held back so that the
+      // chunk's final snapshot and the stream's tail travel on it.
+      const queue: SynthPiece[] = [];
+      let synthDone = false;
+      let synthError: unknown = null;
+      let wake: (() => void) | null = null;
+      const poke = (): void => { const w = wake; wake = null; w?.(); };
+      engine.synthesize(
         { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
-        (piece) => {
-          pieces.push(piece);
-          if (pieces.length > 1) sendPiece(pieces.shift()!);
-        },
-      );
+        (piece) => { queue.push(piece); poke(); },
+      ).then(() => { synthDone = true; poke(); }, (err: unknown) => { synthError = err; synthDone = true; poke(); });
+      for (;;) {
+        if (synthError !== null) throw synthError;
+        if (emitFailure !== null) throw emitFailure;
+        if (queue.length > 1 || (queue.length === 1 && synthDone)) {
+          if (queue.length === 1 && synthDone) break;
+          sendPiece(queue.shift()!);
+          await yieldTurn();
+        } else if (synthDone) {
+          break;
+        } else {
+          await new Promise<void>((resolve) => { wake = resolve; });
+        }
+      }
       if (emitFailure !== null) throw emitFailure;
-      const lastPiece = pieces.shift() ?? { samples: new Int16Array(0), events: [] };
+      const lastPiece = queue.shift() ?? { samples: new Int16Array(0), events: [] };
       timer.push(lastPiece.events);
       chunkSamples += lastPiece.samples.length;
       encodePiece(lastPiece.samples, isLastChunk);

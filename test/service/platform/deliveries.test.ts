@@ -21,32 +21,48 @@ const tOf = (header: string) => Number(/t=(\d+)/.exec(header)![1]);
 const events = (r: Receiver) => r.requests.map((q) => q.json.event);
 
 describe('post-call deliveries', () => {
-  it('a failing endpoint (500s) and a hanging one (timeouts) neither delay nor affect another', async () => {
+  it('a failing endpoint (500s) and a stalled one neither delay nor affect another', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
     const failing = await startReceiver(() => ({ status: 500 }));
-    const hanging = await startReceiver(() => 'hang');
+    const stalled = await startReceiver(() => ({ status: 200, after: released }));
     const good = await startReceiver();
-    const { p, agentId } = await setup([failing, hanging, good], ['s-fail', 's-hang', 's-good'], { attempts: 3, backoffMs: [30, 60], timeoutMs: 150 });
+    const { p, agentId } = await setup([failing, stalled, good], ['s-fail', 's-stall', 's-good'], { attempts: 3, backoffMs: [30, 60], timeoutMs: 5_000 });
     const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'outbound', turns: [{ user: 'hello' }] });
     expect(sim.body.webhooks.events).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     await good.waitFor(3);
-    // The good endpoint has every event while the hanging one has not even timed out once.
+    // The good endpoint has every event while the stalled one still holds its first request.
     const sessionId = sim.body.session.session_id;
-    const hangReport = p.platform.deliverer.reports(sessionId).filter((r) => r.url === hanging.url);
-    expect(hangReport[0]!.attempts).toEqual([]);
+    expect(stalled.requests).toHaveLength(1);
+    expect(p.platform.deliverer.reports(sessionId).filter((r) => r.url === stalled.url).map((r) => r.attempts.length)).toEqual([0, 0, 0]);
     expect(events(good)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
+    release();
     await p.platform.settled();
     expect(failing.requests).toHaveLength(9);
-    expect(hanging.requests).toHaveLength(9);
+    expect(events(stalled)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     expect(good.requests).toHaveLength(3);
     const reports = p.platform.deliverer.reports(sessionId);
     expect(reports.filter((r) => r.url === good.url).map((r) => r.state)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(reports.filter((r) => r.url === failing.url).map((r) => r.state)).toEqual(['failed', 'failed', 'failed']);
     expect(reports.filter((r) => r.url === failing.url).flatMap((r) => r.attempts.map((a) => a.status))).toEqual(Array(9).fill(500));
-    expect(reports.filter((r) => r.url === hanging.url).flatMap((r) => r.attempts.map((a) => a.outcome))).toEqual(Array(9).fill('timeout'));
     // Each endpoint is signed with its own secret.
-    for (const [r, secret] of [[failing, 's-fail'], [hanging, 's-hang'], [good, 's-good']] as const) {
+    for (const [r, secret] of [[failing, 's-fail'], [stalled, 's-stall'], [good, 's-good']] as const) {
       const q = r.requests[0]!;
       expect(verifyWebhookSignature({ payload: q.body, header: q.headers[HEADER] as string, secret, now: tOf(q.headers[HEADER] as string) })).toBe(true);
     }
+  });
+
+  it('a receiver that never answers in time is a failed attempt: 3 timeouts, then the next event', async () => {
+    const hanging = await startReceiver(() => 'hang');
+    const { p, agentId } = await setup([hanging], ['s'], { attempts: 3, backoffMs: [10, 10], timeoutMs: 80 });
+    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'outbound', turns: [{ user: 'hi' }], wait_for_deliveries: true });
+    expect(sim.body.deliveries.map((d: any) => [d.event, d.state, d.attempts.map((a: any) => a.outcome)])).toEqual([
+      ['phone_call.dial_finished', 'failed', ['timeout', 'timeout', 'timeout']],
+      ['call.ended', 'failed', ['timeout', 'timeout', 'timeout']],
+      ['call.analyzed', 'failed', ['timeout', 'timeout', 'timeout']],
+    ]);
+    expect(events(hanging)).toEqual([...Array(3).fill('phone_call.dial_finished'), ...Array(3).fill('call.ended'), ...Array(3).fill('call.analyzed')]);
+    expect(new Set(hanging.requests.map((q) => q.body.toString())).size).toBe(3);
   });
 
   it('a failing delivery gets exactly 3 attempts with byte-identical bodies and fresh valid signatures', async () => {

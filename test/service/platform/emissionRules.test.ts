@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseWebhookEvent } from '../../../src/webhooks/index.js';
 import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, steppingClock, type PlatformServer, type Receiver } from './helpers.js';
 
 let p: PlatformServer;
@@ -23,8 +24,10 @@ const ANALYSIS = {
 };
 const hooks = () => ({ webhooks: { post_call: [{ url: r.url, secret: 's' }] } });
 const simulate = (agentId: string, body: object) => p.call('POST', `/v1/agent/agents/${agentId}/simulate`, body);
+/** Every delivered body, after checking the toolkit's parser recognises all of it. */
 const received = async () => {
   await p.platform.settled();
+  for (const q of r.requests) expect(parseWebhookEvent(q.body).unrecognized).toEqual([]);
   return r.requests.map((q) => q.json);
 };
 
@@ -36,7 +39,8 @@ describe('emission rules', () => {
     expect(sim.body.session.usage.cost_usd).toBe('0');
     const got = await received();
     expect(got.map((e) => e.event)).toEqual(['phone_call.dial_finished']);
-    expect(got[0]).toMatchObject({ dial_status: dial, answered_by: null, session: { dial_status: dial, end_reason: 'dial_failed' } });
+    // Never-connected reasons are visible only by session retrieval or listing.
+    expect(got[0]).toMatchObject({ dial_status: dial, answered_by: null, session: { dial_status: dial, end_reason: null, conversation_ended_at: null } });
   });
 
   it.each([['inbound', 'cancelled'], ['web', 'room_join_timeout']])('a never-connected %s session has no call.ended (nor anything else)', async (direction, reason) => {
@@ -159,5 +163,28 @@ describe('analysis outcomes', () => {
     expect(a.criteria_results.map((c: any) => [c.name, c.result])).toEqual([['booking_confirmed', 'success'], ['upsell_dessert', 'failure']]);
     const got = await received();
     expect(got[1].analysis).toMatchObject({ status: 'completed', summary: a.summary, data: a.data, criteria_results: a.criteria_results });
+  });
+});
+
+describe('a speech engine failure mid-call', () => {
+  it('ends the call with internal_error, keeps what was said, and still emits call.ended and call.analyzed', async () => {
+    const rr = await startReceiver();
+    let spoken = 0;
+    const broken = await startPlatform({ delivery: FAST_DELIVERY }, async (text) => {
+      if (++spoken > 1) throw new Error('engine crashed');
+      return { characters: text.length, audioSeconds: 1 };
+    });
+    try {
+      const id = await liveAgent(broken, minimalConfig({ webhooks: { post_call: [{ url: rr.url }] } }));
+      const sim = await broken.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'inbound', turns: [{ user: 'Hi' }, { agent: 'never spoken' }], wait_for_deliveries: true });
+      expect(sim.status).toBe(200);
+      expect(sim.body.error).toBe('speech engine failed: engine crashed');
+      expect(sim.body.session).toMatchObject({ status: 'failed', end_reason: 'internal_error' });
+      expect(sim.body.session.items.map((i: any) => i.role)).toEqual(['assistant', 'user']);
+      expect(rr.requests.map((q) => [q.json.event, q.json.ended_reason ?? null])).toEqual([['call.ended', 'internal_error'], ['call.analyzed', null]]);
+    } finally {
+      await broken.close();
+      await rr.close();
+    }
   });
 });

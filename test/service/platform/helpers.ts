@@ -69,7 +69,9 @@ export interface ReceivedRequest {
 }
 
 /** What the receiver does with the n-th request (0-based): a status, optionally after a delay, or `hang` (never answers). */
-export type ReceiverScript = (n: number, req: ReceivedRequest) => { status: number; body?: string; delayMs?: number } | 'hang';
+export type ReceiverScript = (n: number, req: ReceivedRequest) =>
+  | { status: number; body?: string; delayMs?: number; /** answer only once this settles */ after?: Promise<unknown> }
+  | 'hang';
 
 export interface Receiver {
   url: string;
@@ -101,10 +103,13 @@ export async function startReceiver(script: ReceiverScript = () => ({ status: 20
       const answer = script(n, received);
       if (answer === 'hang') return;
       const send = () => {
+        if (res.destroyed || res.headersSent) return;
         res.writeHead(answer.status, { 'content-type': 'application/json' });
         res.end(answer.body ?? '{}');
       };
-      if (answer.delayMs) {
+      if (answer.after) {
+        void answer.after.then(send, send);
+      } else if (answer.delayMs) {
         const t = setTimeout(() => { timers.delete(t); send(); }, answer.delayMs);
         timers.add(t);
       } else send();

@@ -115,4 +115,38 @@ describe('sessions', () => {
     expect((await p.call('GET', '/v1/agent/sessions?limit=0')).body.reason).toBe('invalid_request');
     expect((await p.call('GET', '/v1/agent/sessions?cursor=%%%')).body.reason).toBe('invalid_cursor');
   });
+
+  it('an opening generated from first_message_prompt is billed as unattributed LLM usage', async () => {
+    const id = await liveAgent(p, { prompt: { system_prompt: 'Be brief.', first_message_prompt: 'Greet warmly.' }, voice: { voice_id: 'v', speaking_language: 'en' } });
+    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'web' });
+    expect(sim.body.session.items[0]).toMatchObject({ role: 'assistant', content: 'Hello! How can I help you today?' });
+    expect(sim.body.session.unattributed_llm_usage).toHaveLength(1);
+    expect(sim.body.session.unattributed_llm_usage[0]).toMatchObject({ billing_mode: 'tokens', turn_id: 0 });
+    expect(sim.body.session).toMatchObject({ direction: null, source: 'api_key', dial_status: null });
+  });
+
+  it('the hang_up_call system tool ends the call from the agent side; later turns never happen', async () => {
+    const id = await liveAgent(p, minimalConfig({ tools: { system_tools: { hang_up_call: true } } }));
+    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, {
+      direction: 'inbound', turns: [{ user: 'bye' }, { tool: 'hang_up_call' }, { user: 'never said' }],
+    });
+    expect(sim.body.session.end_reason).toBe('agent_hangup');
+    expect(sim.body.session.items.map((i: any) => i.type)).toEqual(['message', 'message', 'tool_call', 'tool_result']);
+  });
+
+  it('a simulation body that breaks a rule is a 400 naming the field', async () => {
+    const id = await liveAgent(p, minimalConfig());
+    const cases: Array<[object, string]> = [
+      [{ direction: 'sideways' }, 'direction must be "inbound", "outbound" or "web"'],
+      [{ direction: 'inbound', dial_status: 'busy' }, 'dial_status applies to outbound calls only'],
+      [{ direction: 'outbound', connected: false }, 'an outbound call that never connects is a dial_status other than answered'],
+      [{ end_reason: 'dial_failed' }, expect.stringContaining('end_reason must be one of') as unknown as string],
+      [{ turns: [{ shout: 'x' }] }, 'turns[0] must hold "user", "agent" or "tool"'],
+      [{ duration_seconds: -1 }, 'duration_seconds must be a non-negative integer'],
+    ];
+    for (const [body, message] of cases) {
+      const r = await p.call('POST', `/v1/agent/agents/${id}/simulate`, body);
+      expect(r.body).toEqual({ status: 400, reason: 'invalid_request', message });
+    }
+  });
 });

@@ -32,17 +32,23 @@ describe('receivers built with the toolkit', () => {
   it('absorb a retry that races a slow first attempt: each event is handled exactly once', async () => {
     const handled: WebhookEvent[] = [];
     const statuses: number[] = [];
+    let sawConflict!: () => void;
+    const conflictAnswered = new Promise<void>((r) => { sawConflict = r; });
     const receiver = createWebhookReceiver({
       secret: 'whsec_toolkit',
       store: new MemoryDedupStore(),
       onEvent: async (ev) => {
         handled.push(ev);
-        // The first event's handler outlives the sender's timeout: the sender retries while it runs.
-        if (handled.length === 1) await new Promise((r) => setTimeout(r, 300));
+        // The first event's handler outlives the sender's timeout and runs until the retry has
+        // been answered 409 ("still in flight"); the third attempt then finds it done.
+        if (handled.length === 1) await conflictAnswered;
       },
     });
     const url = await serve((req, res) => {
-      res.on('finish', () => statuses.push(res.statusCode));
+      res.on('finish', () => {
+        statuses.push(res.statusCode);
+        if (res.statusCode === 409) sawConflict();
+      });
       void receiver.nodeHandler(req, res);
     });
     const p = await platform({ attempts: 3, backoffMs: [50, 400], timeoutMs: 150 });

@@ -27,6 +27,8 @@ interface PendingMark {
 }
 
 export interface PeerStart {
+  /** false: connect and send `connected` only; call `sendStart()` later. */
+  sendStart?: boolean;
   streamSid?: string;
   callSid?: string;
   customParameters?: Record<string, string>;
@@ -57,6 +59,13 @@ export class TwilioPeer {
     const peer = new TwilioPeer(ws, clock, streamSid);
     ws.on('message', (data: Buffer) => peer.onMessage(JSON.parse(data.toString('utf8')) as Record<string, unknown>));
     peer.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+    if (start.sendStart !== false) peer.sendStart(start);
+    return peer;
+  }
+
+  sendStart(start: PeerStart = {}): void {
+    const { streamSid } = this;
+    const peer = this;
     peer.send({
       event: 'start',
       sequenceNumber: String(peer.seq++),
@@ -70,7 +79,6 @@ export class TwilioPeer {
         mediaFormat: start.mediaFormat ?? { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },
     });
-    return peer;
   }
 
   send(message: Record<string, unknown>): void {

@@ -25,6 +25,8 @@ export interface FixtureOptions {
   failWith?: Error;
   /** Frames in another format (to check the bridge refuses them). */
   encoding?: AudioFrame['encoding'];
+  /** The timeline only shows words ending this many ms before the audio read so far (late alignment). */
+  alignmentLagMs?: number;
   sampleRate?: number;
 }
 
@@ -40,7 +42,10 @@ export class FixtureSpeechStream extends Readable implements SpeechStream {
   constructor(private readonly opts: Required<Pick<FixtureOptions, 'mulaw' | 'words'>> & FixtureOptions, signal?: AbortSignal) {
     super({ objectMode: true, highWaterMark: 4 });
     const words = opts.words;
-    this.alignment = { timeline: () => words };
+    const lag = opts.alignmentLagMs;
+    this.alignment = {
+      timeline: () => lag === undefined ? words : words.filter((w) => w.end <= this.offset / RATE - lag / 1000),
+    };
     signal?.addEventListener('abort', () => {
       this.aborted = true;
       this.destroy();

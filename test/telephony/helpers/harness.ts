@@ -57,6 +57,7 @@ export async function startHarness(defaults: TwilioCallOptions = {}): Promise<Ha
       peers.push(peer);
       const call = await callPromise;
       await settle();
+      if (start?.sendStart !== false && call.state.status === 'awaitingStart') await once(call, 'start');
       return { peer, call };
     },
     settle,

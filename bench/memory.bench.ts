@@ -1,0 +1,190 @@
+/**
+ * Scenario 6, memory: one stream of 60 minutes of real audio fed as fast as the pipeline takes it
+ * (write until backpressure, resume on 'drain'; frames read as they come). RSS and heap are
+ * sampled after a forced GC at every minute of audio produced; the target is growth ≤ 5 MB from
+ * minute 5 to minute 60. Then the peak memory per concurrent stream: K streams fed round-robin at
+ * once, (peak − baseline) / K, with the default ring and with a telephony-sized ring.
+ *
+ *   npm run bench -- memory
+ *
+ * The stream is generated lazily (bench/lib/speechStream.ts): the opus fixture's packets re-paged
+ * into one continuous Ogg stream (200 ms pages), a chunk_seq per loop with growing alignment
+ * snapshots, so the word timeline grows as it would on a real hour of speech.
+ */
+import { once } from 'node:events';
+import { createSpeechPipeline, type SpeechPipeline } from '../src/engine/SpeechPipeline.js';
+import type { AudioFrame } from '../src/codec/types.js';
+import { cpuMs, gc, hasGc, nextTurn } from './lib/measure.js';
+import { round } from './lib/stats.js';
+import { speechStream, type StreamFormat } from './lib/speechStream.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const COMMAND = 'npm run bench -- memory';
+const MB = 1e6;
+const MIB = 2 ** 20;
+const GROWTH_TARGET_MB = 5;
+const FROM_MINUTE = 5;
+const EVENT_SEC = 0.2;
+
+interface Mark {
+  minute: number;
+  rss: number;
+  heapUsed: number;
+  arrayBuffers: number;
+}
+
+interface LongRun {
+  marks: Mark[];
+  peakRss: number;
+  cpuSec: number;
+  wallSec: number;
+  audioSec: number;
+  words: number;
+  events: number;
+}
+
+function pipelineFor(format: StreamFormat, declaredRate: number | undefined, ringCapacity?: number): SpeechPipeline {
+  return createSpeechPipeline({
+    format,
+    ...(declaredRate !== undefined ? { sampleRate: declaredRate } : {}),
+    ...(ringCapacity !== undefined ? { ringCapacity } : {}),
+  });
+}
+
+/** Writes every event with backpressure; resolves when the pipeline has ended. */
+async function feed(p: SpeechPipeline, events: Iterable<Buffer>): Promise<void> {
+  const ended = once(p, 'end');
+  for (const ev of events) {
+    if (!p.write(ev)) await once(p, 'drain');
+  }
+  p.end();
+  await ended;
+}
+
+async function longStream(format: StreamFormat, minutes: number): Promise<LongRun> {
+  // One second more than asked, so the last minute mark is reached despite the codec's pre-skip.
+  const stream = speechStream({ format, seconds: minutes * 60 + 1, eventSec: EVENT_SEC });
+  const p = pipelineFor(format, stream.declaredRate);
+  const perMinute = stream.sampleRate * 60;
+  const marks: Mark[] = [];
+  let samples = 0;
+  let nextMinute = 1;
+  let peakRss = 0;
+  let frames = 0;
+  let words = 0;
+  p.on('word', () => words++);
+  p.on('data', (f: AudioFrame) => {
+    samples += f.sampleCount;
+    if ((++frames & 255) === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    while (samples >= nextMinute * perMinute) {
+      gc();
+      const m = process.memoryUsage();
+      peakRss = Math.max(peakRss, m.rss);
+      marks.push({ minute: nextMinute, rss: m.rss, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers });
+      nextMinute++;
+    }
+  });
+  let events = 0;
+  const counted = (function* () {
+    for (const e of stream.events) {
+      events++;
+      yield e;
+    }
+  })();
+  const c0 = cpuMs();
+  const w0 = performance.now();
+  await feed(p, counted);
+  return { marks, peakRss, cpuSec: (cpuMs() - c0) / 1000, wallSec: (performance.now() - w0) / 1000, audioSec: samples / stream.sampleRate, words, events };
+}
+
+/**
+ * K streams at once, fed round-robin one event each per turn. Live memory per stream: taken after
+ * a forced GC halfway through (what each open stream holds); peak RSS per stream: the highest RSS
+ * seen above the baseline (garbage included, as the OS sees it), both divided by K.
+ */
+async function concurrentPeak(format: StreamFormat, streams: number, seconds: number, ringCapacity?: number): Promise<{ rssPerStream: number; heapPerStream: number; abPerStream: number }> {
+  gc();
+  await nextTurn();
+  gc();
+  const base = process.memoryUsage();
+  const sources = Array.from({ length: streams }, () => speechStream({ format, seconds, eventSec: EVENT_SEC }));
+  const pipes = sources.map((s) => pipelineFor(format, s.declaredRate, ringCapacity));
+  const ends = pipes.map((p) => once(p, 'end'));
+  for (const p of pipes) p.on('data', () => undefined);
+  const halfway = Math.floor(seconds / EVENT_SEC / 2);
+  let peakRss = 0;
+  let live = { heap: NaN, ab: NaN };
+  const open = new Set(pipes.keys());
+  for (let turn = 0; open.size > 0 && turn < 1_000_000; turn++) {
+    for (const i of [...open]) {
+      const next = sources[i]!.events.next();
+      if (next.done) {
+        pipes[i]!.end();
+        open.delete(i);
+      } else pipes[i]!.write(next.value);
+    }
+    await nextTurn();
+    if (turn === halfway) {
+      gc();
+      const m = process.memoryUsage();
+      live = { heap: m.heapUsed - base.heapUsed, ab: m.arrayBuffers - base.arrayBuffers };
+    }
+    if (turn % 4 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }
+  await Promise.all(ends);
+  return { rssPerStream: (peakRss - base.rss) / streams, heapPerStream: live.heap / streams, abPerStream: live.ab / streams };
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  // Peaks first, in a process whose RSS the long runs have not yet inflated.
+  const streams = opts.quick ? 10 : 100;
+  const seconds = opts.quick ? 5 : 20;
+  for (const [label, ring] of [['default 1 MiB ring', undefined], ['64 KiB ring', 64 * 1024]] as const) {
+    const c = await concurrentPeak('opus', streams, seconds, ring);
+    results.push({
+      scenario: `memory / peak per concurrent stream: ${streams} opus streams at once, ${label}`,
+      figures: {
+        'peak RSS MiB/stream': round(c.rssPerStream / MIB, 3),
+        'live heap KiB/stream': round(c.heapPerStream / 1024, 1),
+        'live ArrayBuffer KiB/stream': round(c.abPerStream / 1024, 1),
+      },
+      command: COMMAND,
+      issueScenario: 6,
+      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; live = after a GC halfway`,
+    });
+  }
+  const minutes = opts.quick ? 2 : 60;
+  const from = opts.quick ? 1 : FROM_MINUTE;
+  const formats: StreamFormat[] = opts.quick ? ['opus'] : ['opus', 'pcm', 'mp3'];
+  for (const format of formats) {
+    const r = await longStream(format, minutes);
+    const a = r.marks.find((m) => m.minute === from);
+    const b = r.marks.find((m) => m.minute === minutes) ?? r.marks.at(-1);
+    if (!a || !b) throw new Error(`memory: no marks at minute ${from}/${minutes} (${r.marks.length} marks)`);
+    const rssGrowth = (b.rss - a.rss) / MB;
+    const heapGrowth = (b.heapUsed - a.heapUsed) / MB;
+    const abGrowth = (b.arrayBuffers - a.arrayBuffers) / MB;
+    results.push({
+      scenario: `memory / one ${minutes}-minute ${format} stream (${EVENT_SEC * 1000} ms events, alignment snapshots) fed as fast as possible`,
+      figures: {
+        [`RSS growth min ${from}→${b.minute} MB`]: round(rssGrowth, 2),
+        [`heap growth min ${from}→${b.minute} MB`]: round(heapGrowth, 2),
+        'ArrayBuffer growth MB': round(abGrowth, 2),
+        'heap growth B/word': Math.round(((b.heapUsed - a.heapUsed) / r.words) * (minutes / (b.minute - a.minute))),
+        'RSS at end MB': round(b.rss / MB, 1),
+        'peak RSS MB': round(r.peakRss / MB, 1),
+        '× real time': Math.round(r.audioSec / r.wallSec),
+        'CPU s': round(r.cpuSec, 1),
+        events: r.events,
+        words: r.words,
+      },
+      target: `RSS and heap growth from minute ${FROM_MINUTE} to 60 ≤ ${GROWTH_TARGET_MB} MB`,
+      ...(opts.quick ? {} : { met: rssGrowth <= GROWTH_TARGET_MB && heapGrowth <= GROWTH_TARGET_MB }),
+      command: COMMAND,
+      issueScenario: 6,
+      ...(hasGc ? {} : { notes: 'run without --expose-gc: marks are not taken after a GC' }),
+    });
+  }
+  return results;
+}

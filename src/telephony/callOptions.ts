@@ -1,0 +1,85 @@
+/**
+ * Options of a bridged call, their defaults, and their checks.
+ */
+import { InvalidOptionError } from '../errors.js';
+import type { TtsRequest } from '../protocol/ttsRequest.js';
+import type { TelephonyClock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { SpeechSource } from './speechSource.js';
+import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+
+/** @defaultValue 200 ms of audio buffered at the phone ahead of what it plays. */
+export const DEFAULT_LEAD_MS = 200;
+/** @defaultValue a mark every 5 frames (100 ms), besides those at word starts. */
+export const DEFAULT_MARK_EVERY_FRAMES = 5;
+/** @defaultValue pause when this much is queued in the socket. */
+export const DEFAULT_MAX_SOCKET_BUFFERED_BYTES = 64 * 1024;
+/** Slack over lead + mark spacing before an unechoed phone pauses sending. */
+export const UNACKNOWLEDGED_SLACK_MS = 1000;
+export const DEFAULT_MAX_QUEUED_UTTERANCES = 16;
+const FRAME_MS = 20;
+const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
+
+export interface TwilioCallOptions {
+  /**
+   * Where speech comes from.
+   * @defaultValue `createClientSpeechSource()`: the voicewire client from `VOICEWIRE_BASE_URL`.
+   */
+  source?: SpeechSource;
+  /** Audio kept buffered at the phone ahead of what it plays. @defaultValue {@link DEFAULT_LEAD_MS} */
+  leadMs?: number;
+  /** A mark after every N frames (0: only at words and the end). @defaultValue 5 */
+  markEveryFrames?: number;
+  /** Marks exactly at known word starts (a frame is split there). @defaultValue true */
+  wordMarks?: boolean;
+  /** Sent-but-unechoed audio that pauses sending. @defaultValue lead + mark spacing + 1000 ms */
+  maxUnacknowledgedMs?: number;
+  /** `socket.bufferedAmount` above which sending (and so the engine) pauses. @defaultValue 64 KiB */
+  maxSocketBufferedBytes?: number;
+  /** Caller audio kept for a slow reader before new audio is dropped. @defaultValue 5 s */
+  maxInboundBufferBytes?: number;
+  /** @defaultValue 16 */
+  maxQueuedUtterances?: number;
+  /** Merged under the request when `speak()` gets text. @defaultValue `{format:'pcm', sample_rate:8000}` */
+  requestDefaults?: Partial<TtsRequest>;
+  /** @defaultValue the system clock */
+  clock?: TelephonyClock;
+}
+
+/** The options with defaults applied, in the units the call works in. */
+export interface ResolvedCallOptions {
+  clock: TelephonyClock;
+  leadMs: number;
+  markEveryFrames: number;
+  wordMarks: boolean;
+  maxUnacknowledgedSamples: number;
+  maxSocketBufferedBytes: number;
+  maxQueuedUtterances: number;
+}
+
+export function resolveCallOptions(options: TwilioCallOptions): ResolvedCallOptions {
+  const leadMs = checked(options.leadMs ?? DEFAULT_LEAD_MS, 'leadMs', true);
+  const every = Math.floor(checked(options.markEveryFrames ?? DEFAULT_MARK_EVERY_FRAMES, 'markEveryFrames', true));
+  const markSpacingMs = (every === 0 ? FALLBACK_MARK_SPACING_FRAMES : every) * FRAME_MS;
+  const maxUnackMs = checked(options.maxUnacknowledgedMs ?? leadMs + markSpacingMs + UNACKNOWLEDGED_SLACK_MS, 'maxUnacknowledgedMs', false);
+  return {
+    clock: options.clock ?? systemClock,
+    leadMs,
+    markEveryFrames: every,
+    wordMarks: options.wordMarks ?? true,
+    // Never below the lead plus a frame, or pacing itself would stall.
+    maxUnacknowledgedSamples: Math.max(maxUnackMs, leadMs + FRAME_MS) * SAMPLES_PER_MS,
+    maxSocketBufferedBytes: checked(options.maxSocketBufferedBytes ?? DEFAULT_MAX_SOCKET_BUFFERED_BYTES, 'maxSocketBufferedBytes', false),
+    maxQueuedUtterances: checked(options.maxQueuedUtterances ?? DEFAULT_MAX_QUEUED_UTTERANCES, 'maxQueuedUtterances', false),
+  };
+}
+
+/** With no periodic marks, the unacknowledged bound still assumes marks this far apart. */
+const FALLBACK_MARK_SPACING_FRAMES = 10;
+
+function checked(value: number, field: string, allowZero: boolean): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new InvalidOptionError(field, `${field} must be a finite number ${allowZero ? '≥' : '>'} 0, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLocalService, type LocalService } from '../../src/service/index.js';
+import { detectAudioOutput } from '../../src/sinks/audioOutput.js';
+import { captionLines, runSay, spokenWords } from './sayHarness.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const standIn = join(root, 'test', 'fixtures', 'player', 'realtime-player.mjs');
+let service: LocalService;
+beforeAll(async () => {
+  service = await startLocalService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+/** The environment of this machine without any player override or sound server. */
+function bareEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['VOICEWIRE_PLAYER', 'VOICEWIRE_PLAYER_LATENCY_MS', 'VOICEWIRE_PLAYER_READY', 'PULSE_SERVER', 'VOICEWIRE_BASE_URL']) delete env[k];
+  return env;
+}
+
+describe('voicewire say --play', () => {
+  const hasDevice = detectAudioOutput({ env: bareEnv() }).ok;
+
+  it.skipIf(hasDevice)('with no sound card exits non-zero with a one-line message, not by a signal', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/cli/voicewire.ts', 'say', 'Hello there.', '--play'], {
+      cwd: root,
+      env: bareEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    let out = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    expect(signal).toBeNull();
+    expect(code).toBe(3);
+    expect(out).toBe('');
+    const lines = err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^voicewire say: cannot play: no sound device .*--out file\.wav/);
+  });
+
+  it('captions follow what a real-time player has consumed, not the bytes written to it', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'vw-play-')), 'player.jsonl');
+    const BUFFER_MS = 120;
+    const text = 'One two three four five.';
+    const r = await runSay([text, '--play', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token], {
+      VOICEWIRE_PLAYER: `${process.execPath} ${standIn}`,
+      VOICEWIRE_PLAYER_LATENCY_MS: String(BUFFER_MS),
+      VOICEWIRE_PLAYER_READY: 'ready',
+      FAKE_PLAYER_BUFFER_MS: String(BUFFER_MS),
+      FAKE_PLAYER_LOG: log,
+    });
+    expect(r.stderr).not.toContain('warning');
+    expect(r.code).toBe(0);
+    const lines = captionLines(r.stdout);
+    expect(lines.map((l) => l.text)).toEqual(spokenWords(text));
+    const blocks = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { sample: number; heardAt: number });
+    const RATE = 16000;
+    /** Wall time at which the player played sample `s`. */
+    const heardAt = (s: number): number => {
+      let b = blocks[0]!;
+      for (const x of blocks) if (x.sample <= s) b = x;
+      return b.heardAt + ((s - b.sample) / RATE) * 1000;
+    };
+    const printed = r.stdoutTimes.filter((t) => t.text.trim() !== '');
+    expect(printed).toHaveLength(lines.length);
+    lines.forEach((line, i) => {
+      const shownAt = printed[i]!.at;
+      const soundAt = heardAt(Math.round(line.start * RATE));
+      // never before the sound (2-decimal rounding and timer jitter aside) …
+      expect(shownAt).toBeGreaterThanOrEqual(soundAt - 60);
+      // … and close behind it
+      expect(shownAt - soundAt).toBeLessThan(150);
+    });
+    // and the captions took real time: the last word came well after the first
+    expect(printed.at(-1)!.at - printed[0]!.at).toBeGreaterThan((lines.at(-1)!.start - lines[0]!.start) * 1000 - 100);
+  });
+});
+
+describe('voicewire say with neither --out nor --play', () => {
+  it('without a sound device paces the captions in real time and hints at --out', async () => {
+    const env = { ...bareEnv(), PATH: process.env.PATH };
+    if (detectAudioOutput({ env }).ok) return; // this machine has a device: covered by the next test
+    const r = await runSay(['One two three.', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token], env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/no sound device .*showing the captions in real time; use --out file\.wav/);
+    const lines = captionLines(r.stdout);
+    expect(lines.map((l) => l.text)).toEqual(['One', 'two', 'three']);
+    const printed = r.stdoutTimes;
+    // real time: the gap between the first and last caption is the gap between their words
+    expect(printed.at(-1)!.at - printed[0]!.at).toBeGreaterThan((lines.at(-1)!.start - lines[0]!.start) * 1000 - 100);
+  });
+
+  it('with a sound device it plays (here: the player named by VOICEWIRE_PLAYER)', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'vw-play-')), 'player.jsonl');
+    const r = await runSay(['Play me.', '--format', 'wav', '--base-url', service.baseUrl, '--api-key', service.token], {
+      VOICEWIRE_PLAYER: `${process.execPath} ${standIn}`,
+      VOICEWIRE_PLAYER_READY: 'ready',
+      FAKE_PLAYER_LOG: log,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('no sound device');
+    expect(captionLines(r.stdout).map((l) => l.text)).toEqual(['Play', 'me']);
+    expect(readFileSync(log, 'utf8').trim().split('\n').length).toBeGreaterThan(0);
+  });
+});
