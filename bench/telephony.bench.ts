@@ -12,6 +12,7 @@
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BufferedSpeechStream } from '../src/telephony/BufferedSpeechStream.js';
 import { LatenessHistogram } from '../src/telephony/LatenessHistogram.js';
@@ -96,6 +97,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const seconds = opts.quick ? QUICK_SECONDS : FULL_SECONDS;
   const out: BenchResult[] = [];
   let best = 0;
+  const loadBefore = loadavg()[0]!;
   for (const calls of steps) {
     const r = await step(calls, seconds);
     const met = r.p99 <= TARGET_P99_MS && r.completed === calls;
@@ -118,7 +120,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     target: `≥ 1 call`,
     met: best > 0,
     command: COMMAND,
-    notes: 'peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory',
+    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; 1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
   return out;
 }

@@ -55,7 +55,8 @@ export function createTtyCaptionRenderer(out: TextOutput & { columns?: number },
   const heard: CaptionWord[] = [];
   let lineKey: string | null = null;
   let lastLine: CaptionCue | null = null;
-  const columns = options.columns ?? (() => out.columns ?? DEFAULT_COLUMNS);
+  // A pseudo-terminal may report 0 columns: treat that as unknown.
+  const columns = options.columns ?? (() => (out.columns !== undefined && out.columns > 0 ? out.columns : DEFAULT_COLUMNS));
 
   const draw = (cue: CaptionCue, current: CaptionWord | null): void => {
     const width = Math.max(1, columns() - 1);
@@ -63,7 +64,7 @@ export function createTtyCaptionRenderer(out: TextOutput & { columns?: number },
     let used = 0;
     for (const w of cue.words) {
       const extra = (parts.length > 0 ? 1 : 0) + w.text.length;
-      if (used + extra > width) break;
+      if (used + extra > width && parts.length > 0) break; // the first word always shows
       used += extra;
       const isCurrent = current !== null && sameWord(w, current);
       const isFuture = current !== null && w.start > current.start;

@@ -89,7 +89,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
     const check = detectAudioOutput({ env: io.env });
     if (check.ok) player = createPlayerSink({ player: check.player, env: io.env });
     else {
-      io.stderr.write(`${PREFIX}no sound device (${check.reason}): showing the captions in real time; use --out file.wav to save the audio\n`);
+      io.stderr.write(`${PREFIX}${check.reason}: showing the captions in real time; use --out file.wav to save the audio\n`);
       player = createRealtimeSink();
     }
   } else if (opts.realtime) {

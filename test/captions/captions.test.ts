@@ -108,5 +108,9 @@ describe('live caption renderers', () => {
     r.word(words[0]!);
     r.word(words[1]!);
     expect(out.chunks.at(-1)).toBe('\r\x1b[2KHello');
+    const tiny = collector();
+    const r2 = createTtyCaptionRenderer(Object.assign(tiny, { columns: 0 }));
+    r2.word(words[0]!);
+    expect(tiny.chunks.at(-1)).toBe('\r\x1b[2K\x1b[7mHello\x1b[27m'); // 0 columns = unknown
   });
 });

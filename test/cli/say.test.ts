@@ -20,7 +20,7 @@ describe('voicewire say → local service → engine → WAV', () => {
   for (const format of ['opus', 'mp3', 'wav', 'pcm'] as const) {
     it(`${format}: the WAV lasts until the words end, and the captions list every word once, in order`, async () => {
       const out = join(dir, `${format}.wav`);
-      const vtt = join(dir, `${format}.vtt`);
+      const vtt = join(dir, format === 'wav' ? `${format}.srt` : `${format}.vtt`); // both caption kinds
       const r = await runSay([TEXT, '--format', format, '--out', out, '--captions', vtt, '--base-url', service.baseUrl, '--api-key', service.token]);
       expect(r.stderr).not.toContain('warning');
       expect(r.code).toBe(0);
@@ -29,7 +29,9 @@ describe('voicewire say → local service → engine → WAV', () => {
       for (let i = 1; i < lines.length; i++) expect(lines[i]!.start).toBeGreaterThanOrEqual(lines[i - 1]!.start);
       const wav = readWavInfo(out);
       expect(wav.riffSizeOk).toBe(true);
-      const lastEnd = Math.max(...vttCueEnds(readFileSync(vtt, 'utf8')));
+      const doc = readFileSync(vtt, 'utf8');
+      expect(doc.startsWith(format === 'wav' ? '1\n00:00:' : 'WEBVTT\n\n')).toBe(true);
+      const lastEnd = Math.max(...vttCueEnds(doc));
       expect(wav.durationSec).toBeGreaterThanOrEqual(lastEnd - 0.03);
       expect(wav.durationSec - lastEnd).toBeLessThan(0.6);
       expect(r.stderr).toMatch(/s of audio, first audio \d+ ms after the request .*, 6 words, wrote /);

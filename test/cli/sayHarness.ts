@@ -86,9 +86,9 @@ export function readWavInfo(path: string): WavInfo {
   };
 }
 
-/** Cue end times of a WebVTT document. */
+/** Cue end times of a WebVTT or SRT document. */
 export function vttCueEnds(doc: string): number[] {
-  return [...doc.matchAll(/--> (\d\d):(\d\d):(\d\d)\.(\d\d\d)/g)].map((m) => Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000);
+  return [...doc.matchAll(/--> (\d\d):(\d\d):(\d\d)[.,](\d\d\d)/g)].map((m) => Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000);
 }
 
 /** The words of a text as the service's alignment gives them (punctuation stripped). */

@@ -91,7 +91,7 @@ describe('voicewire say with neither --out nor --play', () => {
     if (detectAudioOutput({ env }).ok) return; // this machine has a device: covered by the next test
     const r = await runSay(['One two three.', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token], env);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/no sound device .*showing the captions in real time; use --out file\.wav/);
+    expect(r.stderr).toMatch(/no (sound device|player) .*: showing the captions in real time; use --out file\.wav/);
     const lines = captionLines(r.stdout);
     expect(lines.map((l) => l.text)).toEqual(['One', 'two', 'three']);
     const printed = r.stdoutTimes;
@@ -107,7 +107,7 @@ describe('voicewire say with neither --out nor --play', () => {
       FAKE_PLAYER_LOG: log,
     });
     expect(r.code).toBe(0);
-    expect(r.stderr).not.toContain('no sound device');
+    expect(r.stderr).not.toContain('showing the captions in real time');
     expect(captionLines(r.stdout).map((l) => l.text)).toEqual(['Play', 'me']);
     expect(readFileSync(log, 'utf8').trim().split('\n').length).toBeGreaterThan(0);
   });

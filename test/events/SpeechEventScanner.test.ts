@@ -107,7 +107,7 @@ describe('SpeechEventScanner', () => {
   it('a full ring makes feed consume fewer bytes, and resuming gives the same results', () => {
     const body = Array.from({ length: 12 }, (_, i) => good(i, { alignment: i % 2 ? SNAP : null })).join('');
     const expected = runGeneral([Buffer.from(body)]);
-    for (const cap of [4, 7, 16, 31]) {
+    for (const cap of [1, 2, 4, 7, 16, 31]) {
       const r = runScanner([Buffer.from(body)], { ringCapacity: cap, drain: [3, 0, 5] });
       expect({ ...r, repeats: [] }).toEqual(expected);
     }

@@ -115,4 +115,18 @@ describe('the service\'s Ogg Opus and MP3', () => {
     expect(Buffer.from(f.subarray(13, 17)).toString()).toBe('Info'); // MPEG-2.5 mono: 4 + 9
     expect(() => buildLameInfoFrame(8000, 192)).toThrow(RangeError);
   });
+
+  it('opus_bitrate is honoured: 64 kbit/s makes a larger stream than 24 kbit/s', async () => {
+    const text = 'Bitrate matters for the size of this stream.';
+    const low = await postTts(svc, { text, format: 'opus', opus_bitrate: 24000 });
+    const high = await postTts(svc, { text, format: 'opus', opus_bitrate: 64000 });
+    expect(high.audio.length).toBeGreaterThan(1.8 * low.audio.length);
+  });
+
+  it('mp3_bitrate is honoured: 192 kbit/s makes a larger stream than 64 kbit/s', async () => {
+    const text = 'Bitrate matters.';
+    const low = await postTts(svc, { text, format: 'mp3', mp3_bitrate: 64 });
+    const high = await postTts(svc, { text, format: 'mp3', mp3_bitrate: 192 });
+    expect(high.audio.length).toBeGreaterThan(2.5 * low.audio.length);
+  });
 });

@@ -80,4 +80,36 @@ describe('speech endpoint: pcm and wav', () => {
     for (const r of [a, b, c]) expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set([a, b, c].map((r) => r.headers.get('x-request-id'))).size).toBe(3);
   });
+
+  it('two requests at once both complete with their own words', async () => {
+    const [a, b] = await Promise.all([
+      postTts(svc, { text: 'Alpha bravo charlie.', format: 'pcm', sample_rate: 8000 }),
+      postTts(svc, { text: 'Delta echo foxtrot golf.', format: 'wav', sample_rate: 8000 }),
+    ]);
+    expect(finalTimeline(a.events).map((w) => w.text)).toEqual(['Alpha', 'bravo', 'charlie']);
+    expect(finalTimeline(b.events).map((w) => w.text)).toEqual(['Delta', 'echo', 'foxtrot', 'golf']);
+  });
+
+  it('a client that leaves mid-stream stops its synthesis and the service carries on', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`${svc.baseUrl}/v1/tts/stream/with-timestamp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.token}` },
+      body: JSON.stringify({ text: 'This is a long text. '.repeat(40), format: 'pcm', latency: 'balanced', min_chunk_length: 0 }),
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    ac.abort();
+    await reader.read().catch(() => undefined);
+    const r = await postTts(svc, { text: 'Still here.', format: 'pcm' });
+    expect(finalTimeline(r.events).map((w) => w.text)).toEqual(['Still', 'here']);
+  });
+
+  it('latency low makes the first chunk the first clause', async () => {
+    const text = 'Right away now, you hear this. Then the rest of the text follows at its own pace.';
+    const r = await postTts(svc, { text, format: 'pcm', sample_rate: 8000, latency: 'low' });
+    expect(r.events[0]!.content).toBe('Right away now,');
+    expect(finalTimeline(r.events).map((w) => w.text)).toEqual(wordsOf(text));
+  });
 });

@@ -75,3 +75,23 @@ describe('pace', () => {
     expect(fastClock.slept).toBe(0);
   });
 });
+
+describe('speech worker', () => {
+  it('a worker that dies fails its job and is replaced', async () => {
+    const { SpeechEngine } = await import('../../src/service/speech/SpeechEngine.js');
+    const engine = new SpeechEngine();
+    try {
+      await engine.ready;
+      const slots = (engine as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots;
+      const job = { ssml: '<speak>Hello there.</speak>', voice: 'en-us', rate: 175, pitch: 50, range: 50 };
+      const first = engine.synthesize(job, () => undefined);
+      await slots[0]!.worker.terminate();
+      await expect(first).rejects.toThrow(/exited/);
+      let samples = 0;
+      await engine.synthesize(job, (p) => { samples += p.samples.length; });
+      expect(samples).toBeGreaterThan(10_000);
+    } finally {
+      await engine.close();
+    }
+  });
+});

@@ -3,7 +3,7 @@
  * nothing open (the child exits on its own).
  */
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { once, type EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -20,12 +20,22 @@ function runTs(file: string, args: string[] = []) {
   return { child, exited, out: () => out, err: () => err };
 }
 
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20)); // polling a child process's output
-  }
+/** Resolves once `check()` holds, re-checking whenever one of `on` fires (no polling). */
+function waitFor(check: () => boolean, what: string, on: [EventEmitter, string][]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { cleanup(); reject(new Error(`timed out waiting for ${what}`)); }, 20_000);
+    const onEvent = (): void => {
+      if (!check()) return;
+      cleanup();
+      resolve();
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      for (const [emitter, event] of on) emitter.off(event, onEvent);
+    };
+    for (const [emitter, event] of on) emitter.on(event, onEvent);
+    onEvent();
+  });
 }
 
 describe('whole processes', () => {
@@ -42,7 +52,7 @@ describe('whole processes', () => {
   it('the example bridge greets from customParameters and answers a DTMF digit with speech', async () => {
     const run = runTs('examples/twilio-bridge.ts', ['--port', '0']);
     try {
-      await waitFor(() => /twilio bridge: (ws:\/\/\S+)/.test(run.out()), 'the bridge to listen');
+      await waitFor(() => /twilio bridge: (ws:\/\/\S+)/.test(run.out()), 'the bridge to listen', [[run.child.stdout, 'data']]);
       const url = /twilio bridge: (ws:\/\/\S+)/.exec(run.out())![1]!;
       const ws = new WebSocket(url);
       await once(ws, 'open');
@@ -56,17 +66,17 @@ describe('whole processes', () => {
         event: 'start', sequenceNumber: '1', streamSid: 'MZex',
         start: { streamSid: 'MZex', callSid: 'CAex', accountSid: 'AC', tracks: ['inbound'], customParameters: { greeting: 'Welcome to the test line.' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
       }));
-      await waitFor(() => events.filter((e) => e.event === 'media').length >= 3, 'greeting audio');
+      await waitFor(() => events.filter((e) => e.event === 'media').length >= 3, 'greeting audio', [[ws, 'message']]);
       ws.send(JSON.stringify({ event: 'dtmf', sequenceNumber: '2', streamSid: 'MZex', dtmf: { track: 'inbound_track', digit: '5' } }));
       await waitFor(() => {
         const clear = events.findIndex((e) => e.event === 'clear');
         return clear >= 0 && events.slice(clear).some((e) => e.event === 'media');
-      }, 'the answer after the clear');
+      }, 'the answer after the clear', [[ws, 'message']]);
       expect(run.out()).toContain('call CAex started');
       const first = Buffer.from(events.find((e) => e.event === 'media')!.payload!, 'base64');
       expect(first.subarray(0, 4).toString('latin1')).not.toBe('RIFF');
       ws.terminate();
-      await waitFor(() => run.out().includes('call ended'), 'the call to end');
+      await waitFor(() => run.out().includes('call ended'), 'the call to end', [[run.child.stdout, 'data']]);
     } finally {
       run.child.kill('SIGTERM');
     }

@@ -57,6 +57,7 @@ export interface SpeechEngineOptions {
 
 export class SpeechEngine {
   private readonly slots: Slot[] = [];
+  private readonly espeakUrl: string;
   private readonly queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
@@ -65,17 +66,17 @@ export class SpeechEngine {
 
   constructor(options: SpeechEngineOptions = {}) {
     const count = Math.max(1, options.workers ?? 1);
-    const espeakUrl = pathToFileURL(
+    this.espeakUrl = pathToFileURL(
       createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten'),
     ).href;
-    for (let i = 0; i < count; i++) this.slots.push(this.spawn(espeakUrl));
+    for (let i = 0; i < count; i++) this.slots.push(this.spawn());
     this.ready = Promise.all(this.slots.map((s) => s.ready)).then(() => undefined);
     // A failed start is reported through `ready` and every job; never an unhandled rejection.
     this.ready.catch(() => undefined);
   }
 
-  private spawn(espeakUrl: string): Slot {
-    const worker = new Worker(ESPEAK_WORKER_SOURCE, { eval: true, workerData: { espeakUrl } });
+  private spawn(): Slot {
+    const worker = new Worker(ESPEAK_WORKER_SOURCE, { eval: true, workerData: { espeakUrl: this.espeakUrl } });
     worker.unref();
     let markReady!: () => void;
     let markFailed!: (err: Error) => void;
@@ -109,6 +110,18 @@ export class SpeechEngine {
       markFailed(err);
       slot.busy?.reject(err);
       slot.busy = null;
+    });
+    // A worker that dies (wasm abort, out of memory) fails its job and is replaced, so one bad
+    // job never leaves the service without a synthesizer.
+    worker.on('exit', () => {
+      if (this.closed) return;
+      slot.busy?.reject(new Error('speech worker exited'));
+      slot.busy = null;
+      const i = this.slots.indexOf(slot);
+      if (i < 0) return;
+      const fresh = this.spawn();
+      this.slots[i] = fresh;
+      fresh.ready.then(() => this.pump(), () => undefined);
     });
     return slot;
   }
