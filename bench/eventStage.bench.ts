@@ -1,17 +1,24 @@
 /**
- * The event stage (SSE bytes → audio in the ring): SpeechEventScanner vs the naive pipeline
- * (TextDecoder → eventsource-parser → JSON.parse → Buffer.from) on the same input and splits.
+ * Scenario 1, the event stage (SSE bytes → audio in the ring): SpeechEventScanner against the
+ * naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from, bench/naive.ts) on
+ * the same input and the same splits.
  *
- *   node --expose-gc --import tsx -e "import('./bench/eventStage.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures}))))"
+ *   npm run bench -- eventStage
  *
- * Throughput: best of several passes over the whole input, each pass with a fresh stage.
- * Allocation: a window of events in the middle of a stream (steady state), measured with
- * `v8.GCProfiler` (heap: growth + what each GC freed) and `process.memoryUsage().arrayBuffers`
- * (ArrayBuffer bytes; only windows with no GC count).
+ * - Throughput (MB/s of SSE body, events/s): the two stages side by side in alternating rounds
+ *   (bench/lib/measure.ts `interleave`, CPU clock), each pass over the whole input with a fresh
+ *   stage; the ratio is the median of the per-round ratios.
+ * - Allocation per event, steady state (bench/lib/alloc.ts): heap (growth + what GCs freed) and
+ *   ArrayBuffer bytes, over a window in the middle of a long stream. Three alignment kinds, each
+ *   its own input: null; a 200-word snapshot repeated byte for byte (one chunk_seq, so every event
+ *   in the window is a repeat); a 200-word snapshot that changes on every event (reported apart:
+ *   it may allocate in proportion to its size).
  */
-import * as v8 from 'node:v8';
 import { RingBuffer } from '../src/buffer/RingBuffer.js';
 import { SpeechEventScanner } from '../src/events/SpeechEventScanner.js';
+import { allocationPerUnit, type AllocationProbe } from './lib/alloc.js';
+import { interleave } from './lib/measure.js';
+import { round } from './lib/stats.js';
 import { createNaiveStage } from './naive.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -19,8 +26,10 @@ const AUDIO_BYTES_PER_EVENT = 6144; // 8 KiB of base64
 const EVENTS_PER_CHUNK_SEQ = 50;
 const WORDS_IN_ALIGNMENT = 200;
 const RING_CAPACITY = 1 << 20;
-const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/eventStage.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures}))))"';
+const SPEEDUP_TARGET = 5;
+const HEAP_TARGET_BYTES = 1024;
+const COMMAND = 'npm run bench -- eventStage';
+const NAIVE = 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)';
 
 /** mulberry32: a seeded PRNG, so every run sees the same input and splits. */
 function rng(seed: number): () => number {
@@ -37,36 +46,38 @@ function rng(seed: number): () => number {
 const ASCII_TEXT = 'The quick brown fox jumps over the lazy dog while the band plays on the pier at dusk.';
 const NON_ASCII_TEXT = 'Grüße aus Köln — naïve café déjà vu; こんにちは世界、音声合成のテストです。Привет, мир!';
 
+type AlignmentKind = 'null' | 'repeat200' | 'changed200';
+
 interface InputSpec {
   events: number;
   nonAscii: boolean;
-  alignment: 'null' | 'repeat200';
+  alignment: AlignmentKind;
+  /** Events per chunk_seq (a new snapshot at the start of each). */
+  perChunk?: number;
+}
+
+function snapshot(text: string, seq: number, shift: number): unknown {
+  const words = text.split(/\s+/);
+  const segments = [];
+  for (let w = 0; w < WORDS_IN_ALIGNMENT; w++) {
+    const start = w * 0.25 + shift;
+    segments.push({ text: `${words[w % words.length]!.replace(/[.,;!、。]/g, '')}${seq}`, start: +start.toFixed(3), end: +(start + 0.2).toFixed(3) });
+  }
+  return { audio_duration: +(WORDS_IN_ALIGNMENT * 0.25 + shift).toFixed(3), segments };
 }
 
 function buildInput(spec: InputSpec): Buffer {
   const rand = rng(42);
   const audio = Buffer.alloc(AUDIO_BYTES_PER_EVENT);
   const text = spec.nonAscii ? NON_ASCII_TEXT : ASCII_TEXT;
+  const perChunk = spec.perChunk ?? EVENTS_PER_CHUNK_SEQ;
   const parts: string[] = [];
   for (let e = 0; e < spec.events; e++) {
     for (let i = 0; i < audio.length; i++) audio[i] = (rand() * 256) | 0;
-    const seq = Math.floor(e / EVENTS_PER_CHUNK_SEQ);
-    let alignment: unknown = null;
-    if (spec.alignment === 'repeat200') {
-      const words = text.split(/\s+/);
-      const segments = [];
-      for (let w = 0; w < WORDS_IN_ALIGNMENT; w++) {
-        segments.push({ text: `${words[w % words.length]!.replace(/[.,;!、。]/g, '')}${seq}`, start: w * 0.25, end: w * 0.25 + 0.2 });
-      }
-      alignment = { audio_duration: WORDS_IN_ALIGNMENT * 0.25, segments };
-    }
-    const ev = {
-      audio_base64: audio.toString('base64'),
-      content: text,
-      alignment,
-      chunk_seq: seq,
-      chunk_audio_offset_sec: seq * 12.345,
-    };
+    const seq = Math.floor(e / perChunk);
+    const alignment =
+      spec.alignment === 'null' ? null : snapshot(text, seq, spec.alignment === 'changed200' ? (e % perChunk) * 0.001 : 0);
+    const ev = { audio_base64: audio.toString('base64'), content: text, alignment, chunk_seq: seq, chunk_audio_offset_sec: seq * 12.345 };
     parts.push(`data: ${JSON.stringify(ev)}\n\n`);
   }
   return Buffer.from(parts.join(''));
@@ -114,61 +125,24 @@ function naiveStage(): Stage {
   return { feed: (c) => s.feed(c), events: () => s.events };
 }
 
-function timePasses(make: () => Stage, chunks: Buffer[], passes: number): { seconds: number; events: number } {
-  let best = Infinity;
-  let events = 0;
-  for (let p = 0; p < passes; p++) {
-    const stage = make();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < chunks.length; i++) stage.feed(chunks[i]!);
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    if (s < best) best = s;
-    events = stage.events();
-  }
-  return { seconds: best, events };
+function wholePass(make: () => Stage, chunks: Buffer[]): number {
+  const stage = make();
+  for (const c of chunks) stage.feed(c);
+  return stage.events();
 }
 
-const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
-
-/** Heap and ArrayBuffer bytes allocated per event over a steady-state window. */
-function allocation(make: () => Stage, chunks: Buffer[]): { heap: number; arrayBuffers: number } {
-  const heaps: number[] = [];
-  const abs: number[] = [];
-  const warm = Math.floor(chunks.length / 4);
-  // One full pass first, so that the window measures optimised code (baseline code allocates).
-  const warmup = make();
-  for (const c of chunks) warmup.feed(c);
-  for (let attempt = 0; attempt < 8; attempt++) {
+function probe(make: () => Stage, chunks: Buffer[]): () => AllocationProbe {
+  return () => {
     const stage = make();
-    for (let i = 0; i < warm; i++) stage.feed(chunks[i]!);
-    const window = chunks.slice(warm, warm + Math.max(1, Math.floor(chunks.length / (8 << Math.min(attempt, 5)))));
-    gc?.();
-    gc?.(); // the second one lets the first one's ArrayBuffer sweeping finish
-    const e0 = stage.events();
-    const profiler = new v8.GCProfiler();
-    const ab0 = process.memoryUsage().arrayBuffers;
-    profiler.start();
-    const h0 = v8.getHeapStatistics().used_heap_size;
-    // An indexed loop: this function runs unoptimised, and for-of would allocate an iterator
-    // result per chunk inside the window.
-    for (let i = 0; i < window.length; i++) stage.feed(window[i]!);
-    const h1 = v8.getHeapStatistics().used_heap_size;
-    const stats = profiler.stop();
-    const ab1 = process.memoryUsage().arrayBuffers;
-    const events = stage.events() - e0;
-    if (events === 0) continue;
-    let freed = 0;
-    for (const g of stats?.statistics ?? []) freed += g.beforeGC.heapStatistics.usedHeapSize - g.afterGC.heapStatistics.usedHeapSize;
-    heaps.push((h1 - h0 + freed) / events);
-    if ((stats?.statistics.length ?? 0) === 0) abs.push((ab1 - ab0) / events);
-    if (abs.length >= 3) break;
-  }
-  // The least of the windows: JIT compilation and deopts during a window only ever add to it.
-  const least = (xs: number[]): number => (xs.length === 0 ? NaN : Math.min(...xs));
-  // ArrayBuffers are freed by a concurrent sweeper after a GC, which can shrink a window's delta:
-  // take their median.
-  const median = (xs: number[]): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
-  return { heap: least(heaps), arrayBuffers: Math.max(0, median(abs)) };
+    let i = 0;
+    return {
+      step() {
+        const before = stage.events();
+        stage.feed(chunks[i++ % chunks.length]!);
+        return stage.events() - before;
+      },
+    };
+  };
 }
 
 interface Scenario {
@@ -178,57 +152,101 @@ interface Scenario {
   max: number;
 }
 
+const SPLITS: [string, number, number][] = [
+  ['1–64 B splits', 1, 64],
+  ['1–4000 B splits', 1, 4000],
+  ['16–64 KiB splits', 16384, 65536],
+];
+
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
-  const events = opts.quick ? 120 : 1000;
-  const passes = opts.quick ? 1 : 10;
-  const scenarios: Scenario[] = [
-    { label: '8 KiB events, ASCII, null alignment / 1–4000 B splits', input: { events, nonAscii: false, alignment: 'null' }, min: 1, max: 4000 },
-    // Fewer events at 1–64 B: ~250 chunks per event makes each pass long.
-    { label: '8 KiB events, ASCII, null alignment / 1–64 B splits', input: { events: Math.ceil(events / 3), nonAscii: false, alignment: 'null' }, min: 1, max: 64 },
-    { label: '8 KiB events, ASCII, null alignment / 16–64 KiB splits', input: { events, nonAscii: false, alignment: 'null' }, min: 16384, max: 65536 },
-    { label: '8 KiB events, non-ASCII, null alignment / 1–4000 B splits', input: { events, nonAscii: true, alignment: 'null' }, min: 1, max: 4000 },
-    { label: '8 KiB events, 200-word alignment repeated / 1–4000 B splits', input: { events, nonAscii: false, alignment: 'repeat200' }, min: 1, max: 4000 },
-    { label: '8 KiB events, non-ASCII, 200-word alignment repeated / 1–4000 B splits', input: { events, nonAscii: true, alignment: 'repeat200' }, min: 1, max: 4000 },
-  ];
+  const events = opts.quick ? 120 : 600;
+  const rounds = opts.quick ? 2 : 6;
+  const minSampleMs = opts.quick ? 20 : 60;
+  const scenarios: Scenario[] = [];
+  for (const [label, min, max] of SPLITS) {
+    scenarios.push({ label: `8 KiB events, ASCII, null alignment / ${label}`, input: { events, nonAscii: false, alignment: 'null' }, min, max });
+    scenarios.push({ label: `8 KiB events, non-ASCII, null alignment / ${label}`, input: { events, nonAscii: true, alignment: 'null' }, min, max });
+  }
+  scenarios.push({ label: '8 KiB events, ASCII, 200-word snapshot repeated / 1–4000 B splits', input: { events, nonAscii: false, alignment: 'repeat200' }, min: 1, max: 4000 });
+  scenarios.push({ label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 1–64 B splits', input: { events, nonAscii: true, alignment: 'repeat200' }, min: 1, max: 64 });
+  scenarios.push({ label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 16–64 KiB splits', input: { events, nonAscii: true, alignment: 'repeat200' }, min: 16384, max: 65536 });
+
   const results: BenchResult[] = [];
   for (const sc of scenarios) {
     const input = buildInput(sc.input);
     const chunks = split(input, sc.min, sc.max, 7);
     const mb = input.length / 1e6;
-    // Alternate the two, best of each: on a shared machine, load comes and goes.
-    let fast = { seconds: Infinity, events: 0 };
-    let naive = { seconds: Infinity, events: 0 };
-    for (let p = 0; p < passes; p++) {
-      const f = timePasses(scannerStage, chunks, 1);
-      const n = timePasses(naiveStage, chunks, 1);
-      if (f.seconds < fast.seconds) fast = f;
-      if (n.seconds < naive.seconds) naive = n;
-    }
-    if (fast.events !== naive.events) throw new Error(`event count differs: ${fast.events} vs ${naive.events}`);
-    const fa = allocation(scannerStage, chunks);
-    const na = allocation(naiveStage, chunks);
-    const speedup = naive.seconds / fast.seconds;
-    const allocRatio = (fa.heap + fa.arrayBuffers) / (na.heap + na.arrayBuffers);
+    const check = [wholePass(scannerStage, chunks), wholePass(naiveStage, chunks)];
+    if (check[0] !== check[1] || check[0] !== sc.input.events) throw new Error(`event count differs: ${check.join(' vs ')}`);
+    const t = await interleave(
+      [
+        { name: 'naive', run: () => wholePass(naiveStage, chunks) },
+        { name: 'scanner', run: () => wholePass(scannerStage, chunks) },
+      ],
+      { rounds, minSampleMs, clock: 'cpu' },
+    );
+    // Allocation: one chunk_seq for the whole stream, so after the first event every snapshot in
+    // the window is a byte-identical repeat (or every one null).
+    const allocInput = split(buildInput({ ...sc.input, perChunk: sc.input.events }), sc.min, sc.max, 11);
+    const steps = allocInput.length;
+    const allocOpts = { warmSteps: Math.floor(steps / 4), windowSteps: Math.max(1, Math.floor(steps / 2)) };
+    const fa = await allocationPerUnit(probe(scannerStage, allocInput), allocOpts);
+    const na = await allocationPerUnit(probe(naiveStage, allocInput), allocOpts);
+    const speedup = 1 / t.ratio['scanner']!;
+    const met = speedup >= SPEEDUP_TARGET && fa.heapPerUnit <= HEAP_TARGET_BYTES && fa.arrayBuffersPerUnit === 0;
     results.push({
       scenario: `event stage / ${sc.label}`,
       figures: {
-        'scanner MB/s': Math.round(mb / fast.seconds),
-        'naive MB/s': Math.round(mb / naive.seconds),
-        'scanner events/s': Math.round(fast.events / fast.seconds),
-        'naive events/s': Math.round(naive.events / naive.seconds),
-        'scanner heap B/event': Math.round(fa.heap),
-        'naive heap B/event': Math.round(na.heap),
-        'scanner ArrayBuffer B/event': Math.round(fa.arrayBuffers),
-        'naive ArrayBuffer B/event': Math.round(na.arrayBuffers),
-        'speedup ×': Number(speedup.toFixed(2)),
-        'alloc ratio': Number(allocRatio.toFixed(3)),
+        'scanner MB/s': Math.round(mb / (t.ms['scanner']! / 1000)),
+        'naive MB/s': Math.round(mb / (t.ms['naive']! / 1000)),
+        'scanner events/s': Math.round(sc.input.events / (t.ms['scanner']! / 1000)),
+        'naive events/s': Math.round(sc.input.events / (t.ms['naive']! / 1000)),
+        'scanner heap B/event': Math.round(fa.heapPerUnit),
+        'scanner ArrayBuffer B/event': round(fa.arrayBuffersPerUnit, 1),
+        'naive heap B/event': Math.round(na.heapPerUnit),
+        'naive ArrayBuffer B/event': round(na.arrayBuffersPerUnit, 1),
       },
-      anchor: 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)',
-      ratio: Number(speedup.toFixed(2)),
-      target: '≥ 3× naive throughput and ≤ ¼ of its allocation per event',
-      met: opts.quick ? undefined : speedup >= 3 && allocRatio <= 0.25,
+      anchor: 'naive (throughput)',
+      ratio: round(speedup, 2),
+      target: `≥ ${SPEEDUP_TARGET}× naive throughput; ≤ 1 KiB heap and 0 ArrayBuffer B per event`,
+      ...(opts.quick ? {} : { met }),
       command: COMMAND,
-      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB${gc ? '' : ' (no --expose-gc: allocation figures are noisy)'}`,
+      issueScenario: 1,
+      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; CPU clock`,
+    });
+  }
+
+  // A snapshot that changes on every event: allocation in proportion to its size, reported apart.
+  for (const nonAscii of [false, true]) {
+    const input = buildInput({ events, nonAscii, alignment: 'changed200', perChunk: events });
+    const chunks = split(input, 1, 4000, 13);
+    const snapshotBytes = JSON.stringify(snapshot(nonAscii ? NON_ASCII_TEXT : ASCII_TEXT, 0, 0.001)).length;
+    const allocOpts = { warmSteps: Math.floor(chunks.length / 4), windowSteps: Math.max(1, Math.floor(chunks.length / 2)) };
+    const fa = await allocationPerUnit(probe(scannerStage, chunks), allocOpts);
+    const na = await allocationPerUnit(probe(naiveStage, chunks), allocOpts);
+    const t = await interleave(
+      [
+        { name: 'naive', run: () => wholePass(naiveStage, chunks) },
+        { name: 'scanner', run: () => wholePass(scannerStage, chunks) },
+      ],
+      { rounds, minSampleMs, clock: 'cpu' },
+    );
+    results.push({
+      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, 200-word snapshot CHANGED on every event / 1–4000 B splits`,
+      figures: {
+        'scanner heap B/event': Math.round(fa.heapPerUnit),
+        'scanner heap B per snapshot byte': round(fa.heapPerUnit / snapshotBytes, 2),
+        'scanner ArrayBuffer B/event': round(fa.arrayBuffersPerUnit, 1),
+        'naive heap B/event': Math.round(na.heapPerUnit),
+        'snapshot JSON bytes': snapshotBytes,
+        'scanner MB/s': Math.round(input.length / 1e6 / (t.ms['scanner']! / 1000)),
+        'naive MB/s': Math.round(input.length / 1e6 / (t.ms['naive']! / 1000)),
+      },
+      anchor: 'naive (throughput)',
+      ratio: round(1 / t.ratio['scanner']!, 2),
+      command: COMMAND,
+      issueScenario: 1,
+      notes: 'changed snapshots are parsed (they must be): allocation in proportion to the snapshot, no target',
     });
   }
   return results;

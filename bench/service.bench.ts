@@ -52,13 +52,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const iterations = opts.quick ? 3 : 20;
   const results: BenchResult[] = [];
   try {
+    const only = process.env.SERVICE_BENCH_FORMAT;
     const formats: [string, object][] = [
       ['pcm 22.05 kHz', { format: 'pcm', sample_rate: 22050 }],
       ['pcm 44.1 kHz', { format: 'pcm' }],
       ['opus 48 kHz', { format: 'opus' }],
       ['mp3 44.1 kHz', { format: 'mp3' }],
     ];
-    for (const [label, extra] of formats) {
+    for (const [label, extra] of formats.filter(([l]) => !only || l.startsWith(only))) {
       const body = { text: SENTENCE, latency: 'normal', ...extra };
       for (let w = 0; w < 2; w++) await once(svc.baseUrl, svc.token, body); // warm-up
       const runs: Timing[] = [];

@@ -14,7 +14,7 @@ import { Framer } from '../src/codec/Framer.js';
 import type { PcmFrame } from '../src/codec/types.js';
 import { ConversionStage } from '../src/dsp/ConversionStage.js';
 import { loadResampler } from '../src/dsp/Resampler.js';
-import { fixtureBytes, medianCpuMs, opusPackets, runPipelineOnce, sseBody } from './decode.bench.js';
+import { fixtureBytes, medianCpuMs, opusPackets, repeat, runPipelineOnce, sseBody } from './decode.bench.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
@@ -46,9 +46,8 @@ function corePath(ogg: Uint8Array, decodeRate: number): number {
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   await loadResampler();
   const one = fixtureBytes('opus/chained.opus');
-  const repeat = opts.quick ? 2 : 8;
-  const ogg = new Uint8Array(one.length * repeat);
-  for (let i = 0; i < repeat; i++) ogg.set(one, i * one.length);
+  const times = opts.quick ? 2 : 8;
+  const ogg = repeat(one, times);
   const audioSec = opusPackets(ogg).length * PACKET_SEC;
   const body = sseBody(ogg);
   const samples = opts.quick ? 3 : 7;

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,15 @@ describe('packaging (slow, bounded)', () => {
   it('npm pack → install into a temp project offline → npx voicewire --help runs and every subpath export imports', { timeout: 240_000 }, () => {
     const tmp = mkdtempSync(join(tmpdir(), 'vw-pack-'));
     try {
-      // `npm pack` runs `prepare` (the build) first: a tree that does not build fails here.
-      const pack = spawnSync(NPM, ['pack', '--pack-destination', tmp, '--json'], { cwd: root, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+      // Pack a copy of the package, so its build never rewrites the dist/ other tests may be
+      // reading. `npm pack` runs `prepare` (the build) first: a tree that does not build fails here.
+      const pkg = join(tmp, 'package');
+      mkdirSync(pkg);
+      for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes']) {
+        if (existsSync(join(root, entry))) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+      }
+      symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+      const pack = spawnSync(NPM, ['pack', '--pack-destination', tmp, '--json'], { cwd: pkg, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
       expect(pack.status, `npm pack failed:\n${pack.stderr}\n${pack.stdout}`).toBe(0);
       const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
       const files = packed!.files.map((f) => f.path);

@@ -5,11 +5,15 @@
  *   (`v8.GCProfiler`), so a scavenge in the middle does not hide allocation.
  * - ArrayBuffer: growth of `process.memoryUsage().arrayBuffers` over a window in which no GC ran
  *   (a GC frees backing stores and would hide allocation); the window shrinks until one is clean.
- * The median over the clean attempts is reported.
+ * The median over the clean attempts is reported. The work runs synchronously inside the window
+ * (no awaits), so nothing else in the process allocates meanwhile.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as v8 from 'node:v8';
 import { gc, hasGc } from './measure.js';
 import { median } from './stats.js';
+
+const SWEEP_WAIT_MS = 15;
 
 export interface AllocationProbe {
   /** Does one step of work; returns how many units (events, frames) it completed. */
@@ -33,7 +37,7 @@ export interface AllocationResult {
   exposeGc: boolean;
 }
 
-export function allocationPerUnit(make: () => AllocationProbe, opts: AllocationOptions): AllocationResult {
+export async function allocationPerUnit(make: () => AllocationProbe, opts: AllocationOptions): Promise<AllocationResult> {
   const heaps: number[] = [];
   const abs: number[] = [];
   let window = opts.windowSteps;
@@ -41,6 +45,9 @@ export function allocationPerUnit(make: () => AllocationProbe, opts: AllocationO
     const probe = make();
     for (let i = 0; i < opts.warmSteps; i++) probe.step();
     gc();
+    // ArrayBuffer backing stores are freed by a concurrent sweeper after the GC: let it finish, or
+    // its late frees would land in the window and hide allocation.
+    await sleep(SWEEP_WAIT_MS);
     const profiler = new v8.GCProfiler();
     const ab0 = process.memoryUsage().arrayBuffers;
     profiler.start();

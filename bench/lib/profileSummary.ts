@@ -3,7 +3,9 @@
  * group (voicewire src/, node internals, dependencies, GC, idle), top first.
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx <script>
- *   node --import tsx bench/lib/profileSummary.ts /tmp/prof/<file>.cpuprofile [top=25]
+ *   node --import tsx bench/lib/profileSummary.ts /tmp/prof/*.cpuprofile [--top=25]
+ *
+ * (Several files: each is summarised; with tsx there is one per thread, the loader's is tiny.)
  */
 import { readFileSync } from 'node:fs';
 
@@ -61,12 +63,17 @@ export function summarizeProfile(profile: Profile, top = 25): { functions: Profi
 }
 
 if (process.argv[1]?.endsWith('profileSummary.ts')) {
-  const file = process.argv[2];
-  if (!file) throw new Error('usage: profileSummary.ts <file.cpuprofile> [top]');
-  const s = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(process.argv[3] ?? 25));
-  console.log(`total ${s.totalMs} ms sampled`);
-  console.log('\nby group (self time):');
-  for (const l of s.groups) console.log(`${String(l.share).padStart(5)} %  ${String(l.ms).padStart(6)} ms  ${l.name}`);
-  console.log('\nby function (self time):');
-  for (const l of s.functions) console.log(`${String(l.share).padStart(5)} %  ${String(l.ms).padStart(6)} ms  ${l.name}`);
+  const args = process.argv.slice(2);
+  const top = Number(args.find((a) => a.startsWith('--top='))?.slice(6) ?? 25);
+  const files = args.filter((a) => !a.startsWith('--'));
+  if (files.length === 0) throw new Error('usage: profileSummary.ts <file.cpuprofile>… [--top=25]');
+  for (const file of files) {
+    const s = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as Profile, top);
+    if (s.totalMs < 50) continue;
+    console.log(`${file}: ${s.totalMs} ms sampled`);
+    console.log('\nby group (self time):');
+    for (const l of s.groups) console.log(`${String(l.share).padStart(5)} %  ${String(l.ms).padStart(6)} ms  ${l.name}`);
+    console.log('\nby function (self time):');
+    for (const l of s.functions) console.log(`${String(l.share).padStart(5)} %  ${String(l.ms).padStart(6)} ms  ${l.name}`);
+  }
 }

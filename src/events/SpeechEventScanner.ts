@@ -22,6 +22,7 @@ import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
 import { inspectSpeechEvent, parseEventJson, validateAlignment } from './SpeechEvent.js';
 import {
+  BASE64_QUAD_CHARS,
   DECODE_NEED_INPUT,
   DECODE_NEED_OUTPUT,
   StrictBase64Decoder,
@@ -238,7 +239,7 @@ export class SpeechEventScanner {
     // Audio last: everything else is known good, so the only way back is bad base64.
     const a = s.audioStart;
     const b = s.audioEnd;
-    if ((b - a) % 4 !== 0) return false;
+    if ((b - a) % BASE64_QUAD_CHARS !== 0) return false;
     const bytes = base64DecodedLength(b - a, base64PadCount(d, a, b));
     const meta: SpeechEventMeta = {
       index,

@@ -8,7 +8,7 @@
  * padding are tolerated (RFC 4648 §3.5 lets decoders accept them; Node does too).
  */
 
-import { decodeBlocksSimd } from './simdBase64.js';
+import { SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS, decodeBlocksSimd } from './simdBase64.js';
 
 /** Table value of a byte that is not in the alphabet. */
 const B64_INVALID = 255;
@@ -19,8 +19,11 @@ const B64_NOT_DIGIT = 0xc0;
 const PAD_CHAR = 0x3d; // '='
 /** Below this many characters the wasm call costs more than the JS loop. */
 const SIMD_MIN_CHARS = 64;
-const SIMD_BLOCK_CHARS = 16;
-const SIMD_BLOCK_BYTES = 12;
+/** Characters in a base64 quad, and the bytes one quad of digits decodes to. */
+export const BASE64_QUAD_CHARS = 4;
+const QUAD_BYTES = 3;
+const BITS_PER_CHAR = 6;
+const BYTE_MASK = 0xff;
 
 const TABLE = new Uint8Array(256).fill(B64_INVALID);
 {
@@ -38,21 +41,21 @@ export function base64Fault(s: string): string | null {
     if (t === B64_INVALID) return `unexpected character ${JSON.stringify(s[i])} at offset ${i}`;
     if (t === B64_PAD) {
       const paddingOk = i === len - 1 || (i === len - 2 && s.charCodeAt(len - 1) === PAD_CHAR);
-      if (!paddingOk || len % 4 !== 0) return `misplaced padding '=' at offset ${i}`;
+      if (!paddingOk || len % BASE64_QUAD_CHARS !== 0) return `misplaced padding '=' at offset ${i}`;
     }
   }
-  if (len % 4 !== 0) return `length ${len} is not a multiple of 4 (padding is required)`;
+  if (len % BASE64_QUAD_CHARS !== 0) return `length ${len} is not a multiple of 4 (padding is required)`;
   return null;
 }
 
 /** Bytes decoded from a strict base64 text of `len` characters ending in `pads` `=`. */
 export function base64DecodedLength(len: number, pads: number): number {
-  return (len / 4) * 3 - pads;
+  return (len / BASE64_QUAD_CHARS) * QUAD_BYTES - pads;
 }
 
 /** Upper bound of the bytes `len` base64 characters can decode to. */
 export function base64MaxDecodedLength(len: number): number {
-  return Math.ceil(len / 4) * 3;
+  return Math.ceil(len / BASE64_QUAD_CHARS) * QUAD_BYTES;
 }
 
 /** {@link StrictBase64Decoder.decode} stopped because the input ran out. */
@@ -110,7 +113,7 @@ export class StrictBase64Decoder {
     while (this.pendN > 0) {
       if (o >= dstEnd) return this.stop(i, o, DECODE_NEED_OUTPUT);
       this.pendN--;
-      dst[o++] = (this.pend >>> (8 * this.pendN)) & 0xff;
+      dst[o++] = (this.pend >>> (8 * this.pendN)) & BYTE_MASK;
     }
     for (;;) {
       if (this.count === 0 && !this.done) {
@@ -120,20 +123,20 @@ export class StrictBase64Decoder {
           o += (c / SIMD_BLOCK_CHARS) * SIMD_BLOCK_BYTES;
         }
         // Whole quads of digits while there is room for 3 bytes (the tail, or everything without wasm).
-        const lim = end - 4;
-        const olim = dstEnd - 3;
+        const lim = end - BASE64_QUAD_CHARS;
+        const olim = dstEnd - QUAD_BYTES;
         while (i <= lim && o <= olim) {
           const a = TABLE[src[i]!]!;
           const b = TABLE[src[i + 1]!]!;
           const c = TABLE[src[i + 2]!]!;
           const d = TABLE[src[i + 3]!]!;
           if ((a | b | c | d) & B64_NOT_DIGIT) break;
-          const v = (a << 18) | (b << 12) | (c << 6) | d;
+          const v = (a << (3 * BITS_PER_CHAR)) | (b << (2 * BITS_PER_CHAR)) | (c << BITS_PER_CHAR) | d;
           dst[o] = v >>> 16;
-          dst[o + 1] = (v >>> 8) & 0xff;
-          dst[o + 2] = v & 0xff;
-          i += 4;
-          o += 3;
+          dst[o + 1] = (v >>> 8) & BYTE_MASK;
+          dst[o + 2] = v & BYTE_MASK;
+          i += BASE64_QUAD_CHARS;
+          o += QUAD_BYTES;
         }
       }
       if (i >= end) return this.stop(i, o, DECODE_NEED_INPUT);
@@ -155,15 +158,15 @@ export class StrictBase64Decoder {
         } else return this.fail(i, o, "misplaced padding '='");
       } else {
         if (this.pads !== 0) return this.fail(i, o, "data after a single '='");
-        this.acc = (this.acc << 6) | t;
-        if (++this.count === 4) {
+        this.acc = (this.acc << BITS_PER_CHAR) | t;
+        if (++this.count === BASE64_QUAD_CHARS) {
           bytes = this.acc;
-          emit = 3;
+          emit = QUAD_BYTES;
         }
       }
       i++;
       if (emit === 0) continue;
-      if (emit !== 3) this.done = true;
+      if (emit !== QUAD_BYTES) this.done = true; // a padded quad ends the text
       this.acc = 0;
       this.count = 0;
       this.pads = 0;
@@ -171,7 +174,7 @@ export class StrictBase64Decoder {
       let n = emit;
       while (n > 0 && o < dstEnd) {
         n--;
-        dst[o++] = (bytes >>> (8 * n)) & 0xff;
+        dst[o++] = (bytes >>> (8 * n)) & BYTE_MASK;
       }
       if (n > 0) {
         this.pend = bytes & ((1 << (8 * n)) - 1);
@@ -198,13 +201,12 @@ export class StrictBase64Decoder {
  */
 export function isStrictBase64Bytes(src: Uint8Array, a: number, b: number): boolean {
   const len = b - a;
-  if (len % 4 !== 0) return false;
+  if (len % BASE64_QUAD_CHARS !== 0) return false;
   let end = b;
   if (len > 0 && src[b - 1] === PAD_CHAR) end = src[b - 2] === PAD_CHAR ? b - 2 : b - 1;
   let bad = 0;
   for (let i = a; i < end; i++) bad |= TABLE[src[i]!]!;
-  if (bad & B64_NOT_DIGIT) return false;
-  return true;
+  return (bad & B64_NOT_DIGIT) === 0;
 }
 
 /** Number of `=` at the end of `src[a..b)` (0, 1 or 2). */

@@ -25,6 +25,11 @@ const DIGIT_9 = 0x39;
 const LOWER_E = 0x65;
 const UPPER_E = 0x45;
 const FIRST_NON_CONTROL = 0x20;
+/** JSON insignificant whitespace (RFC 8259 §2). */
+const WS_SPACE = 0x20;
+const WS_LF = 0x0a;
+const WS_CR = 0x0d;
+const WS_TAB = 0x09;
 /** Integers with more digits may not be exact doubles: leave them to JSON.parse. */
 const MAX_FAST_DIGITS = 15;
 /** From this length on, compare bytes with memcmp. */
@@ -68,7 +73,7 @@ export class EventSpans {
 function skipWs(d: Uint8Array, i: number, len: number): number {
   while (i < len) {
     const c = d[i]!;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    if (c !== WS_SPACE && c !== WS_LF && c !== WS_CR && c !== WS_TAB) break;
     i++;
   }
   return i;

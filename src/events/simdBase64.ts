@@ -10,8 +10,9 @@ import { BASE64_SIMD_WASM } from './wasm/base64simd.js';
 /** Characters per wasm call: input at 0, output (12/16 of it, + 4 bytes of slack) after it. */
 const PIECE_CHARS = 32768;
 const OUT_OFFSET = PIECE_CHARS;
-const BLOCK_CHARS = 16;
-const BLOCK_BYTES = 12;
+/** Base64 characters the wasm decodes per SIMD step, and the bytes they decode to. */
+export const SIMD_BLOCK_CHARS = 16;
+export const SIMD_BLOCK_BYTES = 12;
 
 type DecodeFn = (src: number, len: number, dst: number) => number;
 
@@ -40,12 +41,12 @@ function decodeBlocks(src: Uint8Array, a: number, b: number, dst: Uint8Array, o:
   const { mem, fn } = wasm!;
   let i = a;
   for (;;) {
-    let n = Math.min(b - i, PIECE_CHARS, Math.floor(maxOut / BLOCK_BYTES) * BLOCK_CHARS);
-    n -= n % BLOCK_CHARS;
-    if (n < BLOCK_CHARS) break;
+    let n = Math.min(b - i, PIECE_CHARS, Math.floor(maxOut / SIMD_BLOCK_BYTES) * SIMD_BLOCK_CHARS);
+    n -= n % SIMD_BLOCK_CHARS;
+    if (n < SIMD_BLOCK_CHARS) break;
     mem.set(src.subarray(i, i + n), 0);
     const c = fn(0, n, OUT_OFFSET);
-    const out = (c / BLOCK_CHARS) * BLOCK_BYTES;
+    const out = (c / SIMD_BLOCK_CHARS) * SIMD_BLOCK_BYTES;
     dst.set(mem.subarray(OUT_OFFSET, OUT_OFFSET + out), o);
     i += c;
     o += out;

@@ -22,7 +22,11 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const NUL = 0x00;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
 const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+/** Joins consecutive `data` lines (WHATWG: append the value, then a LF). */
+const LF_BYTE = Uint8Array.of(LF);
 const INITIAL_BUFFER_BYTES = 1024;
 /** Field names are at most "retry".length bytes; longer names are "other". */
 const MAX_FIELD_NAME = 5;
@@ -386,9 +390,9 @@ export class SseFramer {
       }
       case FIELD_RETRY:
         for (let k = a; k < b; k++) {
-          const d = chunk[k]! - 0x30;
-          if (d < 0 || d > 9) this.retryDigits = false;
-          else this.retryValue = this.retryValue * 10 + d;
+          const c = chunk[k]!;
+          if (c < DIGIT_0 || c > DIGIT_9) this.retryDigits = false;
+          else this.retryValue = this.retryValue * 10 + (c - DIGIT_0);
         }
         this.retryLength += b - a;
         return;
@@ -445,4 +449,3 @@ export class SseFramer {
   }
 }
 
-const LF_BYTE = Uint8Array.of(LF);

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/decode.js';
 import { WavDecoder } from '../../src/codec/WavDecoder.js';
-import { createDecoder } from '../../src/codec/createDecoder.js';
 import { capture, events, expected, sse } from '../engine/helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -90,13 +89,25 @@ describe('voicewire decode', () => {
     }
   });
 
-  it('mp3 and opus say "not supported yet" until their codecs land', async () => {
-    let unsupported = false;
-    try { createDecoder('mp3'); } catch (e) { unsupported = (e as { code?: string }).code === 'CODEC_UNSUPPORTED'; }
-    if (!unsupported) return; // the codecs engineer's decoder is wired: covered by their tests
-    const r = await cli([join(ROOT, 'examples/hello.wav.sse'), '--format', 'mp3', '--out', join(dir, 'x.wav')]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/mp3 is not supported yet/);
+  it('a wav capture declared as mp3 or opus: the typed FORMAT_MISMATCH at byte 0, exit 1, an empty but valid WAV', async () => {
+    const input = join(ROOT, 'examples/hello.wav.sse');
+    const out = join(dir, 'mismatch.wav');
+    const r = await cli([input, '--format', 'mp3', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad input: FORMAT_MISMATCH: Declared format "mp3" but the audio starts with a WAV file \("RIFF"\) \(bytes 52 49 46 46\) \(byte 0, field format\)/);
+    expect(r.stdout).toMatch(/^partially decoded 0\.00 s of mp3 \(no audio\)/);
+    expect(readWav(out)).toMatchObject({ samples: 0, dataSize: 0, errors: [] });
+    // opus in-process: the same check, so the WAV never reaches the Ogg reader
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await run([input, '--format', 'opus', '--out', out])).toBe(1);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(/bad input: FORMAT_MISMATCH: Declared format "opus" but the audio starts with a WAV file/);
+    } finally {
+      stderr.mockRestore();
+      stdout.mockRestore();
+    }
+    expect(readWav(out)).toMatchObject({ samples: 0, dataSize: 0, errors: [] });
   });
 
   it('I/O errors exit 3: a missing input, an unwritable output', async () => {

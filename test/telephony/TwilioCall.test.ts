@@ -46,16 +46,22 @@ describe('speaking into a Twilio media stream', () => {
 
   it('sends run ahead of playback by the lead, never dumping the utterance', async () => {
     const leadMs = 200;
-    harness = await startHarness({ source: fixtureSource(), leadMs });
+    const source = fixtureSource();
+    harness = await startHarness({ source, leadMs });
     const { peer, call } = await harness.dial();
     let done = false;
     void call.speak(greeting.text).then(() => { done = true; });
     let maxBuffered = 0;
+    let maxPulledAhead = 0;
     let steps = 0;
     await harness.runUntil(() => done, 60_000, () => {
       steps++;
       maxBuffered = Math.max(maxBuffered, peer.bufferedMs);
+      // The engine is read only as fast as audio goes out: memory stays flat however long the text.
+      const pulled = (source.streams[0]?.framesRead ?? 0) * 160;
+      maxPulledAhead = Math.max(maxPulledAhead, pulled - peer.receivedSamples);
     });
+    expect(maxPulledAhead).toBeLessThanOrEqual(5 * 160); // the source's own read-ahead (4 frames) + 1
     expect(steps).toBeGreaterThan(100);
     // At most the lead plus the frame that crossed it.
     expect(maxBuffered).toBeLessThanOrEqual(leadMs + 20);

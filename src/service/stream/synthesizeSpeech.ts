@@ -12,6 +12,7 @@ import type { Alignment, AlignmentSegment } from '../../events/SpeechEvent.js';
 import { LoudnessStage } from '../audio/LoudnessStage.js';
 import { loadResampler, Resampler } from '../../dsp/Resampler.js';
 import { createStreamEncoder } from '../encode/createStreamEncoder.js';
+import type { StreamEncoder } from '../encode/types.js';
 import { buildChunkSsml } from '../speech/ssml.js';
 import { ESPEAK_SAMPLE_RATE, type SpeechEngine, type SynthPiece } from '../speech/SpeechEngine.js';
 
@@ -85,7 +86,8 @@ function snapshot(words: readonly TimedWord[], durationSec: number): Alignment {
 export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, options: SynthesizeOptions): Promise<SynthesisSummary> {
   const req = plan.request;
   const rate = req.sample_rate;
-  const encoder = createStreamEncoder({ format: req.format, sampleRate: rate, mp3Kbps: req.mp3_bitrate, opusBitrate: req.opus_bitrate });
+  // Built once the first chunk's synthesis is under way (lamejs builds tables for tens of ms).
+  let encoder: StreamEncoder | null = null;
   let resampler: Resampler | null = null;
   if (rate !== ESPEAK_SAMPLE_RATE) {
     await loadResampler();
@@ -97,12 +99,17 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
     normalize: req.prosody.normalize_loudness,
   });
   const summary: SynthesisSummary = { events: 0, chunks: plan.chunks.length, audioBytes: 0, durationSec: 0, words: 0 };
-  let pending: Uint8Array[] = encoder.start();
+  let pending: Uint8Array[] = [];
+  const startEncoder = (): StreamEncoder => {
+    const e = createStreamEncoder({ format: req.format, sampleRate: rate, mp3Kbps: req.mp3_bitrate, opusBitrate: req.opus_bitrate });
+    pending.push(...e.start());
+    return e;
+  };
   let totalSamples = 0;
   let emitFailure: unknown = null;
 
   const encodeFloat = (f: Float32Array): void => {
-    if (f.length > 0) pending.push(...encoder.encode(toInt16(f)));
+    if (f.length > 0) pending.push(...(encoder ??= startEncoder()).encode(toInt16(f)));
   };
   const encodePiece = (samples: Int16Array, last: boolean): void => {
     const f = toFloat(samples);
@@ -113,7 +120,7 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
     } else {
       encodeFloat(f);
     }
-    if (last) pending.push(...encoder.finish());
+    if (last) pending.push(...(encoder ??= startEncoder()).finish());
   };
 
   const send = async (ev: Omit<SynthesisEvent, 'audio' | 'audioEndSec'>, endSamples: number): Promise<void> => {
@@ -160,6 +167,10 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
         { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
         (piece) => { queue.push(piece); poke(); },
       ).then(() => { synthDone = true; poke(); }, (err: unknown) => { synthError = err; synthDone = true; poke(); });
+      if (encoder === null) {
+        await yieldTurn(); // the job is posted to the worker; build the encoder meanwhile
+        encoder = startEncoder();
+      }
       for (;;) {
         if (synthError !== null) throw synthError;
         if (emitFailure !== null) throw emitFailure;
