@@ -12,7 +12,12 @@ export interface NaiveStage {
   readonly events: number;
 }
 
-export function createNaiveStage(): NaiveStage {
+export interface NaiveStageOptions {
+  /** Where each event's decoded audio goes (e.g. a prism-media demuxer); default: counted only. */
+  onAudio?(audio: Buffer): void;
+}
+
+export function createNaiveStage(options: NaiveStageOptions = {}): NaiveStage {
   const decoder = new TextDecoder();
   let audioBytes = 0;
   let events = 0;
@@ -23,6 +28,7 @@ export function createNaiveStage(): NaiveStage {
       const json = JSON.parse(ev.data) as { audio_base64: string };
       const audio = Buffer.from(json.audio_base64, 'base64');
       audioBytes += audio.length;
+      options.onAudio?.(audio);
       checksum ^= audio[0] ?? 0;
       events++;
     },

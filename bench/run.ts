@@ -35,11 +35,15 @@ export const SCENARIO_TITLES: Record<IssueScenario, string> = {
   6: 'Memory: one 60-minute stream fed as fast as possible',
 };
 
-/** Scenario of a result that does not say: by module (decode.bench.ts holds scenarios 2 and 3). */
+/**
+ * Scenario of a result that does not say, by module. (decode.bench.ts and telephonyPath.bench.ts
+ * are the codec layer's own benches: "other"; scenarios 2 and 3 are decodeOverhead and latency.)
+ */
 function scenarioOf(module: string, r: BenchResult): IssueScenario | undefined {
   if (r.issueScenario !== undefined) return r.issueScenario;
   if (module.startsWith('eventStage')) return 1;
-  if (module.startsWith('decode')) return /latency|readable/i.test(r.scenario) ? 3 : /vs raw|overhead/i.test(r.scenario) ? 2 : undefined;
+  if (module.startsWith('decodeOverhead')) return 2;
+  if (module.startsWith('latency')) return 3;
   if (module.startsWith('endToEnd')) return 4;
   if (module.startsWith('concurrency')) return 5;
   if (module.startsWith('memory')) return 6;

@@ -2,7 +2,7 @@
  * The local service, warmed: one-sentence requests over loopback; time to the response head,
  * the first body byte, and the first event carrying audio (target: first audio ≤ 150 ms).
  *
- *   npm run bench -- service
+ *   npm run bench -- service                      (SERVICE_BENCH_FORMAT=opus: one format only)
  */
 import { startLocalService } from '../src/service/index.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -49,7 +49,8 @@ async function once(baseUrl: string, token: string, body: object): Promise<Timin
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const svc = await startLocalService();
-  const iterations = opts.quick ? 3 : 20;
+  const iterations = opts.quick ? 2 : 20;
+  const warmups = opts.quick ? 1 : 2;
   const results: BenchResult[] = [];
   try {
     const only = process.env.SERVICE_BENCH_FORMAT;
@@ -61,7 +62,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     ];
     for (const [label, extra] of formats.filter(([l]) => !only || l.startsWith(only))) {
       const body = { text: SENTENCE, latency: 'normal', ...extra };
-      for (let w = 0; w < 2; w++) await once(svc.baseUrl, svc.token, body); // warm-up
+      for (let w = 0; w < warmups; w++) await once(svc.baseUrl, svc.token, body);
       const runs: Timing[] = [];
       for (let i = 0; i < iterations; i++) runs.push(await once(svc.baseUrl, svc.token, body));
       const firstAudio = runs.map((r) => r.firstAudioMs);

@@ -9,15 +9,37 @@
  * contenders in alternating rounds (A B, B A, …), each round long enough for the timer, and
  * reports per-round ratios: drift hits both sides of a round alike and cancels in the ratio.
  */
+import { readFileSync } from 'node:fs';
 import { median, round } from './stats.js';
 
 export type Clock = 'cpu' | 'wall';
 
-/** CPU ms used by this process so far (user + system, all threads). */
-export function cpuMs(): number {
+/** CPU ms used by this process so far (user + system, all threads: GC and JIT threads too). */
+export function processCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 }
+
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+
+function readThreadCpuMs(): number | null {
+  try {
+    // First field: nanoseconds this thread spent on a CPU (Linux), precise to the scheduler tick.
+    return Number(readFileSync(SCHEDSTAT, 'latin1').split(' ', 1)[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether {@link cpuMs} is this thread's own CPU time (else the whole process's). */
+export const threadClock = readThreadCpuMs() !== null;
+
+/**
+ * CPU ms used by the calling thread so far: `/proc/thread-self/schedstat` on Linux (so V8's
+ * background GC and compiler threads, and other processes, are not charged to the work measured;
+ * Node 20 has no `process.threadCpuUsage`), else the whole process's `process.cpuUsage()`.
+ */
+export const cpuMs: () => number = threadClock ? (): number => readThreadCpuMs()! : processCpuMs;
 
 export function wallMs(): number {
   return performance.now();
@@ -38,7 +60,7 @@ export interface InterleaveOptions {
   minSampleMs?: number;
   /** @defaultValue 'cpu' */
   clock?: Clock;
-  /** Untimed calls per contender first (JIT, wasm instantiation). @defaultValue 2 */
+  /** Untimed calls per contender first (JIT, wasm instantiation). @defaultValue 3 */
   warmup?: number;
   /** Hard cap on repeats of one unit within a sample (bounded loops). @defaultValue 10 000 */
   maxRepeats?: number;
@@ -76,7 +98,7 @@ export async function interleave(contenders: Contender[], opts: InterleaveOption
   const minMs = opts.minSampleMs ?? 50;
   const maxRepeats = opts.maxRepeats ?? 10_000;
   for (const c of contenders) {
-    for (let i = 0; i < (opts.warmup ?? 2); i++) {
+    for (let i = 0; i < (opts.warmup ?? 3); i++) {
       const r = c.run();
       if (r instanceof Promise) await r;
     }

@@ -1,13 +1,13 @@
 import { MPEGDecoder } from 'mpg123-decoder';
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';
-import { hasXingTag, id3v2Length, ID3V2_HEADER_BYTES, parseMpegHeader, type MpegFrameHeader } from './mp3/mpegHeader.js';
+import { id3v2Length, ID3V2_HEADER_BYTES, parseMpegHeader, readXingTag, XING_PROBE_BYTES, type MpegFrameHeader } from './mp3/mpegHeader.js';
 
 /** Where the first frame must show up (after any ID3v2 tags) before we call it not MP3. */
 const PROBE_BYTES = 16 * 1024;
-/** Bytes of the first frame needed to see a Xing/Info tag (the largest side info + magic). */
-const TAG_PROBE_BYTES = 4 + 32 + 4;
-/** LAME's default encoder delay (576) + the MPEG Layer III decoder delay (528 + 1). */
+/** The MPEG Layer III decoder delay (528 + 1), which decoders add to the encoder's. */
+const DECODER_DELAY = 529;
+/** LAME's default encoder delay (576) + the decoder delay: the lag when no tag says otherwise. */
 export const MP3_UNTAGGED_DELAY = 1105;
 const S16_MAX = 32767;
 const S16_MIN = -32768;
@@ -58,7 +58,7 @@ export class Mp3Decoder implements AudioDecoder {
     return this.#format;
   }
 
-  /** True when a LAME/Xing tag was found (gapless trimming applies). Known with `format`. */
+  /** True when a LAME tag gave the encoder delay (gapless trimming applies). Known with `format`. */
   get gapless(): boolean {
     return this.#tagged;
   }
@@ -150,7 +150,8 @@ export class Mp3Decoder implements AudioDecoder {
     for (let p = 0; p + 4 <= end; p++) {
       const header = parseMpegHeader(b, p);
       if (header === null) continue;
-      if (!final && end - p < TAG_PROBE_BYTES) return undefined;
+      const need = header.frameBytes > 0 ? Math.min(header.frameBytes, XING_PROBE_BYTES) : XING_PROBE_BYTES;
+      if (!final && end - p < need) return undefined;
       return { at: p, header };
     }
     return final ? null : undefined;
@@ -163,8 +164,15 @@ export class Mp3Decoder implements AudioDecoder {
       out.errors.push(new CodecError('MP3_DECODE_FAILED', `No MPEG audio frame in the first ${this.#consumed} bytes`, { byteOffset: 0 }));
       return;
     }
-    this.#tagged = hasXingTag(this.#probe, frame.at, frame.header);
-    this.#trimLeft = this.#trimUntagged && !this.#tagged ? MP3_UNTAGGED_DELAY : 0;
+    const tag = readXingTag(this.#probe.subarray(0, this.#probeLength), frame.at, frame.header);
+    this.#tagged = tag !== null && tag.encoderDelay !== null;
+    if (tag !== null && tag.encoderDelay !== null && tag.frames === null) {
+      // A streaming encoder's tag (written before the audio, so no frame count): mpg123 then
+      // trims nothing, ffmpeg trims the start only (delay + decoder delay). Do what ffmpeg does.
+      this.#trimLeft = tag.encoderDelay + DECODER_DELAY;
+    } else {
+      this.#trimLeft = this.#trimUntagged && !this.#tagged ? MP3_UNTAGGED_DELAY : 0;
+    }
     this.#format = { sampleRate: frame.header.sampleRate, channels: frame.header.channels };
     this.#feed(this.#probe.subarray(frame.at, this.#probeLength), out);
   }

@@ -138,7 +138,7 @@ export class WavDecoder implements AudioDecoder {
         this.pos += take;
         if (this.remaining !== Infinity) {
           this.remaining -= take;
-          if (this.remaining === 0) this.endData();
+          if (this.remaining === 0) this.endData(out);
         }
         continue;
       }
@@ -172,11 +172,11 @@ export class WavDecoder implements AudioDecoder {
         continue;
       }
       if (this.hdrLen < this.hdrNeed) continue;
-      this.onHeader();
+      this.onHeader(out);
     }
   }
 
-  private onHeader(): void {
+  private onHeader(out: DecodedAudio): void {
     const h = this.hdr;
     const at = this.hdrOffset;
     if (this.state === 'riff') {
@@ -227,7 +227,7 @@ export class WavDecoder implements AudioDecoder {
       this.partialLen = 0;
       this.remaining = size === SIZE_UNKNOWN_ZERO || size === SIZE_UNKNOWN_MAX ? Infinity : size;
       this.dataPad = size & 1;
-      if (this.remaining === 0) this.endData();
+      if (this.remaining === 0) this.endData(out);
       return;
     }
     if (!/^[\x20-\x7e]{4}$/.test(id)) {
@@ -248,10 +248,11 @@ export class WavDecoder implements AudioDecoder {
     }
   }
 
-  private endData(): void {
+  private endData(out: DecodedAudio): void {
     this.dataDone = true;
     if (this.partialLen > 0) {
-      // A data size that is not a whole number of frames: the tail is dropped (reported at flush).
+      // A data size that is not a whole number of frames: the tail cannot be converted; say so.
+      out.errors.push(new CodecError('AUDIO_TRUNCATED', `wav data chunk ended inside a sample frame; ${this.partialLen} bytes dropped`, { byteOffset: this.pos - this.partialLen, fatal: false }));
       this.partialLen = 0;
     }
     if (this.dataPad) {

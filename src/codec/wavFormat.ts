@@ -14,6 +14,15 @@ export const FMT_MIN_BYTES = 16;
 const EXTENSIBLE_MIN_BYTES = 40;
 const SUBFORMAT_OFFSET = 24;
 const INT16_SCALE = 32768;
+const INT16_MAX = 32767;
+const INT16_MIN = -32768;
+/** 8-bit WAV is unsigned: this is its silence. */
+const U8_MIDPOINT = 128;
+const BITS_PER_BYTE = 8;
+const S16_BYTES = 2;
+const S24_BYTES = 3;
+const S32_BYTES = 4;
+const F32_BYTES = 4;
 
 export type WavSampleKind = 'u8' | 's16' | 's24' | 's32' | 'f32';
 
@@ -56,7 +65,7 @@ export function parseWavFmt(body: Uint8Array, byteOffset: number): WavFmt {
   if (kind === undefined) {
     throw new CodecError('WAV_UNSUPPORTED', `wav format tag 0x${formatTag.toString(16)} with ${bitsPerSample}-bit samples is not supported (PCM 8/16/24/32-bit and 32-bit float are)`, { byteOffset });
   }
-  if (blockAlign !== channels * (bitsPerSample / 8)) {
+  if (blockAlign !== channels * (bitsPerSample / BITS_PER_BYTE)) {
     throw new CodecError('WAV_BAD_HEADER', `wav block align ${blockAlign} does not match ${channels} channels × ${bitsPerSample} bits`, { byteOffset });
   }
   return { formatTag, channels, sampleRate, blockAlign, bitsPerSample, kind };
@@ -68,23 +77,24 @@ export function convertToS16(fmt: WavFmt, src: Uint8Array, start: number, frames
   switch (fmt.kind) {
     case 's16': {
       // Little-endian host: a byte copy is the conversion.
-      new Uint8Array(out.buffer, out.byteOffset + outStart * 2, n * 2).set(src.subarray(start, start + n * 2));
+      new Uint8Array(out.buffer, out.byteOffset + outStart * S16_BYTES, n * S16_BYTES).set(src.subarray(start, start + n * S16_BYTES));
       return;
     }
     case 'u8':
-      for (let i = 0; i < n; i++) out[outStart + i] = ((src[start + i] as number) - 128) << 8;
+      for (let i = 0; i < n; i++) out[outStart + i] = ((src[start + i] as number) - U8_MIDPOINT) << BITS_PER_BYTE;
       return;
+    // s24 / s32: keep the top two bytes of each little-endian sample (sign-extended by << 16 >> 16).
     case 's24':
-      for (let i = 0, p = start + 1; i < n; i++, p += 3) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
+      for (let i = 0, p = start + S24_BYTES - S16_BYTES; i < n; i++, p += S24_BYTES) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
       return;
     case 's32':
-      for (let i = 0, p = start + 2; i < n; i++, p += 4) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
+      for (let i = 0, p = start + S32_BYTES - S16_BYTES; i < n; i++, p += S32_BYTES) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
       return;
     case 'f32': {
-      const view = new DataView(src.buffer, src.byteOffset + start, n * 4);
+      const view = new DataView(src.buffer, src.byteOffset + start, n * F32_BYTES);
       for (let i = 0; i < n; i++) {
-        const v = Math.round(view.getFloat32(i * 4, true) * INT16_SCALE);
-        out[outStart + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+        const v = Math.round(view.getFloat32(i * F32_BYTES, true) * INT16_SCALE);
+        out[outStart + i] = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
       }
       return;
     }

@@ -67,6 +67,34 @@ function missing(eventIndex: number, field: string): SpeechEventError {
   });
 }
 
+/**
+ * A required number field that must be >= 0 (`chunk_seq`, `chunk_audio_offset_sec`): its value,
+ * or undefined with the fault (missing, wrong type, negative) pushed to `errors`.
+ */
+function requiredNonNegative(
+  json: Record<string, unknown>,
+  field: string,
+  expected: string,
+  isValid: (n: number) => boolean,
+  eventIndex: number,
+  errors: SpeechEventError[],
+): number | undefined {
+  const v = json[field];
+  if (v === undefined) {
+    errors.push(missing(eventIndex, field));
+    return undefined;
+  }
+  if (typeof v !== 'number' || !isValid(v)) {
+    errors.push(wrongType(eventIndex, field, expected, v));
+    return undefined;
+  }
+  if (v < 0) {
+    errors.push(new SpeechEventError('EVENT_NEGATIVE_VALUE', `event ${eventIndex}: ${field} must be >= 0, got ${v}`, { eventIndex, field }));
+    return undefined;
+  }
+  return v;
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -176,41 +204,14 @@ export function inspectSpeechEvent(
     else errors.push(wrongType(eventIndex, 'content', 'a string', content));
   }
 
+  // An invalid chunk_seq or offset leaves the snapshot with no place on the global timeline.
   let placeable = true;
-  const seq = json['chunk_seq'];
-  if (seq === undefined) {
-    errors.push(missing(eventIndex, 'chunk_seq'));
-    placeable = false;
-  } else if (typeof seq !== 'number' || !Number.isInteger(seq)) {
-    errors.push(wrongType(eventIndex, 'chunk_seq', 'an integer', seq));
-    placeable = false;
-  } else if (seq < 0) {
-    errors.push(
-      new SpeechEventError('EVENT_NEGATIVE_VALUE', `event ${eventIndex}: chunk_seq must be >= 0, got ${seq}`, {
-        eventIndex,
-        field: 'chunk_seq',
-      }),
-    );
-    placeable = false;
-  } else event.chunk_seq = seq;
-
-  const off = json['chunk_audio_offset_sec'];
-  if (off === undefined) {
-    errors.push(missing(eventIndex, 'chunk_audio_offset_sec'));
-    placeable = false;
-  } else if (typeof off !== 'number' || !Number.isFinite(off)) {
-    errors.push(wrongType(eventIndex, 'chunk_audio_offset_sec', 'a finite number', off));
-    placeable = false;
-  } else if (off < 0) {
-    errors.push(
-      new SpeechEventError(
-        'EVENT_NEGATIVE_VALUE',
-        `event ${eventIndex}: chunk_audio_offset_sec must be >= 0, got ${off}`,
-        { eventIndex, field: 'chunk_audio_offset_sec' },
-      ),
-    );
-    placeable = false;
-  } else event.chunk_audio_offset_sec = off;
+  const seq = requiredNonNegative(json, 'chunk_seq', 'an integer', Number.isInteger, eventIndex, errors);
+  if (seq === undefined) placeable = false;
+  else event.chunk_seq = seq;
+  const off = requiredNonNegative(json, 'chunk_audio_offset_sec', 'a finite number', Number.isFinite, eventIndex, errors);
+  if (off === undefined) placeable = false;
+  else event.chunk_audio_offset_sec = off;
 
   const al = json['alignment'];
   if (al !== undefined && al !== null) {

@@ -21,16 +21,10 @@ import { DEFAULT_MAX_SSE_BYTES, SseFramer } from '../sse/SseFramer.js';
 import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
 import { inspectSpeechEvent, parseEventJson, validateAlignment } from './SpeechEvent.js';
-import {
-  BASE64_QUAD_CHARS,
-  DECODE_NEED_INPUT,
-  DECODE_NEED_OUTPUT,
-  StrictBase64Decoder,
-  base64DecodedLength,
-  base64PadCount,
-  isStrictBase64Bytes,
-} from './base64.js';
-import { EventSpans, bytesEqual, scanEventJson } from './scanEventJson.js';
+import { BASE64_QUAD_CHARS, base64DecodedLength, base64PadCount, isStrictBase64Bytes } from './base64.js';
+import { ByteMemo, ensureCapacity } from './ByteMemo.js';
+import { RingBase64Writer } from './RingBase64Writer.js';
+import { EventSpans, scanEventJson } from './scanEventJson.js';
 
 export interface SpeechEventMeta {
   /** 0-based index among `message` events (skipped invalid events keep their index). */
@@ -69,13 +63,6 @@ export interface SpeechEventScannerOptions {
 
 const INITIAL_SCRATCH_BYTES = 1024;
 
-function ensure(buf: Buffer, need: number): Buffer {
-  if (need <= buf.length) return buf;
-  let size = buf.length;
-  while (size < need) size *= 2;
-  return Buffer.allocUnsafe(size);
-}
-
 export class SpeechEventScanner {
   private readonly ring: RingBuffer;
   private readonly onEventCb: (meta: SpeechEventMeta) => void;
@@ -83,31 +70,21 @@ export class SpeechEventScanner {
   private readonly skip: boolean;
   private readonly framer: SseFramer;
   private readonly spans = new EventSpans();
-  private readonly decoder = new StrictBase64Decoder();
+  private readonly audio: RingBase64Writer;
 
   private index = 0;
   private committed = 0;
   private failed: unknown = null;
-  /** A validated event whose audio waits for ring space. */
+  /** A validated event whose audio waits for ring space (its base64 is in {@link audio}). */
   private pendingMeta: SpeechEventMeta | null = null;
-  private pendSrc: Buffer = Buffer.alloc(0);
-  private pendPos = 0;
-  private pendEnd = 0;
   /** The byte that ended the paused event was framed but reported as not consumed. */
   private holdBack = false;
 
   // The latest non-null snapshot (one slot: memory stays bounded however many chunks come).
   private prevAlignSeq = -1;
-  private prevAlignRaw: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
-  private prevAlignLength = 0; // 0: no raw bytes to compare (none yet, or it came the general way)
-  private prevAlignment: Alignment | null = null;
-  // Memos: bytes → value, so unchanged `content` / offset cost a compare, not a parse.
-  private prevContentRaw: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
-  private prevContentLength = -1;
-  private prevContent = '';
-  private prevOffsetRaw: Buffer = Buffer.allocUnsafe(64);
-  private prevOffsetLength = -1;
-  private prevOffset = 0;
+  private readonly prevAlign = new ByteMemo<Alignment | null>(null, INITIAL_SCRATCH_BYTES);
+  private readonly prevContent = new ByteMemo('', INITIAL_SCRATCH_BYTES);
+  private readonly prevOffset = new ByteMemo(0);
   // Skip-mode stand-ins for invalid chunk_seq / offset.
   private lastChunkSeq = 0;
   private lastOffsetSec = 0;
@@ -116,6 +93,7 @@ export class SpeechEventScanner {
 
   constructor(options: SpeechEventScannerOptions) {
     this.ring = options.ring;
+    this.audio = new RingBase64Writer(options.ring);
     this.onEventCb = options.onEvent;
     this.onWarningCb = options.onWarning;
     this.skip = options.onInvalidEvent === 'skip';
@@ -189,34 +167,27 @@ export class SpeechEventScanner {
   /** The plain case. Returns false (having changed nothing) when the general path must decide. */
   private fastEvent(d: Buffer, len: number, index: number): boolean {
     const s = this.spans;
-    if (!scanEventJson(d, len, s, this.prevAlignRaw, this.prevAlignLength)) return false;
+    const prevAlign = this.prevAlign;
+    if (!scanEventJson(d, len, s, prevAlign.raw, prevAlign.length)) return false;
 
     let content = '';
     if (s.contentStart >= 0) {
-      const n = s.contentEnd - s.contentStart;
-      if (n === this.prevContentLength && bytesEqual(d, s.contentStart, this.prevContentRaw, 0, n)) {
-        content = this.prevContent;
-      } else {
+      const memo = this.prevContent;
+      if (memo.matches(d, s.contentStart, s.contentEnd)) content = memo.value;
+      else {
         content = d.toString('utf8', s.contentStart, s.contentEnd);
-        this.prevContentRaw = ensure(this.prevContentRaw, n);
-        d.copy(this.prevContentRaw, 0, s.contentStart, s.contentEnd);
-        this.prevContentLength = n;
-        this.prevContent = content;
+        memo.remember(d, s.contentStart, s.contentEnd, content);
       }
     }
 
     let offset: number;
-    const on = s.offsetEnd - s.offsetStart;
+    const offsetMemo = this.prevOffset;
     if (!Number.isNaN(s.offsetInt)) offset = s.offsetInt;
-    else if (on === this.prevOffsetLength && bytesEqual(d, s.offsetStart, this.prevOffsetRaw, 0, on)) {
-      offset = this.prevOffset;
-    } else {
+    else if (offsetMemo.matches(d, s.offsetStart, s.offsetEnd)) offset = offsetMemo.value;
+    else {
       offset = Number(d.toString('latin1', s.offsetStart, s.offsetEnd));
       if (!Number.isFinite(offset)) return false; // 1e999: the general path names the fault
-      this.prevOffsetRaw = ensure(this.prevOffsetRaw, on);
-      d.copy(this.prevOffsetRaw, 0, s.offsetStart, s.offsetEnd);
-      this.prevOffsetLength = on;
-      this.prevOffset = offset;
+      offsetMemo.remember(d, s.offsetStart, s.offsetEnd, offset);
     }
 
     let alignment: Alignment | null = null;
@@ -224,7 +195,7 @@ export class SpeechEventScanner {
     let newSnapshot = false;
     if (s.alignStart >= 0) {
       if (s.alignSameBytes && s.chunkSeq === this.prevAlignSeq) {
-        alignment = this.prevAlignment;
+        alignment = prevAlign.value;
         repeat = true;
       } else {
         try {
@@ -252,43 +223,14 @@ export class SpeechEventScanner {
       audioBytes: bytes,
     };
     if (bytes <= this.ring.free) {
-      if (!this.decodeIntoRing(d, a, b)) return false;
+      if (!this.audio.writeAll(d, a, b)) return false;
     } else if (!isStrictBase64Bytes(d, a, b)) return false;
 
     if (newSnapshot) {
-      const n = s.alignEnd - s.alignStart;
-      this.prevAlignRaw = ensure(this.prevAlignRaw, n);
-      d.copy(this.prevAlignRaw, 0, s.alignStart, s.alignEnd);
-      this.prevAlignLength = n;
+      prevAlign.remember(d, s.alignStart, s.alignEnd, alignment);
       this.prevAlignSeq = s.chunkSeq;
-      this.prevAlignment = alignment;
     }
     this.finishEvent(meta, d, a, b);
-    return true;
-  }
-
-  /** Decodes validated-or-not base64 into the ring (which has room); false (and nothing kept) if bad. */
-  private decodeIntoRing(src: Uint8Array, a: number, b: number): boolean {
-    const ring = this.ring;
-    const dec = this.decoder;
-    dec.reset();
-    const before = ring.totalWritten;
-    let pos = a;
-    for (;;) {
-      const wi = ring.writeIndex;
-      const status = dec.decode(src, pos, b, ring.buffer, wi, wi + ring.writeSpanLength);
-      ring.commitWrite(dec.dstPos - wi);
-      pos = dec.srcPos;
-      if (status === DECODE_NEED_INPUT) break;
-      if (status !== DECODE_NEED_OUTPUT || ring.free === 0) {
-        ring.uncommit(ring.totalWritten - before);
-        return false;
-      }
-    }
-    if (!dec.complete) {
-      ring.uncommit(ring.totalWritten - before);
-      return false;
-    }
     return true;
   }
 
@@ -301,11 +243,7 @@ export class SpeechEventScanner {
       return;
     }
     this.pendingMeta = meta;
-    this.pendSrc = src;
-    this.pendPos = a;
-    this.pendEnd = b;
-    this.decoder.reset();
-    this.writePending();
+    if (this.audio.begin(src, a, b)) this.deliverPending();
   }
 
   private deliver(meta: SpeechEventMeta): void {
@@ -315,22 +253,15 @@ export class SpeechEventScanner {
 
   /** Writes what fits of the waiting audio; true (and the event delivered) when it is all in. */
   private writePending(): boolean {
+    if (!this.audio.resume()) return false;
+    this.deliverPending();
+    return true;
+  }
+
+  private deliverPending(): void {
     const meta = this.pendingMeta!;
-    const ring = this.ring;
-    const dec = this.decoder;
-    while (ring.free > 0) {
-      const wi = ring.writeIndex;
-      const status = dec.decode(this.pendSrc, this.pendPos, this.pendEnd, ring.buffer, wi, wi + ring.writeSpanLength);
-      ring.commitWrite(dec.dstPos - wi);
-      this.pendPos = dec.srcPos;
-      if (status === DECODE_NEED_INPUT) {
-        this.pendingMeta = null;
-        this.deliver(meta);
-        return true;
-      }
-      if (status !== DECODE_NEED_OUTPUT) throw new Error('voicewire internal: validated base64 failed to decode');
-    }
-    return false;
+    this.pendingMeta = null;
+    this.deliver(meta);
   }
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
@@ -349,13 +280,12 @@ export class SpeechEventScanner {
     }
     const ev = r.event;
     const b64 = ev.audio_base64;
-    this.audioScratch = ensure(this.audioScratch, b64.length);
+    this.audioScratch = ensureCapacity(this.audioScratch, b64.length);
     const n = this.audioScratch.write(b64, 0, 'latin1');
     if (ev.alignment !== null) {
       // No raw bytes for this snapshot: nothing compares equal to it until a fast-path one.
-      this.prevAlignLength = 0;
+      this.prevAlign.forget(ev.alignment);
       this.prevAlignSeq = ev.chunk_seq;
-      this.prevAlignment = ev.alignment;
     }
     const meta: SpeechEventMeta = {
       index,
@@ -367,7 +297,7 @@ export class SpeechEventScanner {
       audioStart: this.ring.totalWritten,
       audioBytes: base64DecodedLength(n, base64PadCount(this.audioScratch, 0, n)),
     };
-    if (meta.audioBytes <= this.ring.free && !this.decodeIntoRing(this.audioScratch, 0, n)) {
+    if (meta.audioBytes <= this.ring.free && !this.audio.writeAll(this.audioScratch, 0, n)) {
       throw new Error('voicewire internal: validated base64 failed to decode');
     }
     this.finishEvent(meta, this.audioScratch, 0, n);

@@ -196,12 +196,17 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       sendError(res, { status: 500, message: 'internal error', reason: 'internal_error' });
     });
   });
-  await Promise.all([engine.ready, loadResampler()]);
-  warmEncoders();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });
-  });
+  try {
+    await Promise.all([engine.ready, loadResampler()]);
+    warmEncoders();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+    });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | null = null;

@@ -9,6 +9,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { SampleEncoding } from '../codec/types.js';
+import { WAVE_FORMAT_IEEE_FLOAT, WAVE_FORMAT_MULAW, WAVE_FORMAT_PCM } from '../codec/wavFormat.js';
 
 export interface WavFormat {
   sampleRate: number;
@@ -17,9 +18,6 @@ export interface WavFormat {
   encoding?: SampleEncoding;
 }
 
-const WAVE_FORMAT_PCM = 1;
-const WAVE_FORMAT_IEEE_FLOAT = 3;
-const WAVE_FORMAT_MULAW = 7;
 const PCM_FMT_BYTES = 16;
 /** Non-PCM `fmt `: WAVEFORMATEX with cbSize = 0. */
 const EX_FMT_BYTES = 18;
@@ -29,6 +27,7 @@ const RIFF_HEADER = 12;
 /** "Size unknown" in a streamed WAV header. */
 export const WAV_SIZE_UNKNOWN = 0xffffffff;
 const MAX_RIFF_SIZE = 0xfffffffe;
+const BITS_PER_BYTE = 8;
 
 const SPECS: Record<SampleEncoding, { tag: number; bytes: number }> = {
   s16le: { tag: WAVE_FORMAT_PCM, bytes: 2 },
@@ -66,7 +65,7 @@ export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
   p = h.writeUInt32LE(format.sampleRate, p);
   p = h.writeUInt32LE(format.sampleRate * blockAlign, p);
   p = h.writeUInt16LE(blockAlign, p);
-  p = h.writeUInt16LE(spec.bytes * 8, p);
+  p = h.writeUInt16LE(spec.bytes * BITS_PER_BYTE, p);
   if (encoding !== 's16le') {
     p = h.writeUInt16LE(0, p); // cbSize
     p += h.write('fact', p, 'latin1');

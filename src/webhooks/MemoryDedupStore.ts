@@ -5,9 +5,8 @@
  * process. For several processes behind a load balancer use {@link RedisDedupStore}.
  * When full, the least recently written entries are evicted first (a Map keeps insertion order).
  */
-import { InvalidOptionError } from '../errors.js';
 import type { ClaimResult, DedupKey, DedupStore, DedupTtlOptions } from './dedup.js';
-import { DEFAULT_CLAIM_TTL_SECONDS, DEFAULT_DONE_TTL_SECONDS, newClaimToken } from './dedup.js';
+import { newClaimToken, positiveOption, ttlsMs } from './dedup.js';
 
 export interface MemoryDedupStoreOptions extends DedupTtlOptions {
   /** Most keys kept. @defaultValue 10000 */
@@ -17,7 +16,6 @@ export interface MemoryDedupStoreOptions extends DedupTtlOptions {
 }
 
 export const DEFAULT_MAX_ENTRIES = 10_000;
-const MS_PER_SECOND = 1000;
 /** Expired entries swept per write, so cleanup cost stays O(1) amortized. */
 const SWEEP_PER_WRITE = 8;
 
@@ -30,11 +28,6 @@ interface Entry {
   prev?: { version: string | undefined; expiresAt: number };
 }
 
-function positive(name: string, value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new InvalidOptionError(name, `${name} must be a positive number`);
-  return value;
-}
-
 export class MemoryDedupStore implements DedupStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
@@ -43,9 +36,8 @@ export class MemoryDedupStore implements DedupStore {
   readonly #now: () => number;
 
   constructor(options: MemoryDedupStoreOptions = {}) {
-    this.#maxEntries = Math.floor(positive('maxEntries', options.maxEntries ?? DEFAULT_MAX_ENTRIES));
-    this.#claimTtlMs = positive('claimTtlSeconds', options.claimTtlSeconds ?? DEFAULT_CLAIM_TTL_SECONDS) * MS_PER_SECOND;
-    this.#doneTtlMs = positive('doneTtlSeconds', options.doneTtlSeconds ?? DEFAULT_DONE_TTL_SECONDS) * MS_PER_SECOND;
+    this.#maxEntries = Math.floor(positiveOption('maxEntries', options.maxEntries ?? DEFAULT_MAX_ENTRIES));
+    ({ claimTtlMs: this.#claimTtlMs, doneTtlMs: this.#doneTtlMs } = ttlsMs(options));
     this.#now = options.now ?? Date.now;
   }
 

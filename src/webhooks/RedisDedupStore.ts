@@ -16,7 +16,7 @@
  */
 import { InvalidOptionError } from '../errors.js';
 import type { ClaimResult, DedupKey, DedupStore, DedupTtlOptions } from './dedup.js';
-import { DEFAULT_CLAIM_TTL_SECONDS, DEFAULT_DONE_TTL_SECONDS, newClaimToken } from './dedup.js';
+import { newClaimToken, ttlsMs } from './dedup.js';
 
 /**
  * The two commands the store uses, in ioredis' calling convention. For node-redis, adapt:
@@ -40,7 +40,6 @@ export interface RedisDedupStoreOptions extends DedupTtlOptions {
   now?: () => number;
 }
 
-const MS_PER_SECOND = 1000;
 /** Redis keeps a key this long past its logical expiry, so clock skew never loses state early. */
 const PHYSICAL_TTL_MARGIN_MS = 60_000;
 const DEFAULT_KEY_PREFIX = 'voicewire:webhook:';
@@ -103,11 +102,6 @@ return 1
 
 const CLAIM_OUTCOMES = new Set(['done', 'in_flight', 'stale']);
 
-function positive(name: string, value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new InvalidOptionError(name, `${name} must be a positive number`);
-  return value;
-}
-
 async function importIoredis(url: string): Promise<RedisLikeClient> {
   const name = 'ioredis'; // a variable: the package is an optional peer, resolved only when used
   let mod: Record<string, unknown>;
@@ -130,8 +124,7 @@ export class RedisDedupStore implements DedupStore {
   readonly #now: () => number;
 
   constructor(options: RedisDedupStoreOptions = {}) {
-    this.#claimTtlMs = positive('claimTtlSeconds', options.claimTtlSeconds ?? DEFAULT_CLAIM_TTL_SECONDS) * MS_PER_SECOND;
-    this.#doneTtlMs = positive('doneTtlSeconds', options.doneTtlSeconds ?? DEFAULT_DONE_TTL_SECONDS) * MS_PER_SECOND;
+    ({ claimTtlMs: this.#claimTtlMs, doneTtlMs: this.#doneTtlMs } = ttlsMs(options));
     this.#now = options.now ?? Date.now;
     this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#ownsClient = options.client === undefined;

@@ -18,6 +18,7 @@
  * Every store makes `claim` a single atomic compare-and-set.
  */
 import { randomUUID } from 'node:crypto';
+import { InvalidOptionError } from '../errors.js';
 import { comparableInstant } from './instant.js';
 import { CALL_ANALYZED, type WebhookEvent } from './events.js';
 
@@ -55,6 +56,21 @@ export interface DedupTtlOptions {
 
 export const DEFAULT_CLAIM_TTL_SECONDS = 60;
 export const DEFAULT_DONE_TTL_SECONDS = 24 * 60 * 60;
+const MS_PER_SECOND = 1000;
+
+/** A store option that must be a finite number > 0 (InvalidOptionError naming it otherwise). */
+export function positiveOption(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) throw new InvalidOptionError(name, `${name} must be a positive number`);
+  return value;
+}
+
+/** The stores' two TTLs in ms, defaults applied and checked (one rule for every store). */
+export function ttlsMs(options: DedupTtlOptions): { claimTtlMs: number; doneTtlMs: number } {
+  return {
+    claimTtlMs: positiveOption('claimTtlSeconds', options.claimTtlSeconds ?? DEFAULT_CLAIM_TTL_SECONDS) * MS_PER_SECOND,
+    doneTtlMs: positiveOption('doneTtlSeconds', options.doneTtlSeconds ?? DEFAULT_DONE_TTL_SECONDS) * MS_PER_SECOND,
+  };
+}
 
 /** The dedup key of a parsed event, or undefined when it has no session id (nothing to key on). */
 export function dedupKeyOf(event: WebhookEvent): DedupKey | undefined {

@@ -3,6 +3,16 @@
  * a bounded raw-body read, and writing a {@link WebhookResponse}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SignatureCheckError, verifyWebhookSignature } from './signature.js';
+
+export const HTTP_OK = 200;
+export const HTTP_BAD_REQUEST = 400;
+export const HTTP_UNAUTHORIZED = 401;
+export const HTTP_METHOD_NOT_ALLOWED = 405;
+export const HTTP_CONFLICT = 409;
+export const HTTP_PAYLOAD_TOO_LARGE = 413;
+export const HTTP_INTERNAL_ERROR = 500;
+export const HTTP_UNAVAILABLE = 503;
 
 /** Headers as node:http gives them, a fetch `Headers`, or a plain record (any case). */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
@@ -95,4 +105,39 @@ export async function readRawBody(req: IncomingMessage, maxBytes = DEFAULT_MAX_B
 export function send(res: ServerResponse, response: WebhookResponse): void {
   res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
   res.end(response.body);
+}
+
+/** A receiver's raw body as a Buffer (a view, not a copy, when it is already bytes). */
+export function bodyBuffer(rawBody: Buffer | Uint8Array | string): Buffer {
+  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+}
+
+export interface SignatureCheck {
+  secret: string | readonly string[];
+  /** Receiver's clock in ms. */
+  now: () => number;
+  toleranceSeconds?: number | undefined;
+}
+
+/**
+ * The signature check both receivers run before they look at a body: null when `body` is
+ * verified, else the answer to send (400 for a malformed header, 401 for a mismatch or a stale
+ * timestamp), after telling `onError`. The answer carries the verifier's message, which names
+ * the fault without echoing a secret.
+ */
+export function refuseUnverified(body: Buffer, header: string | undefined, check: SignatureCheck, onError: (error: unknown) => void): WebhookResponse | null {
+  try {
+    verifyWebhookSignature({
+      payload: body,
+      header,
+      secret: check.secret,
+      now: check.now() / 1000,
+      ...(check.toleranceSeconds !== undefined ? { toleranceSeconds: check.toleranceSeconds } : {}),
+    });
+    return null;
+  } catch (e) {
+    onError(e);
+    const status = e instanceof SignatureCheckError && e.kind === 'rejected' ? HTTP_UNAUTHORIZED : HTTP_BAD_REQUEST;
+    return jsonResponse(status, { error: (e as Error).message });
+  }
 }

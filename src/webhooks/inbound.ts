@@ -14,8 +14,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidOptionError } from '../errors.js';
 import type { DynamicVariableWarning } from './dynamicVariables.js';
 import { dynamicVariablesToObject, validateDynamicVariables } from './dynamicVariables.js';
-import { getHeader, jsonResponse, readRawBody, send, type HeadersLike, type WebhookResponse } from './httpUtil.js';
-import { DEFAULT_SIGNATURE_HEADER, SignatureCheckError, verifyWebhookSignature } from './signature.js';
+import {
+  HTTP_BAD_REQUEST,
+  HTTP_METHOD_NOT_ALLOWED,
+  HTTP_OK,
+  bodyBuffer,
+  getHeader,
+  jsonResponse,
+  readRawBody,
+  refuseUnverified,
+  send,
+  type HeadersLike,
+  type WebhookResponse,
+} from './httpUtil.js';
+import { DEFAULT_SIGNATURE_HEADER } from './signature.js';
 
 /** The event label of the inbound-call request. */
 export const CALL_INBOUND = 'call.inbound';
@@ -65,10 +77,6 @@ export interface ConversationInitReceiver {
   nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-const HTTP_OK = 200;
-const HTTP_BAD_REQUEST = 400;
-const HTTP_UNAUTHORIZED = 401;
-
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -98,21 +106,10 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
   const timeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
 
   async function handle(headers: HeadersLike, rawBody: Buffer | Uint8Array | string): Promise<WebhookResponse> {
-    const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+    const body = bodyBuffer(rawBody);
     if (options.secret !== undefined) {
-      try {
-        verifyWebhookSignature({
-          payload: body,
-          header: getHeader(headers, headerName),
-          secret: options.secret,
-          now: now() / 1000,
-          ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
-        });
-      } catch (e) {
-        onError(e);
-        const status = e instanceof SignatureCheckError && e.kind === 'rejected' ? HTTP_UNAUTHORIZED : HTTP_BAD_REQUEST;
-        return jsonResponse(status, { error: (e as Error).message });
-      }
+      const refusal = refuseUnverified(body, getHeader(headers, headerName), { secret: options.secret, now, toleranceSeconds: options.toleranceSeconds }, onError);
+      if (refusal !== null) return refusal;
     }
     let parsed: unknown;
     try {
@@ -146,7 +143,7 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
 
   async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
-      send(res, jsonResponse(405, { error: 'POST only' }, { allow: 'POST' }));
+      send(res, jsonResponse(HTTP_METHOD_NOT_ALLOWED, { error: 'POST only' }, { allow: 'POST' }));
       return;
     }
     let raw: Buffer;

@@ -24,24 +24,24 @@ import {
   BodyAlreadyParsedError,
   BodyTooLargeError,
   DEFAULT_MAX_BODY_BYTES,
+  HTTP_BAD_REQUEST,
+  HTTP_CONFLICT,
+  HTTP_INTERNAL_ERROR,
+  HTTP_METHOD_NOT_ALLOWED,
+  HTTP_OK,
+  HTTP_PAYLOAD_TOO_LARGE,
+  HTTP_UNAVAILABLE,
+  bodyBuffer,
   getHeader,
   jsonResponse,
   readRawBody,
+  refuseUnverified,
   send,
   type HeadersLike,
   type WebhookResponse,
 } from './httpUtil.js';
 import { MemoryDedupStore } from './MemoryDedupStore.js';
-import { DEFAULT_SIGNATURE_HEADER, SignatureCheckError, verifyWebhookSignature } from './signature.js';
-
-const HTTP_OK = 200;
-const HTTP_BAD_REQUEST = 400;
-const HTTP_UNAUTHORIZED = 401;
-const HTTP_METHOD_NOT_ALLOWED = 405;
-const HTTP_CONFLICT = 409;
-const HTTP_PAYLOAD_TOO_LARGE = 413;
-const HTTP_INTERNAL_ERROR = 500;
-const HTTP_UNAVAILABLE = 503;
+import { DEFAULT_SIGNATURE_HEADER } from './signature.js';
 
 export interface WebhookContext {
   /** The raw body that was verified. */
@@ -101,23 +101,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   async function handle(headers: HeadersLike, rawBody: Buffer | Uint8Array | string): Promise<WebhookResponse> {
-    const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+    const body = bodyBuffer(rawBody);
     if (body.length > maxBodyBytes) return jsonResponse(HTTP_PAYLOAD_TOO_LARGE, { error: 'body too large' });
     const header = getHeader(headers, headerName);
     if (options.secret !== undefined && !(options.allowUnsigned && header === undefined)) {
-      try {
-        verifyWebhookSignature({
-          payload: body,
-          header,
-          secret: options.secret,
-          now: now() / 1000,
-          ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
-        });
-      } catch (e) {
-        onError(e);
-        const status = e instanceof SignatureCheckError && e.kind === 'rejected' ? HTTP_UNAUTHORIZED : HTTP_BAD_REQUEST;
-        return jsonResponse(status, { error: (e as Error).message });
-      }
+      const refusal = refuseUnverified(body, header, { secret: options.secret, now, toleranceSeconds: options.toleranceSeconds }, onError);
+      if (refusal !== null) return refusal;
     }
     let event: WebhookEvent;
     try {

@@ -29,7 +29,7 @@ function bestLag(a: Int16Array, b: Int16Array, maxLag: number): number {
 }
 
 describe('Mp3Decoder against ffmpeg', () => {
-  for (const name of ['lame-tag', 'id3v2', 'no-tag', 'stereo']) {
+  for (const name of ['lame-tag', 'id3v2', 'no-tag', 'stereo', 'streaming-tag']) {
     it(`${name}: same sample count as ffmpeg, SNR > 80 dB, channel count kept`, async () => {
       const ref = readWav(`mp3/${name}.ref.wav`);
       const { pcm, errors, format } = await decodeWhole(name);
@@ -57,6 +57,14 @@ describe('Mp3Decoder against ffmpeg', () => {
     expect(untagged.gapless).toBe(false);
     expect(untagged.startOffsetSamples).toBe(MP3_UNTAGGED_DELAY);
     expect(bestLag(tagged.pcm, untagged.pcm, 1500)).toBe(MP3_UNTAGGED_DELAY);
+  });
+
+  it('a streaming encoder\'s Info tag (delay, no frame count: the local service) trims the start as ffmpeg does', async () => {
+    // mpg123 trims nothing without the frame count; ffmpeg drops delay + 529 at the start only.
+    const r = await decodeWhole('streaming-tag');
+    expect(r.gapless).toBe(true);
+    expect(r.startOffsetSamples).toBe(0);
+    expect(r.pcm.length).toBe(readWav('mp3/streaming-tag.ref.wav').samples.length);
   });
 
   it('trimUntaggedDelay drops the 1105 samples so the audio lines up with the text timing', async () => {

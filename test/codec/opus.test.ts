@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OggOpusDecoder } from '../../src/codec/OpusDecoder.js';
+import { parseOpusHead } from '../../src/codec/opus/OpusHead.js';
+import { oggCrc } from '../../src/internal/oggCrc.js';
 import { createDecoder } from '../../src/codec/createDecoder.js';
 import type { FormatCheckDecoder } from '../../src/codec/FormatCheckDecoder.js';
 import { collect, fixture, maxAbsDiff, readWav, snrDb } from './audioFixtures.js';
@@ -133,5 +135,42 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
     dec.decode(fixture('opus/20ms-pages.opus').subarray(0, 5000));
     dec.reset();
     expect(collect(dec.decode(fixture('opus/default-pages.opus')), dec.flush()).pcm).toEqual(decodeWhole('default-pages').pcm);
+  });
+});
+
+describe('OpusHead', () => {
+  const head = (patch: (b: Buffer) => void = () => {}): Uint8Array => {
+    const b = Buffer.alloc(19);
+    b.write('OpusHead', 0, 'latin1');
+    b[8] = 1; // version
+    b[9] = 2; // channels
+    b.writeUInt16LE(312, 10);
+    b.writeUInt32LE(22050, 12);
+    b.writeInt16LE(-1536, 16);
+    b[18] = 0;
+    patch(b);
+    return new Uint8Array(b);
+  };
+
+  it('reads channels, pre-skip, input rate and output gain', () => {
+    expect(parseOpusHead(head(), 0)).toEqual({ channels: 2, preSkip: 312, inputSampleRate: 22050, outputGain: -1536, mappingFamily: 0 });
+  });
+
+  it('rejects a short head, an unknown major version and surround mappings with typed errors', () => {
+    expect(() => parseOpusHead(head().subarray(0, 12), 5)).toThrow(expect.objectContaining({ code: 'OPUS_BAD_HEAD', byteOffset: 5 }));
+    expect(() => parseOpusHead(head((b) => (b[8] = 0x10)), 0)).toThrow(expect.objectContaining({ code: 'OPUS_BAD_HEAD' }));
+    expect(() => parseOpusHead(head((b) => ((b[18] = 1), (b[9] = 6))), 0)).toThrow(expect.objectContaining({ code: 'CODEC_UNSUPPORTED' }));
+  });
+
+  it('an Ogg stream whose first packet is not OpusHead is OPUS_BAD_HEAD', () => {
+    const b = fixture('opus/default-pages.opus').slice();
+    b[28] = 0x58; // "OpusHead" → "XpusHead" (and the CRC no longer matches: fix it)
+    const view = new DataView(b.buffer);
+    view.setUint32(22, 0, true);
+    const len = 27 + b[26]! + b[27]!;
+    view.setUint32(22, oggCrc(b.subarray(0, len)), true);
+    const r = new OggOpusDecoder().decode(b);
+    expect(r.pcm).toEqual([]);
+    expect(r.errors[0]).toMatchObject({ code: 'OPUS_BAD_HEAD', fatal: true });
   });
 });

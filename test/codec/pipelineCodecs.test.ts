@@ -24,6 +24,14 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     expect(r.frames[0]!.sampleCount).toBe(960);
   });
 
+  it('opus: a chained stream (one Ogg stream per text chunk) gives opusdec\'s samples through the pipeline', async () => {
+    const ref = readWav('opus/chained.ref.wav').samples;
+    const r = await runPipeline(createSpeechPipeline({ format: 'opus' }), splitRandom(speechBody(fixture('opus/chained.opus'), 1000), 5));
+    expect(r.error).toBeNull();
+    expect(r.pcm.length).toBe(ref.length);
+    expect(maxAbsDiff(r.pcm, ref)).toBeLessThanOrEqual(1);
+  });
+
   it('opus → 8 kHz μ-law: 160-byte frames, decoded natively at 8 kHz, output-sample indices', async () => {
     const ref = readWav('opus/stereo.ref.wav').samples;
     const pipeline = createSpeechPipeline({ format: 'opus', output: { sampleRate: 8000, encoding: 'mulaw', channels: 1 } });
@@ -34,6 +42,15 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     expect(r.frames.slice(0, -1).every((f) => f.samples instanceof Uint8Array && f.samples.length === 160)).toBe(true);
     expect(r.frames.map((f) => f.startSample)).toEqual(r.frames.map((_, i) => i * 160));
     expect(pipeline.format).toEqual({ sampleRate: 8000, channels: 1, encoding: 'mulaw' });
+  });
+
+  it('opus → 44.1 kHz (not a libopus rate): decoded at 48 kHz, resampled to the exact count', async () => {
+    const ref = readWav('opus/default-pages.ref.wav').samples;
+    const pipeline = createSpeechPipeline({ format: 'opus', output: { sampleRate: 44100 } });
+    const r = await runPipeline(pipeline, [speechBody(fixture('opus/default-pages.opus'))]);
+    expect(r.error).toBeNull();
+    expect(r.pcm.length).toBe(Math.round((ref.length * 44100) / 48000));
+    expect(r.frames[0]!.sampleCount).toBe(882);
   });
 
   it('mp3 22.05 kHz → 16 kHz f32 via the resampler: exact output count', async () => {

@@ -122,6 +122,13 @@ describe('WavDecoder', () => {
     expect(run([cat(a, b)])).toEqual({ pcm: [0, 0, 0, 256], errors: [] });
   });
 
+  it('a data size that ends inside a sample frame drops the tail with a non-fatal AUDIO_TRUNCATED at its offset', () => {
+    const header = wavHeader(3);
+    const out = run([cat(header, Uint8Array.from([1, 0, 2]), Uint8Array.from([0]))]);
+    expect(out.pcm).toEqual([1]);
+    expect(out.errors.map((e) => [e.code, e.fatal, e.byteOffset])).toEqual([['AUDIO_TRUNCATED', false, header.length + 2]]);
+  });
+
   it('after the exact data size, bytes that are no RIFF header are WAV_BAD_HEADER at their offset', () => {
     const a = cat(wavHeader(4), s16([1, 2]));
     const out = run([cat(a, Buffer.from('JUNKJUNKJUNK', 'latin1'))]);

@@ -129,4 +129,20 @@ describe('the service\'s Ogg Opus and MP3', () => {
     const high = await postTts(svc, { text, format: 'mp3', mp3_bitrate: 192 });
     expect(high.audio.length).toBeGreaterThan(2.5 * low.audio.length);
   });
+
+  it('the opusscript (wasm) fallback encodes the same kind of packets as the native addon', async () => {
+    const { createOpusPacketEncoder } = await import('../../src/service/encode/opusBackend.js');
+    const frame = new Int16Array(960);
+    for (let i = 0; i < frame.length; i++) frame[i] = Math.round(8000 * Math.sin(i / 5));
+    const wasm = createOpusPacketEncoder(48000, 32000, true);
+    const native = createOpusPacketEncoder(48000, 32000);
+    expect(wasm.backend).toBe('wasm');
+    const a = wasm.encode(frame);
+    const b = native.encode(frame);
+    // Same TOC byte (mode, bandwidth, 20 ms frame): both are libopus with the same settings.
+    expect(a[0]).toBe(b[0]);
+    expect(a.length).toBeGreaterThan(10);
+    wasm.free();
+    native.free();
+  });
 });

@@ -32,6 +32,22 @@ function rawPost(headers: Record<string, string>, body: unknown = BODY): Promise
   });
 }
 
+/** A second service on a virtual clock: sleeps are recorded and return at once (tests never sleep). */
+async function withVirtualClock<T>(fn: (clock: { sleeps: number[] }, post: (h: Record<string, string>) => ReturnType<typeof rawPost>) => Promise<T>): Promise<T> {
+  const clock = { sleeps: [] as number[], t: 0 };
+  const virtual = await startLocalService({
+    clock: { now: () => clock.t, sleep: async (ms) => { clock.sleeps.push(ms); clock.t += ms; } },
+  });
+  const saved = svc;
+  svc = virtual;
+  try {
+    return await fn(clock, (h) => rawPost(h, { ...BODY, text: 'Tiny.' }));
+  } finally {
+    svc = saved;
+    await virtual.close();
+  }
+}
+
 describe('fault header syntax', () => {
   it('parses every documented item', () => {
     expect(parseFaults('cut-after=3, cut-inside=2, delay-first-byte=50, stall-after=2:100, segment-bytes=7, malformed=1, malformed-kind=base64, fail=429:2, retry-after=0'))
@@ -65,10 +81,12 @@ describe('faults on the wire', () => {
     expect(() => JSON.parse(blocks[2]!.slice(6))).toThrow();
   });
 
-  it('delay-first-byte=MS: not even the status line comes before MS', async () => {
-    const t0 = performance.now();
-    const r = await rawPost({ 'x-voicewire-fault': 'delay-first-byte=300' });
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+  it('delay-first-byte=MS: the service waits MS on its clock before the status line', async () => {
+    const r = await withVirtualClock(async (clock, post) => {
+      const res = await post({ 'x-voicewire-fault': 'delay-first-byte=300' });
+      expect(clock.sleeps).toEqual([300]);
+      return res;
+    });
     expect(r.status).toBe(200);
     expect(parseSse(r.text).length).toBeGreaterThan(0);
   });
@@ -118,11 +136,13 @@ describe('faults on the wire', () => {
     expect(r.json).toMatchObject({ reason: 'unavailable' });
   });
 
-  it('stall-after=N:MS pauses the body after N events', async () => {
-    const t0 = performance.now();
-    const r = await rawPost({ 'x-voicewire-fault': 'stall-after=1:300' }, { ...BODY, text: 'Tiny.' });
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
-    expect(r.ended).toBe('end');
+  it('stall-after=N:MS pauses the body for MS after N events', async () => {
+    await withVirtualClock(async (clock, post) => {
+      const r = await post({ 'x-voicewire-fault': 'stall-after=1:300' });
+      expect(r.ended).toBe('end');
+      expect(clock.sleeps).toEqual([300]);
+      expect(parseSse(r.text).length).toBeGreaterThan(1);
+    });
   });
 
   it('service options apply faults to every request', async () => {

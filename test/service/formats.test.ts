@@ -51,4 +51,30 @@ describe('every format, decoded by the engine', () => {
     // The end: the final sentence pause (~0.3 s) plus, for mp3, the encoder's untrimmed padding.
     expect(out.words[out.words.length - 1]!.end).toBeGreaterThan(out.durationSec - 1.0);
   });
+
+  it('mp3 and opus decode in step with pcm: the speech starts at the same time (encoder delay and pre-skip trimmed)', async () => {
+    const onset = (pcm: Int16Array, rate: number): number => {
+      const block = Math.round(rate / 1000);
+      for (let i = 0; i + block <= pcm.length; i += block) {
+        let e = 0;
+        for (let j = i; j < i + block; j++) e += Math.abs(pcm[j]!);
+        if (e / block > 1500) return i / rate;
+      }
+      return -1;
+    };
+    const text = 'Papa pours pepper.';
+    const at = async (format: AudioFormat, rate: number): Promise<number> => {
+      const res = await fetch(`${svc.baseUrl}${TTS_PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.token}` },
+        body: JSON.stringify({ text, format, sample_rate: rate, mp3_bitrate: 192, opus_bitrate: 64000 }),
+      });
+      const out = await decodeWithEngine(res.body!, format, format === 'pcm' ? rate : undefined, true);
+      return onset(out.pcm!, out.sampleRate);
+    };
+    const ref = await at('pcm', 48000);
+    expect(ref).toBeGreaterThan(0);
+    expect(Math.abs((await at('mp3', 48000)) - ref)).toBeLessThan(0.004);
+    expect(Math.abs((await at('opus', 48000)) - ref)).toBeLessThan(0.004);
+  });
 });

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run, SERVE_USAGE } from '../../src/cli/serve.js';
-import { EXIT_OK, EXIT_USAGE } from '../../src/cli/exitCodes.js';
+import { EXIT_IO, EXIT_OK, EXIT_USAGE } from '../../src/cli/exitCodes.js';
 import { TTS_PATH } from '../../src/service/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,5 +109,19 @@ describe('voicewire serve (child process)', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('voicewire serve: a port in use', () => {
+  it('reports it and exits with EXIT_IO', async () => {
+    const { startLocalService } = await import('../../src/service/index.js');
+    const busy = await startLocalService();
+    try {
+      const t = io(Promise.resolve());
+      expect(await run(['--port', String(busy.port)], t.io)).toBe(EXIT_IO);
+      expect(t.err.join('')).toMatch(/cannot start: .*EADDRINUSE/);
+    } finally {
+      await busy.close();
+    }
   });
 });

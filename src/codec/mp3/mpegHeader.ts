@@ -68,9 +68,50 @@ export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | nul
   return { sampleRate, channels, frameBytes, tagOffset };
 }
 
-/** True when the frame at `b[p..]` holds a Xing or Info tag (LAME writes "Info" for CBR). */
-export function hasXingTag(b: Uint8Array, p: number, header: MpegFrameHeader): boolean {
-  const t = p + header.tagOffset;
-  const tag = String.fromCharCode(b[t] ?? 0, b[t + 1] ?? 0, b[t + 2] ?? 0, b[t + 3] ?? 0);
-  return tag === 'Xing' || tag === 'Info';
+export interface XingTag {
+  /** Frame count from the Xing header, or null when its flag is off (a streaming encoder). */
+  frames: number | null;
+  /** LAME extension: encoder delay and end padding in samples; null without the extension. */
+  encoderDelay: number | null;
+  padding: number | null;
+}
+
+const XING_FRAMES = 0x1;
+const XING_BYTES = 0x2;
+const XING_TOC = 0x4;
+const XING_QUALITY = 0x8;
+const XING_TOC_BYTES = 100;
+/** In the LAME extension, from its 9-byte version string: delay (12 bits) + padding (12 bits). */
+const LAME_DELAY_OFFSET = 21;
+const LAME_EXTENSION_BYTES = 24;
+/** Bytes from the frame start needed to read the largest Xing header and the LAME delay field. */
+export const XING_PROBE_BYTES = 4 + 32 + 8 + 4 + 4 + XING_TOC_BYTES + 4 + LAME_EXTENSION_BYTES;
+
+/** Reads a Xing or Info tag (LAME writes "Info" for CBR) in the frame at `b[p..]`, or null. */
+export function readXingTag(b: Uint8Array, p: number, header: MpegFrameHeader): XingTag | null {
+  let t = p + header.tagOffset;
+  const magic = String.fromCharCode(b[t] ?? 0, b[t + 1] ?? 0, b[t + 2] ?? 0, b[t + 3] ?? 0);
+  if (magic !== 'Xing' && magic !== 'Info') return null;
+  const u32 = (q: number): number => ((b[q]! << 24) | (b[q + 1]! << 16) | (b[q + 2]! << 8) | b[q + 3]!) >>> 0;
+  if (t + 8 > b.length) return { frames: null, encoderDelay: null, padding: null };
+  const flags = u32(t + 4);
+  t += 8;
+  let frames: number | null = null;
+  if (flags & XING_FRAMES) {
+    frames = t + 4 <= b.length ? u32(t) : null;
+    t += 4;
+  }
+  if (flags & XING_BYTES) t += 4;
+  if (flags & XING_TOC) t += XING_TOC_BYTES;
+  if (flags & XING_QUALITY) t += 4;
+  const frameEnd = header.frameBytes > 0 ? p + header.frameBytes : b.length;
+  const d = t + LAME_DELAY_OFFSET;
+  if (d + 3 > Math.min(b.length, frameEnd) || !isPrintable(b, t, 4)) return { frames, encoderDelay: null, padding: null };
+  return { frames, encoderDelay: (b[d]! << 4) | (b[d + 1]! >> 4), padding: ((b[d + 1]! & 0x0f) << 8) | b[d + 2]! };
+}
+
+/** The LAME extension starts with an encoder name ("LAME3.100", "Lavc60.31", ...). */
+function isPrintable(b: Uint8Array, from: number, n: number): boolean {
+  for (let i = from; i < from + n; i++) if (b[i] === undefined || b[i]! < 0x20 || b[i]! > 0x7e) return false;
+  return true;
 }

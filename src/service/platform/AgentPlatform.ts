@@ -6,6 +6,7 @@
  * @see service-interface.md, "Agent", "Session", "Events"; issue 8.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { InvalidOptionError } from '../../errors.js';
 import { applyConfigPatch, assertPublishable, isObject, redactConfig, validateConfig } from './agentConfig.js';
 import { badRequest, conflict, notFound, unprocessable } from './http.js';
 import {
@@ -24,7 +25,7 @@ const OVERRIDABLE = ['first_message', 'system_prompt', 'voice_id', 'language'];
 
 export function resolveOptions(o: PlatformOptions = {}): ResolvedPlatformOptions {
   const attempts = o.delivery?.attempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError('delivery.attempts must be a positive integer');
+  if (!Number.isInteger(attempts) || attempts < 1) throw new InvalidOptionError('delivery.attempts', `delivery.attempts must be a positive integer, got ${String(attempts)}`);
   return {
     now: o.now ?? Date.now,
     speak: o.speak,

@@ -18,7 +18,7 @@ export const realClock: ServiceClock = {
 
 export type Pace = 'fast' | 'realtime';
 /** With `pace: 'realtime'`, how far audio may run ahead of the wall clock. */
-export const REALTIME_LEAD_SEC = 0.3;
+export const REALTIME_LEAD_SEC = 0.5;
 
 export interface SseResponderOptions {
   pace: Pace;

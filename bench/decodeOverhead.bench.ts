@@ -1,0 +1,145 @@
+/**
+ * Scenario 2, decode overhead per format: the engine's CPU per second of audio (SSE body →
+ * SpeechPipeline → 20 ms PCM frames read) against the raw codec decoding the same audio directly,
+ * side by side in alternating rounds on the thread's own CPU clock (bench/lib/measure.ts).
+ *
+ *   npm run bench -- decodeOverhead
+ *
+ * The raw anchors, each handed the bare audio event by event as a streaming decoder would be:
+ * - ogg-opus: libopus (@discordjs/opus, the engine's backend) on each packet (no Ogg parsing);
+ * - mp3: mpg123-decoder (wasm) `decode()` on each event's bytes (a fresh decoder per stream);
+ * - pcm / wav: no codec at all, so the anchor is the least any pipeline must do with base64
+ *   audio: decode each event's base64 and copy it into 20 ms Int16Array frames.
+ * Also for opus: what a user would otherwise pick, the naive event stage (eventsource-parser →
+ * JSON.parse → Buffer.from) → prism-media OggDemuxer → prism opus.Decoder (the same libopus).
+ */
+import { once } from 'node:events';
+import { MPEGDecoder } from 'mpg123-decoder';
+import prism from 'prism-media';
+import { createOpusPacketDecoder } from '../src/codec/opus/backend.js';
+import { createSpeechPipeline } from '../src/engine/SpeechPipeline.js';
+import { formatInputs, type FormatInput } from './lib/formatInputs.js';
+import { interleave, threadClock, type Contender } from './lib/measure.js';
+import { round } from './lib/stats.js';
+import { createNaiveStage } from './naive.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const COMMAND = 'npm run bench -- decodeOverhead';
+const TARGET_RATIO = 1.1;
+const FRAME_MS = 20;
+const OPUS_FRAME_SAMPLES = 960;
+
+/** The engine: the whole SSE body into a pipeline, every frame read. */
+async function engine(input: FormatInput): Promise<number> {
+  const p = createSpeechPipeline({ format: input.format, ...(input.format === 'pcm' ? { sampleRate: input.sampleRate } : {}) });
+  let samples = 0;
+  p.on('data', (f: { sampleCount: number }) => (samples += f.sampleCount));
+  const ended = once(p, 'end');
+  p.end(input.body);
+  await ended;
+  return samples;
+}
+
+function rawOpus(input: FormatInput): number {
+  const dec = createOpusPacketDecoder(input.sampleRate, input.channels, 'native');
+  let n = 0;
+  for (const page of input.packets!) for (const packet of page) n += dec.decode(packet).length;
+  dec.free();
+  return n;
+}
+
+async function rawMp3(input: FormatInput): Promise<number> {
+  const dec = new MPEGDecoder();
+  await dec.ready;
+  let n = 0;
+  for (const p of input.payloads) n += dec.decode(p).samplesDecoded;
+  dec.free();
+  return n;
+}
+
+/** base64 → bytes → 20 ms Int16Array frames: the floor for any pipeline carrying PCM in JSON. */
+function rawPcm(input: FormatInput, b64: string[], headerBytes: number): number {
+  const frameBytes = ((input.sampleRate * FRAME_MS) / 1000) * input.channels * 2;
+  const carry = new Uint8Array(frameBytes);
+  let fill = 0;
+  let frames = 0;
+  let skip = headerBytes;
+  for (const s of b64) {
+    const bytes = Buffer.from(s, 'base64');
+    let at = Math.min(skip, bytes.length);
+    skip -= at;
+    while (at < bytes.length) {
+      const n = Math.min(frameBytes - fill, bytes.length - at);
+      carry.set(bytes.subarray(at, at + n), fill);
+      fill += n;
+      at += n;
+      if (fill === frameBytes) {
+        const frame = new Int16Array(frameBytes / 2);
+        new Uint8Array(frame.buffer).set(carry);
+        frames += frame.length > 0 ? 1 : 0;
+        fill = 0;
+      }
+    }
+  }
+  return frames;
+}
+
+/** What a user would write: naive SSE → prism OggDemuxer → prism opus.Decoder. */
+async function prismOpus(input: FormatInput): Promise<number> {
+  const demuxer = new prism.opus.OggDemuxer();
+  const decoder = new prism.opus.Decoder({ rate: input.sampleRate, channels: input.channels, frameSize: OPUS_FRAME_SAMPLES });
+  let bytes = 0;
+  decoder.on('data', (b: Buffer) => (bytes += b.length));
+  const ended = once(decoder, 'end');
+  demuxer.pipe(decoder);
+  const naive = createNaiveStage({ onAudio: (audio) => demuxer.write(audio) });
+  naive.feed(input.body);
+  demuxer.end();
+  await ended;
+  return bytes;
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const seconds = opts.quick ? 3 : 20;
+  const rounds = opts.quick ? 2 : 7;
+  const minSampleMs = opts.quick ? 20 : 80;
+  const results: BenchResult[] = [];
+  for (const input of formatInputs(seconds)) {
+    const contenders: Contender[] = [];
+    if (input.format === 'opus') contenders.push({ name: 'raw', run: () => rawOpus(input) });
+    else if (input.format === 'mp3') contenders.push({ name: 'raw', run: () => rawMp3(input) });
+    else {
+      const b64 = input.payloads.map((p) => Buffer.from(p).toString('base64'));
+      contenders.push({ name: 'raw', run: () => rawPcm(input, b64, input.format === 'wav' ? 44 : 0) });
+    }
+    contenders.push({ name: 'engine', run: () => engine(input) });
+    if (input.format === 'opus') contenders.push({ name: 'prism', run: () => prismOpus(input) });
+    const t = await interleave(contenders, { rounds, minSampleMs, clock: 'cpu' });
+    const perSec = (name: string): number => round(t.ms[name]! / input.audioSec, 4);
+    const ratio = t.ratio['engine']!;
+    const label = input.format === 'opus' ? 'ogg-opus 48 kHz mono, 200 ms pages' : input.format === 'mp3' ? 'mp3 22.05 kHz mono 64 kb/s' : `${input.format} 48 kHz mono s16le`;
+    const anchor =
+      input.format === 'opus' ? 'raw libopus per packet' : input.format === 'mp3' ? 'raw mpg123 per event' : 'base64 decode + copy into 20 ms frames';
+    results.push({
+      scenario: `decode overhead / ${label} / ${input.audioSec.toFixed(1)} s in ${input.events.length} SSE events`,
+      figures: {
+        'engine CPU ms/audio s': perSec('engine'),
+        'raw CPU ms/audio s': perSec('raw'),
+        'engine × real time': Math.round(1000 / perSec('engine')),
+        ...(input.format === 'opus'
+          ? { 'prism CPU ms/audio s': perSec('prism'), 'engine vs prism ×': round(t.ratio['engine']! / t.ratio['prism']!, 3) }
+          : {}),
+      },
+      anchor,
+      ratio: round(ratio, 3),
+      target: `≤ ${TARGET_RATIO}× the raw codec`,
+      ...(opts.quick ? {} : { met: ratio <= TARGET_RATIO }),
+      command: COMMAND,
+      issueScenario: 2,
+      notes:
+        `ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
+        (input.format === 'opus' ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(t.ratio['prism']!, 3)}× raw` : ''),
+    });
+  }
+  return results;
+}
