@@ -23,6 +23,7 @@ const TEXT = 'Thanks for calling voicewire. Please hold the line.';
 const FULL_REQUESTS = 50;
 const QUICK_REQUESTS = 3;
 const WARMUP_REQUESTS = 5;
+const REQUEST_LIMIT_MS = 15_000;
 
 interface Sample {
   firstByte: number;
@@ -59,14 +60,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
             check();
           });
           stream.once('end', resolve);
+          stream.once('close', resolve);
           stream.once('error', reject);
         });
-        await done;
+        // Bounded: a request that shows no audio or word within the limit is recorded as such.
+        let timer: NodeJS.Timeout | undefined;
+        const limit = new Promise<void>((resolve) => {
+          timer = setTimeout(() => {
+            stream.destroy();
+            resolve();
+          }, REQUEST_LIMIT_MS);
+        });
+        await Promise.race([done, limit]);
+        clearTimeout(timer);
         return { firstByte: metrics.firstByteMs ?? NaN, firstAudio, firstWord };
       };
       for (let i = 0; i < (opts.quick ? 1 : WARMUP_REQUESTS); i++) await once1();
       const samples: Sample[] = [];
       for (let i = 0; i < requests; i++) samples.push(await once1());
+      const incomplete = samples.filter((s) => !Number.isFinite(s.firstAudio) || !Number.isFinite(s.firstWord)).length;
       const audio = summarize(samples.map((s) => s.firstAudio));
       const word = summarize(samples.map((s) => s.firstWord));
       const byte = summarize(samples.map((s) => s.firstByte));
@@ -86,7 +98,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         ratio: round(audio.p50 / byte.p50, 3),
         command: COMMAND,
         issueScenario: 4,
-        notes: `text of ${TEXT.length} characters; service pace 'fast'`,
+        notes: `text of ${TEXT.length} characters; service pace 'fast'${incomplete > 0 ? `; ${incomplete} requests without audio or word` : ''}`,
       });
     }
   } finally {

@@ -26,8 +26,9 @@ export interface Summary {
   mean: number;
 }
 
+/** Summary of the finite values (NaN marks a sample that did not happen). */
 export function summarize(xs: Iterable<number>): Summary {
-  const s = sortedCopy(xs);
+  const s = sortedCopy(Array.from(xs).filter(Number.isFinite));
   const mean = s.length === 0 ? NaN : s.reduce((a, b) => a + b, 0) / s.length;
   return { n: s.length, p50: percentile(s, 0.5), p99: percentile(s, 0.99), max: s[s.length - 1] ?? NaN, mean };
 }

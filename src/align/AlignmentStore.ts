@@ -81,6 +81,17 @@ export function compareWords(a: TimelineWord, b: TimelineWord): number {
   return a.start - b.start || a.chunkSeq - b.chunkSeq || a.index - b.index;
 }
 
+/**
+ * Feed it every event (the scanner's metas fit); read the final timeline, or the word at a time.
+ * @example
+ * ```ts
+ * const store = new AlignmentStore();
+ * store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: { audio_duration: 0.6, segments: [{ text: 'Hi', start: 0, end: 0.3 }] } });
+ * store.apply({ chunkSeq: 1, chunkAudioOffsetSec: 0.6, alignment: null }); // null never erases
+ * store.timeline(); // [{ text: 'Hi', start: 0, end: 0.3, chunkSeq: 0, index: 0 }]
+ * store.wordAt(0.1)?.text; // 'Hi'
+ * ```
+ */
 export class AlignmentStore {
   private readonly chunks = new Map<number, ChunkAlignment>();
   private sorted: TimelineWord[] | null = [];

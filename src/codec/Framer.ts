@@ -20,6 +20,14 @@ export function samplesPerFrame(sampleRate: number, frameMs: number): number {
   return Math.max(1, Math.round((sampleRate * frameMs) / MS_PER_SECOND));
 }
 
+/**
+ * @example
+ * ```ts
+ * const framer = new Framer({ sampleRate: 8000, channels: 1 }); // 160-sample frames
+ * for (const frame of framer.push(decodedBlock)) send(frame.samples);
+ * for (const last of framer.flush()) send(last.samples); // the short tail
+ * ```
+ */
 export class Framer {
   readonly sampleRate: number;
   readonly channels: number;

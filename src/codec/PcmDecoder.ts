@@ -20,6 +20,14 @@ export interface PcmDecoderOptions {
   channels?: number;
 }
 
+/**
+ * @example
+ * ```ts
+ * const pcm = new PcmDecoder({ sampleRate: 16000 });
+ * const { pcm: blocks } = pcm.decode(bytes); // Int16Array blocks; an odd trailing byte waits for the next call
+ * const { errors } = pcm.flush(); // AUDIO_TRUNCATED (non-fatal) if the stream ended inside a sample
+ * ```
+ */
 export class PcmDecoder implements AudioDecoder {
   readonly kind = 'pcm' as const;
   readonly format: PcmFormat;

@@ -44,6 +44,14 @@ function matches(b: Uint8Array, at: number, sig: number[], len: number): boolean
   return true;
 }
 
+/**
+ * @example
+ * ```ts
+ * const wav = new WavDecoder();
+ * for (const bytes of chunks) for (const block of wav.decode(bytes).pcm) play(block, wav.format!);
+ * const { errors } = wav.flush(); // AUDIO_TRUNCATED when the stream stopped short of its declared size
+ * ```
+ */
 export class WavDecoder implements AudioDecoder {
   readonly kind = 'wav' as const;
   format: PcmFormat | null = null;

@@ -242,7 +242,16 @@ export function parseEventJson(data: string, eventIndex: number): unknown {
   }
 }
 
-/** The general path for one event's `data`: JSON.parse + {@link validateSpeechEvent}. */
+/**
+ * The general path for one event's `data`: JSON.parse + {@link validateSpeechEvent}.
+ * @example
+ * ```ts
+ * let index = 0;
+ * const parser = createSseParser({
+ *   onEvent: (e) => { if (e.event === 'message') handle(parseSpeechEventData(e.data, index++)); },
+ * }); // a bad event throws SpeechEventError (EVENT_INVALID_JSON, AUDIO_BAD_BASE64, ...) naming its index
+ * ```
+ */
 export function parseSpeechEventData(data: string, eventIndex: number): SpeechEvent {
   return validateSpeechEvent(parseEventJson(data, eventIndex), eventIndex);
 }

@@ -63,6 +63,18 @@ export interface SpeechEventScannerOptions {
 
 const INITIAL_SCRATCH_BYTES = 1024;
 
+/**
+ * @example
+ * ```ts
+ * const ring = new RingBuffer();
+ * const scanner = new SpeechEventScanner({ ring, onEvent: (meta) => store.apply(meta) });
+ * for (let pos = 0; pos < body.length; ) {
+ *   pos += scanner.feed(body, pos); // fewer than offered: the ring is full
+ *   decode(ring.readSpan()); ring.consume(ring.readSpanLength); // audio up to scanner.committedAudio is validated
+ * }
+ * scanner.end(); // SSE_TRUNCATED if the body stopped inside an event
+ * ```
+ */
 export class SpeechEventScanner {
   private readonly ring: RingBuffer;
   private readonly onEventCb: (meta: SpeechEventMeta) => void;

@@ -32,6 +32,16 @@ export interface WordClockHandlers {
   onRevised(revision: WordRevision): void;
 }
 
+/**
+ * @example
+ * ```ts
+ * const store = new AlignmentStore();
+ * const clock = new WordClock({ onWord: (w) => console.log(w.text, w.late), onRevised: (r) => console.log('revised', r) });
+ * const change = store.apply(meta); // from each speech event
+ * if (change !== null) clock.update(change);
+ * clock.advance(playedSeconds); // from the playhead: words starting before it are emitted
+ * ```
+ */
 export class WordClock {
   /** Words not yet emitted, sorted by start; `head` is the next one. */
   private pending: TimelineWord[] = [];

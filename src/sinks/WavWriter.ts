@@ -77,7 +77,15 @@ export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
   return h;
 }
 
-/** Appends audio to a WAV file and fixes its header on close. */
+/**
+ * Appends audio to a WAV file and fixes its header on close.
+ * @example
+ * ```ts
+ * const wav = await WavWriter.open('out.wav', { sampleRate: 22050, channels: 1 });
+ * for await (const frame of speech) await wav.write(frame.samples);
+ * await wav.close();
+ * ```
+ */
 export class WavWriter {
   private format: WavFormat | null = null;
   private headerBytes = 0;

@@ -28,6 +28,12 @@ interface Entry {
   prev?: { version: string | undefined; expiresAt: number };
 }
 
+/**
+ * @example
+ * ```ts
+ * const receiver = createWebhookReceiver({ secret, store: new MemoryDedupStore({ maxEntries: 50_000 }), onEvent });
+ * ```
+ */
 export class MemoryDedupStore implements DedupStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;

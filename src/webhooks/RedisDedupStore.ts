@@ -115,6 +115,14 @@ async function importIoredis(url: string): Promise<RedisLikeClient> {
   return new Ctor(url);
 }
 
+/**
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const store = new RedisDedupStore({ client: new Redis(process.env.REDIS_URL!) });
+ * const receiver = createWebhookReceiver({ secret, store, onEvent });
+ * ```
+ */
 export class RedisDedupStore implements DedupStore {
   readonly #client: Promise<RedisLikeClient>;
   readonly #ownsClient: boolean;
