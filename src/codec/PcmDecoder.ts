@@ -12,7 +12,6 @@ import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';
 /** Bytes per s16le sample. */
 const BYTES_PER_SAMPLE = 2;
 const NO_CARRY = -1;
-const EMPTY: DecodedAudio = Object.freeze({ pcm: [], errors: [] }) as DecodedAudio;
 
 export interface PcmDecoderOptions {
   sampleRate: number;
@@ -67,7 +66,7 @@ export class PcmDecoder implements AudioDecoder {
   }
 
   flush(): DecodedAudio {
-    if (this.carry === NO_CARRY) return EMPTY;
+    if (this.carry === NO_CARRY) return { pcm: [], errors: [] };
     this.carry = NO_CARRY;
     return {
       pcm: [],

@@ -12,3 +12,15 @@ export type { VoiceSpec, EmotionStyle } from './speech/voices.js';
 export { MODEL_RESPONSE_HEADER } from './handleTts.js';
 export { REALTIME_LEAD_SEC } from './stream/SseResponder.js';
 export type { Pace, ServiceClock } from './stream/SseResponder.js';
+export {
+  createAgentPlatform,
+  createPlatformHandler,
+  handlePlatformRequest,
+  AgentPlatform,
+  type PlatformRequestContext,
+  type PlatformOptions,
+  type PlatformLogEntry,
+  type PlatformRates,
+  type DeliveryReport,
+  type AttemptReport,
+} from './platform/index.js';

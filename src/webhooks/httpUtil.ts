@@ -3,6 +3,7 @@
  * a bounded raw-body read, and writing a {@link WebhookResponse}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { VoicewireError } from '../errors.js';
 import { SignatureCheckError, verifyWebhookSignature } from './signature.js';
 
 export const HTTP_OK = 200;
@@ -52,8 +53,18 @@ export function getHeader(headers: HeadersLike, name: string): string | undefine
 /** A webhook body is a small JSON object; this bounds memory per request. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-export class BodyTooLargeError extends Error {}
-export class BodyAlreadyParsedError extends Error {}
+/** The body went over the receiver's size limit (answered 413; also given to `onError`). */
+export class BodyTooLargeError extends VoicewireError {
+  constructor(message: string) {
+    super('WEBHOOK_BAD_PAYLOAD', message);
+  }
+}
+/** A body parser mounted before the receiver already turned the body into an object. */
+export class BodyAlreadyParsedError extends VoicewireError {
+  constructor(message: string) {
+    super('WEBHOOK_BAD_PAYLOAD', message, { field: 'body' });
+  }
+}
 
 /**
  * Reads the raw body bytes. Accepts a body a framework already read as bytes or text

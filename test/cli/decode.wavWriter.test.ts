@@ -11,6 +11,10 @@ const dir = mkdtempSync(join(tmpdir(), 'voicewire-wavwriter-'));
 const hasFfprobe = (() => {
   try { execFileSync('ffprobe', ['-version'], { stdio: 'ignore' }); return true; } catch { return false; }
 })();
+if (!hasFfprobe) {
+  // Loud on purpose: the independent reader check is the point of that test (apt-get install ffmpeg).
+  console.warn('\n*** ffprobe not found: SKIPPING "ffprobe reads all three encodings" (apt-get install ffmpeg) ***\n');
+}
 
 function ffprobe(path: string): Record<string, string> {
   const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels,duration_ts', '-of', 'default=nw=1', path], { encoding: 'utf8' });

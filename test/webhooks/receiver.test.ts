@@ -176,6 +176,7 @@ describe('createWebhookReceiver().nodeHandler over real HTTP', () => {
     expect(seen).toHaveLength(1);
     expect((await fetch(`${base}/parsed`, { method: 'POST', headers: signed(ended), body: ended })).status).toBe(500);
     expect((errors[0] as Error).message).toMatch(/already parsed/);
+    expect(errors[0]).toMatchObject({ code: 'WEBHOOK_BAD_PAYLOAD', field: 'body' }); // typed, for onError
   });
 
   it('answers 413 for a body over the limit', async () => {
