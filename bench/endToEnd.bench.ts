@@ -75,9 +75,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         clearTimeout(timer);
         return { firstByte: metrics.firstByteMs ?? NaN, firstAudio, firstWord };
       };
-      (globalThis as { __stage?: string }).__stage = `${format} warm-up`;
+      (globalThis as { __benchStage?: string }).__benchStage = `${format} warm-up`;
       for (let i = 0; i < (opts.quick ? 1 : WARMUP_REQUESTS); i++) await once1();
-      (globalThis as { __stage?: string }).__stage = `${format} measured`;
+      (globalThis as { __benchStage?: string }).__benchStage = `${format} measured`;
       const samples: Sample[] = [];
       for (let i = 0; i < requests; i++) samples.push(await once1());
       const incomplete = samples.filter((s) => !Number.isFinite(s.firstAudio) || !Number.isFinite(s.firstWord)).length;
@@ -104,7 +104,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       });
     }
   } finally {
-    (globalThis as { __stage?: string }).__stage = 'closing the service';
+    (globalThis as { __benchStage?: string }).__benchStage = 'closing the service';
     await svc.close();
   }
   return results;

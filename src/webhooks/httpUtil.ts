@@ -1,6 +1,7 @@
 /**
  * Small node:http helpers shared by the webhook receivers: header lookup over any header shape,
- * a bounded raw-body read, and writing a {@link WebhookResponse}.
+ * a bounded raw-body read, the signature check both receivers answer 400/401 from, and writing a
+ * {@link WebhookResponse}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VoicewireError } from '../errors.js';
