@@ -55,7 +55,7 @@ interface StepResult {
   busy: number;
 }
 
-async function step(calls: number, seconds: number): Promise<StepResult> {
+export async function step(calls: number, seconds: number): Promise<StepResult> {
   const audio = speech(seconds);
   const live: TwilioCall[] = [];
   const results: Promise<UtteranceResult>[] = [];
@@ -74,11 +74,29 @@ async function step(calls: number, seconds: number): Promise<StepResult> {
   const stats = new Promise<{ mediaBytes: number; underruns: number }>((resolve) => {
     worker.on('message', (m: { type: string; mediaBytes: number; underruns: number }) => { if (m.type === 'stats') resolve(m); });
   });
-  const [ready] = (await once(worker, 'message')) as [{ type: string }];
-  if (ready.type !== 'ready') throw new Error('peers failed to start');
+  const [ready] = (await once(worker, 'message')) as [{ type: string; failed: number }];
+  if (ready.type !== 'ready' || ready.failed > 0) {
+    await worker.terminate();
+    await bridge.close();
+    throw new Error(`${ready.failed} of ${calls} phones could not connect`);
+  }
   while (results.length < calls) await new Promise((r) => setTimeout(r, 10));
   const elu0 = performance.eventLoopUtilization();
-  const done = await Promise.all(results);
+  // Bounded: a call that never finishes fails the step instead of hanging the suite.
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    guard = setTimeout(() => reject(new Error(`${calls} calls did not finish within ${seconds * 3 + 20} s`)), (seconds * 3 + 20) * 1000);
+  });
+  let done: UtteranceResult[];
+  try {
+    done = await Promise.race([Promise.all(results), timeout]);
+  } catch (err) {
+    worker.postMessage('stop');
+    await bridge.close();
+    throw err;
+  } finally {
+    clearTimeout(guard);
+  }
   const busy = performance.eventLoopUtilization(elu0).utilization;
   const merged = new LatenessHistogram();
   for (const c of live) merged.merge(c.stats.lateness);
@@ -134,6 +152,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     command: COMMAND,
   });
   for (const calls of steps) {
+    process.stderr.write(`telephony bench: ${calls} calls …\n`);
     const r = await step(calls, seconds);
     const met = r.p99 <= TARGET_P99_MS && r.completed === calls;
     if (met) best = calls;

@@ -8,6 +8,10 @@ const { url, count } = workerData;
 const RATE_PER_MS = 8;
 const peers = [];
 let opened = 0;
+let failed = 0;
+const settled = () => {
+  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed });
+};
 let mediaBytes = 0;
 let underruns = 0;
 
@@ -16,10 +20,12 @@ for (let i = 0; i < count; i++) {
   const peer = { ws, busyUntil: 0, started: false, timers: new Set() };
   peers.push(peer);
   ws.on('open', () => {
+    peer.counted = true;
     const sid = `MZbench${i}`;
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
     ws.send(JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: sid, start: { streamSid: sid, callSid: `CAbench${i}`, accountSid: 'AC', tracks: ['inbound'], customParameters: {}, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
-    if (++opened === count) parentPort.postMessage({ type: 'ready' });
+    opened++;
+    settled();
   });
   ws.on('message', (data) => {
     const m = JSON.parse(data.toString());
@@ -44,7 +50,12 @@ for (let i = 0; i < count; i++) {
       peer.busyUntil = now;
     }
   });
-  ws.on('error', () => {});
+  ws.on('error', () => {
+    if (!peer.counted) {
+      peer.counted = true;
+      if (ws.readyState !== ws.OPEN) { failed++; settled(); }
+    }
+  });
 }
 
 parentPort.on('message', (msg) => {

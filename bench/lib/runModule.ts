@@ -17,12 +17,14 @@ if (!file || !out) {
   process.exit(2);
 }
 const opts: BenchOptions = { quick: process.argv.includes('--quick') };
-process.on('exit', (code) => {
-  // 13: the event loop emptied while run() was still pending (a promise nothing will settle).
-  if (code === 13) process.stderr.write(`bench: ${file}: run() never settled; last stage: ${String((globalThis as { __benchStage?: string }).__benchStage ?? 'unknown')}\n`);
+let settled = false;
+process.on('exit', () => {
+  // Exit code 13: the event loop emptied while run() was still pending (a promise nothing settles).
+  if (!settled) process.stderr.write(`bench: ${file}: run() never settled; last stage: ${String((globalThis as { __benchStage?: string }).__benchStage ?? 'unknown')}\n`);
 });
 const mod = (await import(pathToFileURL(resolve(file)).href)) as { run: (o: BenchOptions) => Promise<BenchResult[]> };
 const results = await mod.run(opts);
+settled = true;
 writeFileSync(out, JSON.stringify(results));
 // Leftover handles (a worker, a socket) must not keep the child alive past its results.
 process.exit(0);

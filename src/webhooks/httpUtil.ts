@@ -153,3 +153,33 @@ export function refuseUnverified(body: Buffer, header: string | undefined, check
     return jsonResponse(status, { error: (e as Error).message });
   }
 }
+
+/**
+ * The start of every node:http webhook handler: refuses a non-POST (405) and reads the raw body
+ * within `maxBytes`. On failure it answers (413 for an oversized body, 500 when a framework's
+ * body parser already consumed it, else 400), reports the error, and returns null.
+ */
+export async function acceptPostBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  onError: (error: unknown) => void,
+): Promise<Buffer | null> {
+  if (req.method !== 'POST') {
+    send(res, jsonResponse(HTTP_METHOD_NOT_ALLOWED, { error: 'POST only' }, { allow: 'POST' }));
+    return null;
+  }
+  try {
+    return await readRawBody(req, maxBytes);
+  } catch (e) {
+    onError(e);
+    if (e instanceof BodyTooLargeError) {
+      send(res, jsonResponse(HTTP_PAYLOAD_TOO_LARGE, { error: e.message }, { connection: 'close' }));
+      res.once('finish', () => req.destroy());
+      return null;
+    }
+    const status = e instanceof BodyAlreadyParsedError ? HTTP_INTERNAL_ERROR : HTTP_BAD_REQUEST;
+    send(res, jsonResponse(status, { error: 'could not read the body' }));
+    return null;
+  }
+}

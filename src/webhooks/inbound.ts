@@ -16,12 +16,11 @@ import type { DynamicVariableWarning } from './dynamicVariables.js';
 import { dynamicVariablesToObject, validateDynamicVariables } from './dynamicVariables.js';
 import {
   HTTP_BAD_REQUEST,
-  HTTP_METHOD_NOT_ALLOWED,
   HTTP_OK,
+  acceptPostBody,
   bodyBuffer,
   getHeader,
   jsonResponse,
-  readRawBody,
   refuseUnverified,
   send,
   type HeadersLike,
@@ -142,19 +141,8 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
   }
 
   async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST') {
-      send(res, jsonResponse(HTTP_METHOD_NOT_ALLOWED, { error: 'POST only' }, { allow: 'POST' }));
-      return;
-    }
-    let raw: Buffer;
-    try {
-      raw = await readRawBody(req, MAX_INBOUND_BODY_BYTES);
-    } catch (e) {
-      onError(e);
-      send(res, jsonResponse(HTTP_BAD_REQUEST, { error: 'could not read the body' }, { connection: 'close' }));
-      res.once('finish', () => req.destroy());
-      return;
-    }
+    const raw = await acceptPostBody(req, res, MAX_INBOUND_BODY_BYTES, onError);
+    if (raw === null) return;
     send(res, await handle(req.headers, raw));
   }
 

@@ -21,20 +21,17 @@ import type { DedupStore } from './dedup.js';
 import { dedupKeyOf, runOnce } from './dedup.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import {
-  BodyAlreadyParsedError,
-  BodyTooLargeError,
   DEFAULT_MAX_BODY_BYTES,
   HTTP_BAD_REQUEST,
   HTTP_CONFLICT,
   HTTP_INTERNAL_ERROR,
-  HTTP_METHOD_NOT_ALLOWED,
   HTTP_OK,
   HTTP_PAYLOAD_TOO_LARGE,
   HTTP_UNAVAILABLE,
   bodyBuffer,
   getHeader,
   jsonResponse,
-  readRawBody,
+  acceptPostBody,
   refuseUnverified,
   send,
   type HeadersLike,
@@ -149,23 +146,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   }
 
   async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST') {
-      send(res, jsonResponse(HTTP_METHOD_NOT_ALLOWED, { error: 'POST only' }, { allow: 'POST' }));
-      return;
-    }
-    let raw: Buffer;
-    try {
-      raw = await readRawBody(req, maxBodyBytes);
-    } catch (e) {
-      onError(e);
-      if (e instanceof BodyTooLargeError) {
-        send(res, jsonResponse(HTTP_PAYLOAD_TOO_LARGE, { error: e.message }, { connection: 'close' }));
-        res.once('finish', () => req.destroy());
-        return;
-      }
-      send(res, jsonResponse(e instanceof BodyAlreadyParsedError ? HTTP_INTERNAL_ERROR : HTTP_BAD_REQUEST, { error: 'could not read the body' }));
-      return;
-    }
+    const raw = await acceptPostBody(req, res, maxBodyBytes, onError);
+    if (raw === null) return;
     try {
       send(res, await handle(req.headers, raw));
     } catch (e) {

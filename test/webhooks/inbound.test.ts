@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createConversationInitReceiver } from '../../src/webhooks/inbound.js';
 import { signWebhookPayload } from '../../src/webhooks/signature.js';
@@ -83,5 +85,23 @@ describe('createConversationInitReceiver', () => {
     const res = await init.handle({}, b);
     expect(JSON.parse(res.body)).toEqual({ dynamic_variables: { constructor: 'c' } });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('over node:http answers like the post-call receiver: 405 for GET, 413 for an oversized body', async () => {
+    const errors: unknown[] = [];
+    const init = createConversationInitReceiver({ onCall: () => undefined, onError: (e) => errors.push(e) });
+    const server = createServer((req, res) => void init.nodeHandler(req, res));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/init`;
+      expect((await fetch(url)).status).toBe(405);
+      const big = Buffer.alloc(128 * 1024, 0x20);
+      expect((await fetch(url, { method: 'POST', body: big })).status).toBe(413);
+      expect(errors[0]).toMatchObject({ code: 'WEBHOOK_BAD_PAYLOAD' });
+      expect((await fetch(url, { method: 'POST', body: request })).status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
