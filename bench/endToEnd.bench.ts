@@ -24,6 +24,7 @@ const FULL_REQUESTS = 50;
 const QUICK_REQUESTS = 3;
 const WARMUP_REQUESTS = 5;
 const REQUEST_LIMIT_MS = 15_000;
+const CLOSE_LIMIT_MS = 3_000;
 
 interface Sample {
   firstByte: number;
@@ -105,7 +106,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
   } finally {
     (globalThis as { __benchStage?: string }).__benchStage = 'closing the service';
-    await svc.close();
+    // LocalService.close() has been seen to never settle (about 1 run in 10, no handle left
+    // open): bounded, so the figures are still reported.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([svc.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_LIMIT_MS)))]);
+    clearTimeout(timer);
   }
   return results;
 }

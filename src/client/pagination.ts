@@ -36,11 +36,21 @@ export class Page<T> implements AsyncIterable<T> {
     return this.#fetchPage(this.nextCursor ?? undefined);
   }
 
-  /** This page, then every following page. */
+  /**
+   * This page, then every following page. A cursor seen before (A → B → A) is an error: a
+   * service bug must not turn `for await` into an endless loop.
+   */
   async *iterPages(): AsyncGenerator<Page<T>, void, undefined> {
     let page: Page<T> = this;
+    const seen = new Set<string>();
+    if (this.#cursor !== undefined) seen.add(this.#cursor);
     yield page;
     while (page.hasNextPage()) {
+      const cursor = page.nextCursor!;
+      if (seen.has(cursor)) {
+        throw new ApiError(`The service returned the same cursor (${cursor}) again while listing; stopping`);
+      }
+      seen.add(cursor);
       page = await page.getNextPage();
       yield page;
     }

@@ -123,6 +123,20 @@ describe('sessions.list', () => {
     expect(ids).toEqual(['x']);
   });
 
+  it('refuses a cursor cycle (A → B → A) after delivering each page once', async () => {
+    const cycle: Record<string, { data: unknown[]; next_cursor: string }> = {
+      '': { data: [{ session_id: 'a' }], next_cursor: 'B' },
+      B: { data: [{ session_id: 'b' }], next_cursor: 'A' },
+      A: { data: [{ session_id: 'c' }], next_cursor: 'B' },
+    };
+    server.route('GET /v1/agent/sessions', (req, res) => sendJson(res, 200, cycle[req.query.get('cursor') ?? '']));
+    const ids: string[] = [];
+    await expect(async () => {
+      for await (const s of client().sessions.list({})) ids.push(s.session_id);
+    }).rejects.toThrow(/same cursor \(B\) again/);
+    expect(ids).toEqual(['a', 'b', 'c']);
+  });
+
   it('refuses a bad limit', async () => {
     await expect(client().sessions.list({ limit: 0 })).rejects.toThrow(/limit/);
   });
