@@ -28,6 +28,8 @@ const RIFF_HEADER = 12;
 export const WAV_SIZE_UNKNOWN = 0xffffffff;
 const MAX_RIFF_SIZE = 0xfffffffe;
 const BITS_PER_BYTE = 8;
+/** Audio staged in memory before one file write (a few hundred 20 ms frames). */
+const WRITE_BATCH_BYTES = 64 * 1024;
 
 const SPECS: Record<SampleEncoding, { tag: number; bytes: number }> = {
   s16le: { tag: WAVE_FORMAT_PCM, bytes: 2 },
@@ -89,7 +91,13 @@ export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
 export class WavWriter {
   private format: WavFormat | null = null;
   private headerBytes = 0;
+  /** Audio bytes accepted, staged ones included. */
   private written = 0;
+  /** Audio bytes already in the file. */
+  private flushed = 0;
+  /** Frames are small (640 B for 20 ms at 16 kHz): stage them so a file write moves many. */
+  private readonly staging = Buffer.allocUnsafe(WRITE_BATCH_BYTES);
+  private staged = 0;
   private closed = false;
 
   private constructor(private readonly file: FileHandle) {}
@@ -119,8 +127,24 @@ export class WavWriter {
   async write(samples: Int16Array | Float32Array | Uint8Array): Promise<void> {
     if (this.format === null) throw new Error('WavWriter.write before setFormat');
     const bytes = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
-    await this.file.write(bytes, 0, bytes.length, this.headerBytes + this.written);
+    if (this.staged + bytes.length > WRITE_BATCH_BYTES) await this.flush();
+    if (bytes.length >= WRITE_BATCH_BYTES) {
+      await this.file.write(bytes, 0, bytes.length, this.headerBytes + this.flushed);
+      this.flushed += bytes.length;
+    } else {
+      this.staging.set(bytes, this.staged);
+      this.staged += bytes.length;
+    }
     this.written += bytes.length;
+  }
+
+  /** Writes the staged audio to the file (close() does it too). */
+  async flush(): Promise<void> {
+    if (this.staged === 0) return;
+    const n = this.staged;
+    this.staged = 0;
+    await this.file.write(this.staging, 0, n, this.headerBytes + this.flushed);
+    this.flushed += n;
   }
 
   /** Fixes the header sizes and closes the file. With no format set, `fallback` names the (empty) file's format. */
@@ -130,6 +154,7 @@ export class WavWriter {
     try {
       if (this.format === null) await this.setFormat(fallback);
       const format = this.format as WavFormat;
+      await this.flush();
       if (this.written & 1) await this.file.write(new Uint8Array(1), 0, 1, this.headerBytes + this.written);
       const header = wavHeader(format, this.written);
       await this.file.write(header, 0, header.length, 0);

@@ -22,6 +22,24 @@ function ffprobe(path: string): Record<string, string> {
 }
 
 describe('WavWriter', () => {
+  it('stages small frames and passes large ones through, keeping every byte in order', async () => {
+    const path = join(dir, 'batched.wav');
+    const w = await WavWriter.open(path, { sampleRate: 8000, channels: 1 });
+    const sizes = [160, 1, 40_000, 30_000, 100_000, 7, 65_536, 3]; // around the 64 KiB stage
+    const expected: number[] = [];
+    let next = 0;
+    for (const n of sizes) {
+      const frame = new Int16Array(n).map(() => (next++ % 65_536) - 32_768);
+      expected.push(...frame);
+      await w.write(frame);
+    }
+    await w.close();
+    const bytes = readFileSync(path);
+    expect(bytes.readUInt32LE(40)).toBe(expected.length * 2);
+    const body = new Int16Array(bytes.buffer, bytes.byteOffset + 44, expected.length);
+    expect(Array.from(body)).toEqual(expected);
+  });
+
   it('writes s16le with a streaming header, fixed on close; our WavDecoder reads it back', async () => {
     const path = join(dir, 's16.wav');
     const w = await WavWriter.open(path, { sampleRate: 16000, channels: 1 });
