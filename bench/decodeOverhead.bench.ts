@@ -102,7 +102,7 @@ async function prismOpus(input: FormatInput): Promise<number> {
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const seconds = opts.quick ? 3 : 20;
   const rounds = opts.quick ? 2 : 7;
-  const minSampleMs = opts.quick ? 20 : 80;
+  const minSampleMs = opts.quick ? 20 : 250;
   const results: BenchResult[] = [];
   for (const input of formatInputs(seconds)) {
     const contenders: Contender[] = [];
@@ -117,7 +117,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const t = await interleave(contenders, { rounds, minSampleMs, clock: 'cpu' });
     const perSec = (name: string): number => round(t.ms[name]! / input.audioSec, 4);
     const ratio = t.ratio['engine']!;
-    const label = input.format === 'opus' ? 'ogg-opus 48 kHz mono, 200 ms pages' : input.format === 'mp3' ? 'mp3 22.05 kHz mono 64 kb/s' : `${input.format} 48 kHz mono s16le`;
+    const label = input.format === 'opus' ? `ogg-opus 48 kHz mono, ${(input.packetsPerPage ?? 1) * FRAME_MS} ms pages` : input.format === 'mp3' ? 'mp3 22.05 kHz mono 64 kb/s' : `${input.format} 48 kHz mono s16le`;
     const anchor =
       input.format === 'opus' ? 'raw libopus per packet' : input.format === 'mp3' ? 'raw mpg123 per event' : 'base64 decode + copy into 20 ms frames';
     results.push({

@@ -10,6 +10,11 @@
  * "What the container forces": the raw codec decoding the same event's audio (the packets the
  * page completes; mpg123 on the event's bytes; base64 for pcm/wav) is timed per event too, and
  * the target is on the difference: engine p99 − raw p99 ≤ 1 ms.
+ *
+ * Wall clock (performance.now): latency is what a listener waits. On a shared machine it also
+ * counts time other processes held the core. A CPU clock does not help for spans this short:
+ * `process.cpuUsage()` also counts V8's GC/compiler threads (its p99 came out above the wall
+ * p99), and the per-thread /proc clock is only tick-accurate (bench/lib/measure.ts).
  */
 import { MPEGDecoder } from 'mpg123-decoder';
 import { createOpusPacketDecoder } from '../src/codec/opus/backend.js';
@@ -60,37 +65,37 @@ async function engineLatencies(input: FormatInput, reps: number): Promise<Latenc
 
 /** The raw codec on each event's audio, timed the same way. */
 async function rawLatencies(input: FormatInput, reps: number): Promise<number[]> {
-  const out: number[] = [];
+  const wall: number[] = [];
+  const time = (fn: () => boolean): void => {
+    const t0 = performance.now();
+    const counts = fn();
+    const t1 = performance.now();
+    if (counts) wall.push(t1 - t0);
+  };
   for (let r = 0; r < reps; r++) {
     if (input.format === 'opus') {
       const dec = createOpusPacketDecoder(input.sampleRate, input.channels, 'native');
       for (const page of input.packets!) {
         if (page.length === 0) continue;
-        const t0 = performance.now();
-        for (const packet of page) dec.decode(packet);
-        out.push(performance.now() - t0);
+        time(() => {
+          for (const packet of page) dec.decode(packet);
+          return true;
+        });
       }
       dec.free();
     } else if (input.format === 'mp3') {
       const dec = new MPEGDecoder();
       await dec.ready;
-      for (const payload of input.payloads) {
-        const t0 = performance.now();
-        const d = dec.decode(payload);
-        const t1 = performance.now();
-        if (d.samplesDecoded > 0) out.push(t1 - t0);
-      }
+      for (const payload of input.payloads) time(() => dec.decode(payload).samplesDecoded > 0);
       dec.free();
     } else {
       for (const payload of input.payloads) {
         const b64 = Buffer.from(payload).toString('base64');
-        const t0 = performance.now();
-        Buffer.from(b64, 'base64');
-        out.push(performance.now() - t0);
+        time(() => Buffer.from(b64, 'base64').length > 0);
       }
     }
   }
-  return out;
+  return wall;
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
@@ -125,13 +130,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         'p99 beyond raw codec ms': round(beyond, 3),
         events: last.n,
       },
-      anchor: 'raw codec on the same event (p99 − raw p99, ms)',
-      ratio: round(beyond, 3),
+      anchor: 'raw codec on the same event (p99 / raw p99)',
+      ratio: round(last.p99 / raw.p99, 2),
       target: `p99 ≤ ${TARGET_BEYOND_MS} ms beyond what the container/codec forces`,
       ...(opts.quick ? {} : { met: beyond <= TARGET_BEYOND_MS }),
       command: COMMAND,
       issueScenario: 3,
-      notes: `${reps} streams of ${input.audioSec.toFixed(1)} s; "ratio" here is the p99 difference in ms; max includes GC pauses`,
+      notes: `${reps} streams of ${input.audioSec.toFixed(1)} s; the target is on "p99 beyond raw codec"; wall clock: max includes GC pauses and preemption by other processes`,
     });
   }
   return results;

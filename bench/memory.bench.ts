@@ -11,10 +11,13 @@
  * into one continuous Ogg stream (200 ms pages), a chunk_seq per loop with growing alignment
  * snapshots, so the word timeline grows as it would on a real hour of speech.
  */
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { createSpeechPipeline, type SpeechPipeline } from '../src/engine/SpeechPipeline.js';
 import type { AudioFrame } from '../src/codec/types.js';
-import { cpuMs, gc, hasGc, nextTurn } from './lib/measure.js';
+import type { PeakResult, PeakSpec } from './lib/concurrentPeak.js';
+import { cpuMs, gc, hasGc } from './lib/measure.js';
 import { round } from './lib/stats.js';
 import { speechStream, type StreamFormat } from './lib/speechStream.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -48,6 +51,17 @@ function pipelineFor(format: StreamFormat, declaredRate: number | undefined, rin
     format,
     ...(declaredRate !== undefined ? { sampleRate: declaredRate } : {}),
     ...(ringCapacity !== undefined ? { ringCapacity } : {}),
+  });
+}
+
+/** Runs bench/lib/concurrentPeak.ts in a fresh process (a clean RSS baseline for each ring size). */
+function peakInChild(spec: PeakSpec): Promise<PeakResult> {
+  const entry = fileURLToPath(new URL('./lib/concurrentPeak.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', entry, JSON.stringify(spec)], { timeout: 120_000 }, (err, stdout) => {
+      if (err) reject(err);
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as PeakResult);
+    });
   });
 }
 
@@ -97,51 +111,12 @@ async function longStream(format: StreamFormat, minutes: number): Promise<LongRu
   return { marks, peakRss, cpuSec: (cpuMs() - c0) / 1000, wallSec: (performance.now() - w0) / 1000, audioSec: samples / stream.sampleRate, words, events };
 }
 
-/**
- * K streams at once, fed round-robin one event each per turn. Live memory per stream: taken after
- * a forced GC halfway through (what each open stream holds); peak RSS per stream: the highest RSS
- * seen above the baseline (garbage included, as the OS sees it), both divided by K.
- */
-async function concurrentPeak(format: StreamFormat, streams: number, seconds: number, ringCapacity?: number): Promise<{ rssPerStream: number; heapPerStream: number; abPerStream: number }> {
-  gc();
-  await nextTurn();
-  gc();
-  const base = process.memoryUsage();
-  const sources = Array.from({ length: streams }, () => speechStream({ format, seconds, eventSec: EVENT_SEC }));
-  const pipes = sources.map((s) => pipelineFor(format, s.declaredRate, ringCapacity));
-  const ends = pipes.map((p) => once(p, 'end'));
-  for (const p of pipes) p.on('data', () => undefined);
-  const halfway = Math.floor(seconds / EVENT_SEC / 2);
-  let peakRss = 0;
-  let live = { heap: NaN, ab: NaN };
-  const open = new Set(pipes.keys());
-  for (let turn = 0; open.size > 0 && turn < 1_000_000; turn++) {
-    for (const i of [...open]) {
-      const next = sources[i]!.events.next();
-      if (next.done) {
-        pipes[i]!.end();
-        open.delete(i);
-      } else pipes[i]!.write(next.value);
-    }
-    await nextTurn();
-    if (turn === halfway) {
-      gc();
-      const m = process.memoryUsage();
-      live = { heap: m.heapUsed - base.heapUsed, ab: m.arrayBuffers - base.arrayBuffers };
-    }
-    if (turn % 4 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  }
-  await Promise.all(ends);
-  return { rssPerStream: (peakRss - base.rss) / streams, heapPerStream: live.heap / streams, abPerStream: live.ab / streams };
-}
-
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  // Peaks first, in a process whose RSS the long runs have not yet inflated.
   const streams = opts.quick ? 10 : 100;
   const seconds = opts.quick ? 5 : 20;
-  for (const [label, ring] of [['default 1 MiB ring', undefined], ['64 KiB ring', 64 * 1024]] as const) {
-    const c = await concurrentPeak('opus', streams, seconds, ring);
+  for (const [label, ring] of [['default ring (1 MiB cap, grows on demand)', undefined], ['64 KiB ring cap', 64 * 1024]] as const) {
+    const c = await peakInChild({ format: 'opus', streams, seconds, eventSec: EVENT_SEC, ...(ring !== undefined ? { ringCapacity: ring } : {}) });
     results.push({
       scenario: `memory / peak per concurrent stream: ${streams} opus streams at once, ${label}`,
       figures: {
@@ -151,7 +126,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       command: COMMAND,
       issueScenario: 6,
-      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; live = after a GC halfway`,
+      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; live = after a GC halfway; a fresh process per ring size`,
     });
   }
   const minutes = opts.quick ? 2 : 60;

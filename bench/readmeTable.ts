@@ -10,7 +10,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { BenchResult } from './types.js';
-import type { Report } from './run.js';
+import type { Report, ScenarioEntry } from './run.js';
+
+/** Same words as bench/run.ts (kept here so that importing this file never runs the suite). */
+function verdict(s: ScenarioEntry): string {
+  if (s.results.length === 0) return 'not measured';
+  if (s.results.every((r) => r.target === undefined)) return 'reported (the issue sets no target)';
+  if (s.met === undefined) return 'no verdict (smoke run)';
+  return s.met ? 'target met' : 'TARGET MISSED';
+}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const START = '<!-- perf:start -->';
@@ -51,8 +59,8 @@ export function renderTable(report: Report): string {
       'Regenerate with `npm run bench && node --import tsx bench/readmeTable.ts`.',
   ];
   for (const s of report.scenarios) {
-    const verdict = s.results.length === 0 ? 'not measured' : s.met === undefined ? 'no verdict' : s.met ? 'target met' : '**target missed**';
-    lines.push('', `**${s.id}. ${s.title}** — ${verdict}`, '', ...HEADER, ...s.results.map(row));
+    const v = verdict(s);
+    lines.push('', `**${s.id}. ${s.title}** — ${v === 'TARGET MISSED' ? '**target missed**' : v}`, '', ...HEADER, ...s.results.map(row));
     if (s.results.length > 0) lines.push('', ...commands(s.results).map((c) => `\`${c}\``));
   }
   if (report.other.length > 0) {

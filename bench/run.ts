@@ -189,8 +189,16 @@ function printTable(report: Report): void {
   ];
   console.table(rows);
   for (const s of report.scenarios) {
-    process.stderr.write(`scenario ${s.id}: ${s.results.length === 0 ? 'no results' : s.met === undefined ? 'no verdict' : s.met ? 'met' : 'MISSED'} — ${s.title}\n`);
+    process.stderr.write(`scenario ${s.id}: ${verdict(s)} — ${s.title}\n`);
   }
+}
+
+/** In words: not measured / reported (no target) / no verdict (quick run) / met / MISSED. */
+export function verdict(s: ScenarioEntry): string {
+  if (s.results.length === 0) return 'not measured';
+  if (s.results.every((r) => r.target === undefined)) return 'reported (the issue sets no target)';
+  if (s.met === undefined) return 'no verdict (smoke run)';
+  return s.met ? 'target met' : 'TARGET MISSED';
 }
 
 export function formatNumber(v: number): string {

@@ -12,7 +12,6 @@
  * `BufferedSpeechStream`, so the figure is the bridge's (pacing, marks, base64, JSON, socket),
  * not synthesis: 200 calls of espeak synthesis would not fit on 2 cores.
  */
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -71,51 +70,63 @@ export async function step(calls: number, seconds: number): Promise<StepResult> 
     },
   });
   const worker = new Worker(new URL('./telephonyPeers.worker.mjs', import.meta.url), { workerData: { url: bridge.url, count: calls } });
-  const stats = new Promise<{ mediaBytes: number; underruns: number }>((resolve) => {
-    worker.on('message', (m: { type: string; mediaBytes: number; underruns: number }) => { if (m.type === 'stats') resolve(m); });
-  });
-  const [ready] = (await once(worker, 'message')) as [{ type: string; failed: number }];
-  if (ready.type !== 'ready' || ready.failed > 0) {
-    await worker.terminate();
-    await bridge.close();
-    throw new Error(`${ready.failed} of ${calls} phones could not connect`);
-  }
-  while (results.length < calls) await new Promise((r) => setTimeout(r, 10));
-  const elu0 = performance.eventLoopUtilization();
-  // Bounded: a call that never finishes fails the step instead of hanging the suite.
+  const dbg = (m: string): void => { if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${calls}] ${m}\n`); };
+  // Bounded: whatever goes wrong, the step ends by this deadline and frees everything.
+  const deadlineMs = (seconds * 3 + 30) * 1000;
   let guard: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    guard = setTimeout(() => reject(new Error(`${calls} calls did not finish within ${seconds * 3 + 20} s`)), (seconds * 3 + 20) * 1000);
+  const deadline = new Promise<never>((_, reject) => {
+    guard = setTimeout(() => reject(new Error(`${calls} calls: step did not finish within ${deadlineMs / 1000} s`)), deadlineMs);
+    worker.once('error', reject); // the phones' worker crashed
   });
-  let done: UtteranceResult[];
   try {
-    done = await Promise.race([Promise.all(results), timeout]);
-  } catch (err) {
-    worker.postMessage('stop');
-    await bridge.close();
-    throw err;
+    return await Promise.race([deadline, measure()]);
   } finally {
     clearTimeout(guard);
+    await worker.terminate();
+    await bridge.close();
+    dbg('freed');
   }
-  const busy = performance.eventLoopUtilization(elu0).utilization;
-  const merged = new LatenessHistogram();
-  for (const c of live) merged.merge(c.stats.lateness);
-  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
-  worker.postMessage('stop');
-  const peerStats = await stats;
-  await once(worker, 'exit');
-  await bridge.close();
-  return {
-    calls,
-    p50: merged.quantile(0.5),
-    p99: merged.quantile(0.99),
-    max: merged.maxMs,
-    sends: merged.count,
-    underruns: peerStats.underruns,
-    completed: done.filter((r) => r.status === 'completed').length,
-    heapMiB,
-    busy,
-  };
+
+  async function measure(): Promise<StepResult> {
+    const messages: { type: string; failed?: number; mediaBytes?: number; underruns?: number }[] = [];
+    const waiters: (() => void)[] = [];
+    worker.on('message', (m: (typeof messages)[number]) => {
+      messages.push(m);
+      for (const w of waiters.splice(0)) w();
+    });
+    const next = async (type: string): Promise<(typeof messages)[number]> => {
+      for (;;) {
+        const found = messages.find((m) => m.type === type);
+        if (found !== undefined) return found;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    const ready = await next('ready');
+    if ((ready.failed ?? 0) > 0) throw new Error(`${ready.failed} of ${calls} phones could not connect`);
+    dbg('peers ready');
+    while (results.length < calls) await new Promise((r) => setTimeout(r, 10));
+    dbg('all started');
+    const elu0 = performance.eventLoopUtilization();
+    const done = await Promise.all(results);
+    const busy = performance.eventLoopUtilization(elu0).utilization;
+    dbg('all done');
+    const merged = new LatenessHistogram();
+    for (const c of live) merged.merge(c.stats.lateness);
+    const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+    worker.postMessage('stop');
+    const peerStats = await next('stats');
+    return {
+      calls,
+      p50: merged.quantile(0.5),
+      p99: merged.quantile(0.99),
+      max: merged.maxMs,
+      sends: merged.count,
+      underruns: peerStats.underruns ?? 0,
+      completed: done.filter((r) => r.status === 'completed').length,
+      heapMiB,
+      busy,
+    };
+  }
 }
 
 /**

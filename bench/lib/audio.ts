@@ -69,19 +69,6 @@ export function wavHeader(sampleRate: number, channels: number, dataBytes: numbe
   return h;
 }
 
-/** `seconds` of `pcm` looped, as s16le byte chunks of `chunkBytes`. */
-export function* loopedPcmBytes(pcm: Pcm, seconds: number, chunkBytes: number): Generator<Uint8Array> {
-  const src = new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength);
-  const total = Math.round(seconds * pcm.sampleRate) * pcm.channels * 2;
-  let at = 0;
-  for (let done = 0; done < total; ) {
-    const n = Math.min(chunkBytes, total - done, src.length - at);
-    yield src.subarray(at, at + n);
-    done += n;
-    at = (at + n) % src.length;
-  }
-}
-
 // --- Ogg Opus -----------------------------------------------------------------------------------
 
 export interface OpusSource {
@@ -186,15 +173,6 @@ export function* loopedOggOpus(src: OpusSource, seconds: number, packetsPerPage:
   }
 }
 
-// --- MP3 ----------------------------------------------------------------------------------------
-
-/** `repeats` copies of a tagless MP3 file back to back (frames simply continue), as chunks. */
-export function* loopedMp3(file: Uint8Array, repeats: number, chunkBytes: number): Generator<Uint8Array> {
-  for (let r = 0; r < repeats; r++) {
-    for (let at = 0; at < file.length; at += chunkBytes) yield file.subarray(at, Math.min(file.length, at + chunkBytes));
-  }
-}
-
 // --- SSE ----------------------------------------------------------------------------------------
 
 export interface EventFields {
@@ -214,37 +192,6 @@ export function sseEvent(audio: Uint8Array, f: EventFields = {}): string {
     chunk_audio_offset_sec: f.chunkAudioOffsetSec ?? 0,
   };
   return `data: ${JSON.stringify(event)}\n\n`;
-}
-
-/** Regroups a stream of byte chunks into pieces of exactly `bytes` (the last may be short). */
-export function* rechunk(chunks: Iterable<Uint8Array>, bytes: number): Generator<Uint8Array> {
-  const buf = new Uint8Array(bytes);
-  let fill = 0;
-  for (const c of chunks) {
-    for (let at = 0; at < c.length; ) {
-      const n = Math.min(bytes - fill, c.length - at);
-      buf.set(c.subarray(at, at + n), fill);
-      fill += n;
-      at += n;
-      if (fill === bytes) {
-        yield buf;
-        fill = 0;
-      }
-    }
-  }
-  if (fill > 0) yield buf.subarray(0, fill);
-}
-
-/** One SSE event per chunk, as bytes (lazily). */
-export function* sseEvents(chunks: Iterable<Uint8Array>, f: EventFields = {}): Generator<Buffer> {
-  for (const c of chunks) yield Buffer.from(sseEvent(c, f));
-}
-
-/** A whole SSE body (for inputs small enough to hold). */
-export function sseBody(chunks: Iterable<Uint8Array>, f: EventFields = {}): Buffer {
-  const parts: Buffer[] = [];
-  for (const e of sseEvents(chunks, f)) parts.push(e);
-  return Buffer.concat(parts);
 }
 
 export function concatBytes(chunks: Iterable<Uint8Array>): Uint8Array {

@@ -21,6 +21,8 @@ export interface FormatInput {
   packets?: Uint8Array[][];
   /** The whole SSE body. */
   body: Buffer;
+  /** Ogg Opus only: packets per page. */
+  packetsPerPage?: number;
 }
 
 const MP3_FILE = 'mp3/no-tag.mp3';
@@ -52,7 +54,7 @@ export function opusInput(seconds: number, packetsPerPage: number): FormatInput 
     payloads.push(pager.page(page, granule, granule >= total ? 0x04 : 0));
     packets.push(page);
   }
-  return finish('opus', OPUS_RATE, src.channels, granule / OPUS_RATE, payloads, packets);
+  return { ...finish('opus', OPUS_RATE, src.channels, granule / OPUS_RATE, payloads, packets), packetsPerPage };
 }
 
 /** `seconds` of 48 kHz mono s16le PCM (real speech, looped), `eventSec` per event; wav adds a header event. */
@@ -99,5 +101,5 @@ export function mp3Input(seconds: number, eventSec: number): FormatInput {
 
 /** One input per format, about `seconds` long each. */
 export function formatInputs(seconds: number): FormatInput[] {
-  return [pcmInput(seconds, 0.2, false), pcmInput(seconds, 0.2, true), mp3Input(seconds, 0.2), opusInput(seconds, 10)];
+  return [pcmInput(seconds, 0.2, false), pcmInput(seconds, 0.2, true), mp3Input(seconds, 0.2), opusInput(seconds, 10), opusInput(seconds, 1)];
 }

@@ -24,22 +24,28 @@ const SCHEDSTAT = '/proc/thread-self/schedstat';
 
 function readThreadCpuMs(): number | null {
   try {
-    // First field: nanoseconds this thread spent on a CPU (Linux), precise to the scheduler tick.
+    // First field: nanoseconds this thread spent on a CPU (Linux). For the running thread the
+    // kernel refreshes it only at a scheduler tick or switch, so a reading can be up to a tick
+    // (4–6 ms measured here) stale: fine for samples of 200 ms and more, useless for short spans.
     return Number(readFileSync(SCHEDSTAT, 'latin1').split(' ', 1)[0]) / 1e6;
   } catch {
     return null;
   }
 }
 
-/** Whether {@link cpuMs} is this thread's own CPU time (else the whole process's). */
+/** Whether {@link threadCpuMs} is this thread's own CPU time (else the whole process's). */
 export const threadClock = readThreadCpuMs() !== null;
 
 /**
- * CPU ms used by the calling thread so far: `/proc/thread-self/schedstat` on Linux (so V8's
- * background GC and compiler threads, and other processes, are not charged to the work measured;
- * Node 20 has no `process.threadCpuUsage`), else the whole process's `process.cpuUsage()`.
+ * CPU ms used by the calling thread so far, for long samples (≥ 200 ms, see above):
+ * `/proc/thread-self/schedstat` on Linux, so V8's background GC and compiler threads are not
+ * charged to the work measured (Node 20 has no `process.threadCpuUsage`); else the whole
+ * process's `process.cpuUsage()`.
  */
-export const cpuMs: () => number = threadClock ? (): number => readThreadCpuMs()! : processCpuMs;
+export const threadCpuMs: () => number = threadClock ? (): number => readThreadCpuMs()! : processCpuMs;
+
+/** Precise CPU ms of the whole process (getrusage): for short spans. */
+export const cpuMs = processCpuMs;
 
 export function wallMs(): number {
   return performance.now();
@@ -56,7 +62,8 @@ export interface Contender {
 
 export interface InterleaveOptions {
   rounds: number;
-  /** Each contender repeats its unit within a round until it has used this much time. @defaultValue 50 */
+  /** Each contender repeats its unit within a round until it has used this much time (the thread
+   * CPU clock is only tick-accurate: keep this ≥ 200 ms for claims). @defaultValue 200 */
   minSampleMs?: number;
   /** @defaultValue 'cpu' */
   clock?: Clock;
@@ -94,8 +101,8 @@ async function sample(c: Contender, minMs: number, now: () => number, maxRepeats
  * the ratios.
  */
 export async function interleave(contenders: Contender[], opts: InterleaveOptions): Promise<InterleaveResult> {
-  const now = (opts.clock ?? 'cpu') === 'cpu' ? cpuMs : wallMs;
-  const minMs = opts.minSampleMs ?? 50;
+  const now = (opts.clock ?? 'cpu') === 'cpu' ? threadCpuMs : wallMs;
+  const minMs = opts.minSampleMs ?? 200;
   const maxRepeats = opts.maxRepeats ?? 10_000;
   for (const c of contenders) {
     for (let i = 0; i < (opts.warmup ?? 3); i++) {

@@ -11,7 +11,7 @@
 import { once } from 'node:events';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
-import { cpuMs } from './measure.js';
+import { threadCpuMs as cpuMs } from './measure.js';
 import { timedSpeechStream } from './speechStream.js';
 import { LatencyHistogram } from './stats.js';
 

@@ -17,7 +17,7 @@
  */
 import { Duplex } from 'node:stream';
 import { AlignmentStore } from '../align/AlignmentStore.js';
-import { DEFAULT_RING_CAPACITY, RingBuffer } from '../buffer/RingBuffer.js';
+import { DEFAULT_RING_CAPACITY, INITIAL_RING_BYTES, RingBuffer } from '../buffer/RingBuffer.js';
 import { createDecoder } from '../codec/createDecoder.js';
 import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
 import type { AudioDecoder, AudioFrame } from '../codec/types.js';
@@ -106,7 +106,9 @@ export class SpeechPipeline extends Duplex {
         (err: unknown) => this.failDecode(err instanceof Error ? err : new CodecError('CODEC_UNAVAILABLE', String(err))),
       );
     }
-    this.ring = new RingBuffer(options.ringCapacity ?? DEFAULT_RING_CAPACITY);
+    // Grows on demand up to its capacity: a short stream never pays for a 1 MiB buffer. Safe here:
+    // the scanner's writer and the FrameProducer read ring.buffer after ring.writeIndex/readIndex.
+    this.ring = new RingBuffer(options.ringCapacity ?? DEFAULT_RING_CAPACITY, INITIAL_RING_BYTES);
     this.producer = new FrameProducer({
       ring: this.ring,
       decoder: this.decoder,

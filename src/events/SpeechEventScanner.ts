@@ -172,15 +172,17 @@ export class SpeechEventScanner {
   private onFrame(f: SseFramer): boolean {
     if (!f.isMessage) return true;
     const index = this.index++;
-    if (!this.fastEvent(f.data, f.dataLength, index)) this.generalEvent(f.data, f.dataLength, index);
+    const start = f.dataStart;
+    const end = start + f.dataLength;
+    if (!this.fastEvent(f.data, start, end, index)) this.generalEvent(f.data, start, end, index);
     return this.pendingMeta === null;
   }
 
-  /** The plain case. Returns false (having changed nothing) when the general path must decide. */
-  private fastEvent(d: Buffer, len: number, index: number): boolean {
+  /** The plain case, `d[start..end)`. Returns false (having changed nothing) when the general path must decide. */
+  private fastEvent(d: Buffer, start: number, end: number, index: number): boolean {
     const s = this.spans;
     const prevAlign = this.prevAlign;
-    if (!scanEventJson(d, len, s, prevAlign.raw, prevAlign.length)) return false;
+    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.length)) return false;
 
     let content = '';
     if (s.contentStart >= 0) {
@@ -255,7 +257,17 @@ export class SpeechEventScanner {
       return;
     }
     this.pendingMeta = meta;
-    if (this.audio.begin(src, a, b)) this.deliverPending();
+    let from = src;
+    if (src !== this.audioScratch) {
+      // The event's bytes may be the caller's chunk (framed in place): keep our own copy while
+      // the audio waits for ring space (rare: only a full ring gets here).
+      this.audioScratch = ensureCapacity(this.audioScratch, b - a);
+      src.copy(this.audioScratch, 0, a, b);
+      from = this.audioScratch;
+      b -= a;
+      a = 0;
+    }
+    if (this.audio.begin(from, a, b)) this.deliverPending();
   }
 
   private deliver(meta: SpeechEventMeta): void {
@@ -277,10 +289,10 @@ export class SpeechEventScanner {
   }
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
-  private generalEvent(d: Buffer, len: number, index: number): void {
+  private generalEvent(d: Buffer, start: number, end: number, index: number): void {
     let json: unknown;
     try {
-      json = parseEventJson(d.toString('utf8', 0, len), index);
+      json = parseEventJson(d.toString('utf8', start, end), index);
     } catch (err) {
       this.invalid([err as SpeechEventError]);
       return;

@@ -4,7 +4,10 @@
  * event over as BYTES (the joined `data` in a reusable buffer), so that the hot path never builds
  * a string per event; {@link SseParser} decodes to strings on top of it.
  *
- * Memory: field values are copied into growable buffers that are reused for the whole stream.
+ * Memory: field values are copied into growable buffers that are reused for the whole stream,
+ * except the common case of an event whose one `data` line lies whole inside the chunk being fed:
+ * that line is handed over in place (`data` is then the chunk itself, from `dataStart`), so large
+ * network reads cost no copy at all (native-notes/engine-performance.md).
  * We never `Buffer.concat` the pending bytes with each new chunk: with a line arriving in k small
  * chunks that re-copies the growing prefix k times (O(N²) in the line length; a 6 MiB data line in
  * 1 KiB chunks would copy ~18 GB). Each byte is copied once here, and the buffers double when they
@@ -81,9 +84,10 @@ export class SseFramer {
   private readonly maxLine: number;
   private readonly maxEvent: number;
 
-  /** Joined `data` of the event being dispatched: `data[0..dataLength)`. Valid during onFrame and
-   * until the next feed. */
-  data: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES);
+  /** Joined `data` of the event being dispatched: `data[dataStart..dataStart + dataLength)`: the
+   * framer's own buffer, or the fed chunk itself. Valid during onFrame only. */
+  data: Buffer;
+  dataStart = 0;
   dataLength = 0;
   /** Whether the dispatched event's type is `message` (no `event` field, empty, or "message"). */
   isMessage = true;
@@ -94,6 +98,12 @@ export class SseFramer {
   /** Stream bytes consumed so far (BOM included). */
   offset = 0;
 
+  /** The growable buffer the joined data is copied into (when not in place). */
+  private buf: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES);
+  /** The event's only data line so far, still in the chunk being fed: chunk[inPlaceStart..inPlaceEnd). */
+  private inPlace: Buffer | null = null;
+  private inPlaceStart = 0;
+  private inPlaceEnd = 0;
   private dataLines = 0;
   private eventBuf: Buffer = Buffer.allocUnsafe(64);
   private eventLength = 0;
@@ -128,6 +138,7 @@ export class SseFramer {
     this.opts = options;
     this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_SSE_BYTES;
     this.maxEvent = options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES;
+    this.data = this.buf;
   }
 
   /** The dispatched event's type (`'message'` when none was given). Allocates a string. */
@@ -206,7 +217,22 @@ export class SseFramer {
       }
       const st = this.state;
       if (st === STATE_VALUE || st === STATE_COMMENT) {
-        const eol = st === STATE_VALUE && this.field === FIELD_DATA && n - i <= SMALL_SCAN ? this.copyDataToEol(chunk, i, n) : this.lineEnd(chunk, i, n);
+        const isData = st === STATE_VALUE && this.field === FIELD_DATA;
+        const eol = isData && n - i <= SMALL_SCAN ? this.copyDataToEol(chunk, i, n) : this.lineEnd(chunk, i, n);
+        if (isData && eol < n && !this.copied && this.dataLines === 1 && this.dataLength === 0 && chunk instanceof Buffer) {
+          // The event's first data line, whole in this chunk: keep it where it is (no copy).
+          this.lineBytes += eol - i;
+          if (this.lineBytes > this.maxLine) this.lineTooLong();
+          if (eol - i > this.maxEvent) this.eventTooLarge();
+          this.inPlace = chunk;
+          this.inPlaceStart = i;
+          this.inPlaceEnd = eol;
+          this.skipLF = chunk[eol] === CR;
+          i = eol + 1;
+          this.endLine();
+          if (this.paused) break;
+          continue;
+        }
         const segEnd = eol < n ? eol : n;
         this.lineBytes += segEnd - i;
         if (this.lineBytes > this.maxLine) this.lineTooLong();
@@ -267,8 +293,17 @@ export class SseFramer {
         this.fieldLength++;
       }
     }
+    // The chunk is the caller's again after this call: an undispatched in-place line is copied.
+    if (this.inPlace !== null) this.materialize();
     this.offset = base + i;
     return i;
+  }
+
+  /** Copies the in-place data line into the framer's buffer (more data follows, or the chunk ends). */
+  private materialize(): void {
+    const src = this.inPlace!;
+    this.inPlace = null;
+    this.appendData(src, this.inPlaceStart, this.inPlaceEnd);
   }
 
   private lineEnd(chunk: Uint8Array, i: number, n: number): number {
@@ -317,6 +352,7 @@ export class SseFramer {
     const kind = this.resolveField();
     this.field = kind;
     if (kind === FIELD_DATA) {
+      if (this.inPlace !== null) this.materialize();
       if (this.dataLines > 0) this.appendData(LF_BYTE, 0, 1);
       this.dataLines++;
     } else if (kind === FIELD_EVENT) {
@@ -337,8 +373,8 @@ export class SseFramer {
    */
   private copyDataToEol(chunk: Uint8Array, i: number, n: number): number {
     const start = this.dataLength;
-    if (start + (n - i) > this.data.length) this.data = grow(this.data, start + (n - i));
-    const d = this.data;
+    if (start + (n - i) > this.buf.length) this.buf = grow(this.buf, start + (n - i));
+    const d = this.buf;
     let o = start;
     let k = i;
     for (; k < n; k++) {
@@ -363,8 +399,8 @@ export class SseFramer {
   private appendData(src: Uint8Array, a: number, b: number): void {
     const len = this.dataLength + (b - a);
     if (len > this.maxEvent) this.eventTooLarge();
-    if (len > this.data.length) this.data = grow(this.data, len);
-    copyBytes(src, a, b, this.data, this.dataLength);
+    if (len > this.buf.length) this.buf = grow(this.buf, len);
+    copyBytes(src, a, b, this.buf, this.dataLength);
     this.dataLength = len;
   }
 
@@ -435,12 +471,23 @@ export class SseFramer {
       this.isMessage =
         this.eventLength === 0 ||
         (this.eventLength === MESSAGE.length && this.eventBuf.compare(MESSAGE, 0, MESSAGE.length, 0, this.eventLength) === 0);
+      if (this.inPlace !== null) {
+        this.data = this.inPlace;
+        this.dataStart = this.inPlaceStart;
+        this.dataLength = this.inPlaceEnd - this.inPlaceStart;
+      } else {
+        this.data = this.buf;
+        this.dataStart = 0;
+      }
       if (this.opts.onFrame(this) === false) this.paused = true;
     }
     this.resetEvent();
   }
 
   private resetEvent(): void {
+    this.inPlace = null;
+    this.data = this.buf;
+    this.dataStart = 0;
     this.dataLength = 0;
     this.dataLines = 0;
     this.eventLength = 0;

@@ -69,7 +69,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     maxEventBytes: options.maxEventBytes,
     onRetry: options.onRetry,
     onFrame(f) {
-      const event: SseEvent = { event: f.eventType(), data: f.data.toString('utf8', 0, f.dataLength) };
+      const event: SseEvent = { event: f.eventType(), data: f.data.toString('utf8', f.dataStart, f.dataStart + f.dataLength) };
       if (f.hasOwnId) event.id = f.lastEventId;
       options.onEvent(event);
     },

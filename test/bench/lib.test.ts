@@ -1,0 +1,111 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { OggPageReader } from '../../src/codec/ogg/OggPageReader.js';
+import { OggOpusDecoder } from '../../src/codec/OpusDecoder.js';
+import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
+import { concatBytes, fixtureBytes, loopedOggOpus, opusPacketSamples, readOpus } from '../../bench/lib/audio.js';
+import { allocationPerUnit } from '../../bench/lib/alloc.js';
+import { mp3Input, opusInput, pcmInput } from '../../bench/lib/formatInputs.js';
+import { interleave } from '../../bench/lib/measure.js';
+import { speechStream } from '../../bench/lib/speechStream.js';
+import { LatencyHistogram, percentile, summarize } from '../../bench/lib/stats.js';
+
+describe('bench statistics', () => {
+  it('a nearest-rank percentile picks a sample, never interpolates', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 0.5)).toBe(50);
+    expect(percentile(xs, 0.99)).toBe(99);
+    expect(percentile(xs, 1)).toBe(100);
+    expect(Number.isNaN(percentile([], 0.5))).toBe(true);
+  });
+
+  it('a summary ignores samples that did not happen (NaN)', () => {
+    expect(summarize([3, NaN, 1, 2])).toMatchObject({ n: 3, p50: 2, max: 3 });
+  });
+
+  it('merged histograms give the same quantiles as one histogram of every sample', () => {
+    const all = new LatencyHistogram();
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    for (let i = 0; i < 1000; i++) {
+      const v = (i * 7919) % 300 / 10;
+      all.record(v);
+      (i % 2 ? a : b).record(v);
+    }
+    const merged = new LatencyHistogram();
+    merged.merge(a.toJSON());
+    merged.merge(b.toJSON());
+    expect(merged.quantile(0.99)).toBe(all.quantile(0.99));
+    expect(merged.maxMs).toBe(all.maxMs);
+    expect(merged.count).toBe(1000);
+  });
+});
+
+describe('bench inputs are real, valid streams', () => {
+  it('re-paged Ogg Opus passes the CRC check and decodes to the requested length', () => {
+    const src = readOpus(fixtureBytes('opus/20ms-pages.opus'));
+    expect(src.durations.every((d) => d === opusPacketSamples(src.packets[0]!))).toBe(true);
+    const ogg = concatBytes(loopedOggOpus(src, 5, 7));
+    let packets = 0;
+    new OggPageReader({ onPacket: () => packets++ }).push(ogg);
+    expect(packets).toBe(2 + Math.round((5 * 48000) / 960));
+    const dec = new OggOpusDecoder();
+    const out = [...dec.decode(ogg).pcm, ...dec.flush().pcm];
+    const samples = out.reduce((n, b) => n + b.length, 0);
+    expect(Math.abs(samples - 5 * 48000)).toBeLessThanOrEqual(312); // pre-skip
+  });
+
+  it.each(['opus', 'pcm', 'wav', 'mp3'] as const)('a %s speech stream runs through the pipeline with words and no warning', async (format) => {
+    const stream = speechStream({ format, seconds: 6, eventSec: 0.2 });
+    const p = createSpeechPipeline({ format, ...(stream.declaredRate !== undefined ? { sampleRate: stream.declaredRate } : {}) });
+    const warnings: string[] = [];
+    let samples = 0;
+    let words = 0;
+    p.on('warning', (w: Error) => warnings.push(w.message));
+    p.on('word', () => words++);
+    p.on('data', (f: { sampleCount: number }) => (samples += f.sampleCount));
+    const ended = once(p, 'end');
+    for (const e of stream.events) p.write(e);
+    p.end();
+    await ended;
+    expect(warnings).toEqual([]);
+    expect(samples / stream.sampleRate).toBeGreaterThan(5.5);
+    expect(words).toBeGreaterThan(5);
+  });
+
+  it('each format input carries the same event count as payloads, and opus the packets of each page', () => {
+    for (const input of [pcmInput(1, 0.2, false), pcmInput(1, 0.2, true), mp3Input(1, 0.2), opusInput(1, 10)]) {
+      expect(input.events.length).toBe(input.payloads.length);
+      expect(input.body.length).toBe(input.events.reduce((n, e) => n + e.length, 0));
+    }
+    const opus = opusInput(1, 10);
+    expect(opus.packets!.length).toBe(opus.payloads.length);
+    expect(opus.packets!.flat().length).toBe(50);
+  });
+});
+
+describe('bench harness', () => {
+  it('interleave reports the anchor at ratio 1 and a slower contender above it', async () => {
+    const spin = (n: number): number => {
+      let x = 0;
+      for (let i = 0; i < n; i++) x += Math.sqrt(i);
+      return x;
+    };
+    const r = await interleave(
+      [
+        { name: 'anchor', run: () => spin(20_000) },
+        { name: 'triple', run: () => spin(60_000) },
+      ],
+      { rounds: 2, minSampleMs: 20, clock: 'wall' },
+    );
+    expect(r.ratio['anchor']).toBe(1);
+    expect(r.ratio['triple']).toBeGreaterThan(1.5);
+  });
+
+  it('allocation per unit sees a 64 KiB ArrayBuffer per step when each step makes one', async () => {
+    const keep: Uint8Array[] = [];
+    const r = await allocationPerUnit(() => ({ step: () => (keep.push(new Uint8Array(65536)), 1) }), { warmSteps: 2, windowSteps: 8 });
+    keep.length = 0;
+    if (r.arrayBuffersClean) expect(r.arrayBuffersPerUnit).toBeGreaterThanOrEqual(65536);
+  });
+});
