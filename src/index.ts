@@ -127,3 +127,11 @@ export {
   validateDynamicVariables,
   fillPlaceholders,
 } from './webhooks/index.js';
+
+// ---- telephony (the full bridge API is at voicewire/telephony)
+export {
+  attachTwilioMediaStream,
+  TwilioCall,
+  createTwilioBridge,
+  createClientSpeechSource,
+} from './telephony/index.js';

@@ -62,8 +62,9 @@ export interface SseFramerOptions {
 
 /** Up to this many bytes, line ends are searched with a loop instead of indexOf. */
 const SMALL_SCAN = 96;
-/** Below this many bytes a plain loop beats `set(subarray())`, which allocates a view. */
-const SMALL_COPY = 64;
+/** Below this many bytes a plain loop beats `set(subarray())`, which allocates a view (measured
+ * here: 16 B 15 vs 76 ns, 64 B 286 vs 91 ns; the native copy's cost is nearly flat). */
+const SMALL_COPY = 24;
 
 function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, at: number): void {
   if (b - a < SMALL_COPY) {
