@@ -45,6 +45,20 @@ describe('text chunks', () => {
     expect(chunks.map((c) => c.length)).toEqual([100, 100, 50]);
   });
 
+  it('a period, colon or comma inside a token ends nothing: "3.5", "10:30", "v2.0.1" stay whole', () => {
+    const text = 'We have 3.5 pears at 10:30, and v2.0.1 is out. Then: more.';
+    expect(splitTextIntoChunks(text, { chunkLength: 100, minChunkLength: 0, latency: 'balanced' })).toEqual([
+      'We have 3.5 pears at 10:30, and v2.0.1 is out.',
+      'Then: more.',
+    ]);
+    expect(splitTextIntoChunks(text, { chunkLength: 100, minChunkLength: 0, latency: 'low' })[0]).toBe('We have 3.5 pears at 10:30,');
+  });
+
+  it('sentences end at terminators with closing quotes; CJK terminators need no space', () => {
+    expect(splitTextIntoChunks('He said "stop." Then left. 末尾。次の文！', { chunkLength: 100, minChunkLength: 0, latency: 'balanced' }))
+      .toEqual(['He said "stop."', 'Then left.', '末尾。', '次の文！']);
+  });
+
   it('whitespace-only text has no chunks', () => {
     expect(splitTextIntoChunks(' \n ', { chunkLength: 300, minChunkLength: 50, latency: 'normal' })).toEqual([]);
   });

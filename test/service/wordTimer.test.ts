@@ -48,13 +48,37 @@ describe('word timer', () => {
     expect(t.words).toEqual([{ text: '42', start: 0, end: 0.5 }]);
   });
 
-  it('a word espeak never announced still appears, zero-length, in order', () => {
+  it('a word espeak ran into the word before ("I am": one word event) shares that word\'s span by length', () => {
+    // Real espeak events for "Yes I am. It …": "am" has no word event; marks e1 and e2 fire together.
+    const t = new WordTimer([['Yes'], ['I'], ['am'], ['It']], [[8, 11], [29, 30], [48, 50], [69, 71]]);
+    t.push([ev('word', 0, '', 8), ev('phoneme', 0, 'j'), ev('phoneme', 182, 's'), ev('mark', 255, 'e0', 29),
+      ev('word', 255, '', 29), ev('phoneme', 255, 'aɪ'), ev('phoneme', 342, 'ˈæ'), ev('phoneme', 531, 'm'),
+      ev('mark', 641, 'e1'), ev('mark', 641, 'e2'), ev('phoneme', 641, ''), ev('phoneme', 942, ''),
+      ev('word', 942, '', 69), ev('phoneme', 942, 'ɪ')]);
+    const words = t.finish(1044);
+    expect(words.map((w) => w.text)).toEqual(['Yes', 'I', 'am', 'It']);
+    expect(words[1]!.start).toBe(0.255);
+    expect(words[1]!.end).toBeCloseTo(0.255 + 0.386 / 3, 9);
+    expect(words[2]!.start).toBeCloseTo(words[1]!.end, 9);
+    expect(words[2]!.end).toBeCloseTo(0.641, 9); // not after the sentence pause
+    expect(words[3]).toEqual({ text: 'It', start: 0.942, end: 1.044 });
+  });
+
+  it('a skipped word at the end of a chunk shares the last spoken word\'s span', () => {
+    const t = new WordTimer([['a'], ['bb']], [[1, 2], [3, 5]]);
+    t.push([ev('word', 0, '', 1), ev('phoneme', 0, 'a'), ev('phoneme', 300, '')]);
+    const words = t.finish(400);
+    expect(words).toEqual([{ text: 'a', start: 0, end: 0.1 }, { text: 'bb', start: 0.1, end: 0.3 }]);
+  });
+
+  it('a word with no spoken word before it still appears, zero-length, where the next word starts', () => {
     const t = new WordTimer([['a'], ['b'], ['c']], [[1, 2], [3, 4], [5, 6]]);
-    t.push([ev('word', 0, '', 1), ev('phoneme', 0, 'a'), ev('word', 100, '', 5), ev('phoneme', 100, 'c')]);
+    t.push([ev('word', 100, '', 5), ev('phoneme', 100, 'c')]);
     const words = t.finish(250);
     expect(words.map((w) => w.text)).toEqual(['a', 'b', 'c']);
+    expect(words[0]).toEqual({ text: 'a', start: 0.1, end: 0.1 });
     expect(words[1]).toEqual({ text: 'b', start: 0.1, end: 0.1 });
-    expect(words[2]!.end).toBe(0.25);
+    expect(words[2]).toEqual({ text: 'c', start: 0.1, end: 0.25 });
   });
 
   it('a multi-word group is shared by length', () => {

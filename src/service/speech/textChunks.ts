@@ -18,8 +18,13 @@ export interface ChunkOptions {
 /** The smallest first chunk `latency: low` makes (a clause shorter than this is merged on). */
 export const LOW_FIRST_CHUNK_MIN_CHARS = 12;
 
-const SENTENCE = /[^.!?…。！？]+(?:[.!?…。！？]+["'”’)\]]*|$)|[.!?…。！？]+/gu;
-const CLAUSE = /[^,;:—–]+(?:[,;:—–]+|$)|[,;:—–]+/gu;
+/**
+ * A sentence ends at `. ! ? …` (and closing quotes) followed by white space or the end, so "3.5",
+ * "10:30" and "v2.0.1" stay whole; CJK terminators end one wherever they are.
+ */
+const SENTENCE = /[^]*?(?:[.!?…]+["'”’)\]]*(?=\s|$)|[。！？]+["'”’)\]]*|$)/gu;
+/** A clause ends at `, ; :` followed by white space or the end, or at a dash. */
+const CLAUSE = /[^]*?(?:[,;:]+["'”’)\]]*(?=\s|$)|[—–]+|$)/gu;
 
 function pieces(text: string, re: RegExp): string[] {
   return (text.match(re) ?? []).map((s) => s.trim()).filter((s) => s !== '');
