@@ -18,19 +18,10 @@ import type { AudioFrame } from '../codec/types.js';
 import { SinkError } from '../errors.js';
 import { detectAudioOutput, type DetectOptions, type PlayerCommand } from './audioOutput.js';
 import { PlaybackClock } from './PlaybackClock.js';
+import { systemClock, type Clock } from '../internal/clock.js';
 
 /** Time source and timers, injectable so tests run on a fake clock. Times in ms. */
-export interface SinkClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realClock: SinkClock = {
-  now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
+export type SinkClock = Clock;
 
 export interface PlayerSinkOptions {
   /** The player; `null` paces in silence. @defaultValue the one {@link detectAudioOutput} finds */
@@ -84,7 +75,7 @@ export class PlayerSink extends Writable {
     super({ objectMode: true, highWaterMark: 1 });
     this.player = player;
     this.options = options;
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Sample rate of the audio being played (known after the first frame). */
