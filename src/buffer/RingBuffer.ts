@@ -13,11 +13,6 @@
  * allocates, nor makes the GC account for, a 1 MiB buffer, which cost ~10 % of decoding a 2.8 s
  * stream (native-notes/engine-performance.md). Growing copies the readable bytes once (amortised
  * O(1) per byte); after the ring has reached its working size nothing allocates.
- *
- * Staging: a writer may also put bytes after the committed ones without showing them to readers
- * ({@link stageWrite}), then publish ({@link commitStaged}) or drop ({@link dropStaged}) them all:
- * the speech scanner decodes an event's audio as it arrives this way and publishes it only once
- * the event is known to be valid, so readers still see validated audio only.
  */
 export const DEFAULT_RING_CAPACITY = 1024 * 1024;
 /** A good `initialBytes` for a ring that may grow: 64 KiB. */
@@ -33,8 +28,6 @@ export class RingBuffer {
   private size = 0;
   /** Bytes ever committed (a running offset readers can use to place events). */
   private written = 0;
-  /** Bytes written after the readable ones but not committed yet (invisible to readers). */
-  private staged = 0;
 
   /**
    * @param initialBytes storage allocated up front. @defaultValue `capacity` (never grows). When
@@ -64,13 +57,9 @@ export class RingBuffer {
   get length(): number {
     return this.size;
   }
-  /** Free bytes (against `capacity`, whatever storage is allocated so far; staged bytes are not free). */
+  /** Free bytes (against `capacity`, whatever storage is allocated so far). */
   get free(): number {
-    return this.capacity - this.size - this.staged;
-  }
-  /** Bytes staged and not committed yet. */
-  get stagedLength(): number {
-    return this.staged;
+    return this.capacity - this.size;
   }
   /** Total bytes ever committed. */
   get totalWritten(): number {
@@ -84,13 +73,13 @@ export class RingBuffer {
   /** Start index (in {@link buffer}) of the contiguous free region. */
   get writeIndex(): number {
     const cap = this.roomFor();
-    const tail = this.head + this.size + this.staged;
+    const tail = this.head + this.size;
     return tail >= cap ? tail - cap : tail;
   }
   /** Length of the contiguous free region starting at {@link writeIndex}. */
   get writeSpanLength(): number {
     const cap = this.roomFor();
-    const tail = this.head + this.size + this.staged;
+    const tail = this.head + this.size;
     return tail >= cap ? this.head - (tail - cap) : cap - tail;
   }
   /** The contiguous free region, as a view (allocates a view object; hot paths use the indexes). */
@@ -100,25 +89,8 @@ export class RingBuffer {
   }
   commitWrite(n: number): void {
     if (n < 0 || n > this.free) throw new RangeError(`commitWrite(${n}) with ${this.free} bytes free`);
-    if (this.staged > 0) throw new RangeError('commitWrite() while bytes are staged: commitStaged() or dropStaged() first');
     this.size += n;
     this.written += n;
-  }
-
-  /** Marks `n` bytes written at {@link writeIndex} as staged: kept, but not readable yet. */
-  stageWrite(n: number): void {
-    if (n < 0 || n > this.free) throw new RangeError(`stageWrite(${n}) with ${this.free} bytes free`);
-    this.staged += n;
-  }
-  /** Makes every staged byte readable (they count in {@link totalWritten} from now on). */
-  commitStaged(): void {
-    this.size += this.staged;
-    this.written += this.staged;
-    this.staged = 0;
-  }
-  /** Forgets every staged byte. */
-  dropStaged(): void {
-    this.staged = 0;
   }
 
   /**
@@ -127,7 +99,6 @@ export class RingBuffer {
    */
   uncommit(n: number): void {
     if (n < 0 || n > this.size) throw new RangeError(`uncommit(${n}) with ${this.size} bytes readable`);
-    if (this.staged > 0) throw new RangeError('uncommit() while bytes are staged: dropStaged() first');
     this.size -= n;
     this.written -= n;
   }
@@ -149,21 +120,20 @@ export class RingBuffer {
     this.head += n;
     if (this.head >= this.storage.length) this.head -= this.storage.length;
     this.size -= n;
-    if (this.size === 0 && this.staged === 0) this.head = 0; // keep spans long: an empty ring restarts at 0
+    if (this.size === 0) this.head = 0; // keep spans long: an empty ring restarts at 0
   }
   clear(): void {
     this.head = 0;
     this.size = 0;
-    this.staged = 0;
   }
 
   /** The storage length, after growing it when a writer finds it full below `capacity`. */
   private roomFor(): number {
     const allocated = this.storage.length;
-    const used = this.size + this.staged;
+    const used = this.size;
     if (used < allocated || allocated === this.capacity) return allocated;
     const next = Buffer.allocUnsafeSlow(Math.min(this.capacity, allocated * GROWTH_FACTOR));
-    // Unwrap the readable (and staged) bytes to the start of the new storage.
+    // Unwrap the readable bytes to the start of the new storage.
     const first = Math.min(used, allocated - this.head);
     this.storage.copy(next, 0, this.head, this.head + first);
     this.storage.copy(next, first, 0, used - first);

@@ -3,7 +3,8 @@
  * a {@link RingBuffer}, one {@link SpeechEventMeta} per complete `message` event.
  *
  * How it stays cheap: SSE framing is byte-level ({@link SseFramer}, the same core as the generic
- * parser); the event's JSON is scanned in place ({@link scanEventJson}); the audio is decoded from
+ * parser), and an event that arrives whole in one read is not even copied out of it; the event's
+ * JSON is scanned in place ({@link scanEventJson}); the audio is decoded from
  * the body bytes into the ring without a string or ArrayBuffer per event; a snapshot whose bytes
  * equal the previous snapshot of its `chunk_seq` is found by one memcmp and not parsed; `content`
  * and the offset are parsed only when their bytes change. Anything unusual goes through the

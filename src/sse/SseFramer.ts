@@ -58,13 +58,6 @@ export interface SseFramerOptions {
   maxLineBytes?: number;
   /** Limit on one event's joined `data`. @defaultValue 8 MiB */
   maxEventBytes?: number;
-  /**
-   * Hot-path hook (the speech scanner's audio run): called at each stretch of an event's FIRST
-   * `data` line, with `dataLength` = value bytes of that line so far. Returns how many bytes from
-   * `chunk[i]` it vouches hold no line end; they are appended as value bytes without being
-   * searched. 0: nothing known (the bytes are framed as usual).
-   */
-  valueRun?(chunk: Uint8Array, i: number, n: number, dataLength: number): number;
 }
 
 /** Up to this many bytes, line ends are searched with a loop instead of indexOf. */
@@ -89,7 +82,6 @@ function grow(buf: Buffer, need: number): Buffer {
 
 export class SseFramer {
   private readonly opts: SseFramerOptions;
-  private readonly valueRun: SseFramerOptions['valueRun'];
   private readonly maxLine: number;
   private readonly maxEvent: number;
 
@@ -148,7 +140,6 @@ export class SseFramer {
     this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_SSE_BYTES;
     this.maxEvent = options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES;
     this.data = this.buf;
-    this.valueRun = options.valueRun;
   }
 
   /** The dispatched event's type (`'message'` when none was given). Allocates a string. */
@@ -228,16 +219,6 @@ export class SseFramer {
       const st = this.state;
       if (st === STATE_VALUE || st === STATE_COMMENT) {
         const isData = st === STATE_VALUE && this.field === FIELD_DATA;
-        if (isData && this.dataLines === 1 && this.valueRun !== undefined) {
-          const k = this.valueRun(chunk, i, n, this.dataLength);
-          if (k > 0) {
-            this.lineBytes += k;
-            if (this.lineBytes > this.maxLine) this.lineTooLong();
-            this.appendData(chunk, i, i + k);
-            i += k;
-            continue;
-          }
-        }
         const eol = isData && n - i <= SMALL_SCAN ? this.copyDataToEol(chunk, i, n) : this.lineEnd(chunk, i, n);
         if (isData && eol < n && !this.copied && this.dataLines === 1 && this.dataLength === 0 && chunk instanceof Buffer) {
           // The event's first data line, whole in this chunk: keep it where it is (no copy).

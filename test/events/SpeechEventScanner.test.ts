@@ -99,6 +99,21 @@ describe('SpeechEventScanner', () => {
     expect(r.audio).toEqual(audio);
   });
 
+  it('a snapshot holding its own nested "chunk_seq" key after a nested object gives what the general path gives', () => {
+    // The fast scan takes `,"chunk_seq"` after a `}` as the end of the alignment; here that guess
+    // is wrong (it is inside the snapshot), which must still end in the general path's result.
+    const tricky = { ...SNAP, extra: { a: 1 }, chunk_seq: 7 };
+    const body = [good(0), good(1, { alignment: tricky, chunk_seq: 2 }), good(2, { alignment: SNAP, chunk_seq: 3 })].join('');
+    for (const mode of ['fail', 'skip'] as const) {
+      const r = runScanner([Buffer.from(body)], { mode });
+      const g = runGeneral([Buffer.from(body)], mode);
+      expect(r.error).toEqual(g.error);
+      expect(r.metas).toEqual(g.metas);
+      expect(r.warnings).toEqual(g.warnings);
+      expect(r.audio).toEqual(g.audio);
+    }
+  });
+
   it('content and alignment may be absent; content is then empty', () => {
     const r = scan(`data: {"audio_base64":"","chunk_seq":3,"chunk_audio_offset_sec":2.5}\n\n`);
     expect(r.metas[0]).toMatchObject({ content: '', alignment: null, chunkSeq: 3, chunkAudioOffsetSec: 2.5, audioBytes: 0 });
