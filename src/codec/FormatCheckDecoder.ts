@@ -27,6 +27,10 @@ export class FormatCheckDecoder implements AudioDecoder {
     return this.inner.format;
   }
 
+  get sourceSampleRate(): number | null | undefined {
+    return this.inner.sourceSampleRate;
+  }
+
   get ready(): Promise<void> | undefined {
     return this.inner.ready;
   }

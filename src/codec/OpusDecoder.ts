@@ -40,6 +40,8 @@ export class OggOpusDecoder implements AudioDecoder {
   #serial = -1;
   #state: StreamState = 'tags';
   #head: OpusHead | null = null;
+  /** The first stream's OpusHead input rate (0 there means "unspecified"). */
+  #sourceRate: number | null = null;
   /** Output-rate samples per channel still to drop (pre-skip) in this stream. */
   #skip = 0;
   /** Output-rate samples per channel given out in this stream, after pre-skip. */
@@ -55,6 +57,11 @@ export class OggOpusDecoder implements AudioDecoder {
     this.sampleRate = OPUS_NATIVE_RATES.includes(rate) ? rate : OPUS_RATE;
     this.#backend = options.backend;
     this.#reader = new OggPageReader({ onPacket: (p) => this.#collect(p) });
+  }
+
+  /** The encoder's input rate from the first OpusHead: what a request's `sample_rate` names. */
+  get sourceSampleRate(): number | null {
+    return this.#sourceRate;
   }
 
   get format(): PcmFormat | null {
@@ -109,6 +116,7 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#decoder = null;
     this.#serial = -1;
     this.#head = null;
+    this.#sourceRate = null;
     this.#format = null;
     this.#failed = false;
   }
@@ -149,6 +157,7 @@ export class OggOpusDecoder implements AudioDecoder {
     if (head.outputGain !== 0) this.#decoder.setGain(head.outputGain);
     this.#format ??= { sampleRate: this.sampleRate, channels };
     this.#head = head;
+    if (this.#sourceRate === null && head.inputSampleRate > 0) this.#sourceRate = head.inputSampleRate;
     this.#serial = p.serial;
     this.#state = 'tags';
     this.#skip = this.#toOutputRate(head.preSkip);

@@ -56,6 +56,12 @@ export interface AudioDecoder {
   readonly kind: AudioFormat;
   /** Known once the stream's headers are parsed (pcm: at construction). */
   readonly format: PcmFormat | null;
+  /**
+   * The rate the stream names for its source when that differs from the decoded rate: Ogg Opus
+   * always decodes at an Opus rate, and its OpusHead carries the encoder's input rate, which is
+   * what a request's `sample_rate` means for opus. Absent: the decoded rate is the stream's own.
+   */
+  readonly sourceSampleRate?: number | null;
   /** Resolves when an asynchronously loaded backend (wasm) is ready; absent when synchronous. */
   readonly ready?: Promise<void>;
   decode(bytes: Uint8Array, hint?: DecodeHint): DecodedAudio;

@@ -122,8 +122,9 @@ export class FrameProducer {
     const format = this.o.decoder.format;
     if (format === null) return null;
     const { format: declared, sampleRate } = this.o.declared;
-    if (sampleRate !== undefined && declared !== 'pcm' && sampleRate !== format.sampleRate) {
-      this.o.onWarning(new CodecError('FORMAT_MISMATCH', `the request asked for ${sampleRate} Hz but the ${declared} stream is ${format.sampleRate} Hz; using the stream's rate`, { field: 'sample_rate', fatal: false }));
+    const streamRate = this.o.decoder.sourceSampleRate ?? format.sampleRate;
+    if (sampleRate !== undefined && declared !== 'pcm' && sampleRate !== streamRate) {
+      this.o.onWarning(new CodecError('FORMAT_MISMATCH', `the request asked for ${sampleRate} Hz but the ${declared} stream is ${streamRate} Hz; using the stream's rate`, { field: 'sample_rate', fatal: false }));
     }
     this.framer = new Framer({ ...format, frameMs: this.o.frameMs });
     this.format = outputFormatOf(format, this.o.output);

@@ -24,6 +24,19 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     expect(r.frames[0]!.sampleCount).toBe(960);
   });
 
+  it('opus: a request sample_rate is checked against the OpusHead input rate, not the 48 kHz decode rate', async () => {
+    const body = speechBody(fixture('opus/default-pages.opus')); // encoded from 22050 Hz speech
+    const warningsFor = async (sampleRate: number): Promise<string[]> => {
+      const warnings: string[] = [];
+      const pipeline = createSpeechPipeline({ format: 'opus', sampleRate });
+      pipeline.on('warning', (w: Error) => warnings.push(w.message));
+      expect((await runPipeline(pipeline, [body])).error).toBeNull();
+      return warnings;
+    };
+    expect(await warningsFor(22050)).toEqual([]);
+    expect(await warningsFor(16000)).toEqual([expect.stringMatching(/asked for 16000 Hz but the opus stream is 22050 Hz/)]);
+  });
+
   it('opus: a chained stream (one Ogg stream per text chunk) gives opusdec\'s samples through the pipeline', async () => {
     const ref = readWav('opus/chained.ref.wav').samples;
     const r = await runPipeline(createSpeechPipeline({ format: 'opus' }), splitRandom(speechBody(fixture('opus/chained.opus'), 1000), 5));
