@@ -64,7 +64,15 @@ export function renderTable(report: Report): string {
     if (s.results.length > 0) lines.push('', ...commands(s.results).map((c) => `\`${c}\``));
   }
   if (report.other.length > 0) {
-    lines.push('', '**Other benches**', '', ...HEADER, ...report.other.map(row), '', ...commands(report.other).map((c) => `\`${c}\``));
+    lines.push(
+      '',
+      '**Other benches** (each area\'s own bench; `decode.bench.ts` measures the codec layer with the process CPU clock and 4 KiB events: the side-by-side scenario 2 figures are the ones above)',
+      '',
+      ...HEADER,
+      ...report.other.map(row),
+      '',
+      ...commands(report.other).map((c) => `\`${c}\``),
+    );
   }
   const failed = report.runs.filter((r) => r.error);
   if (failed.length > 0) lines.push('', ...failed.map((r) => `- ${r.module} failed: ${cell(r.error!.split('\n')[0] ?? '')}`));

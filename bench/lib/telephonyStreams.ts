@@ -5,8 +5,8 @@
  * the real clock, as a phone line would take them.
  *
  * Frame lateness = when a frame was actually taken − when it was due. Timers are scheduled on
- * absolute times (`due − now`), so one late tick does not shift the rest. Streams start staggered
- * over one 20 ms period, as calls do.
+ * absolute times (`due − now`), so one late tick does not shift the rest. Streams start spread
+ * over a second, as calls do.
  */
 import { once } from 'node:events';
 import { loadResampler } from '../../src/dsp/Resampler.js';
@@ -22,7 +22,8 @@ export interface StreamsSpec {
   streams: number;
   /** Audio per stream. */
   seconds: number;
-  /** Frames due before this are not measured (JIT, first decode). */
+  /** Frames due before this long after the LAST stream started are not measured (JIT, each
+   * stream's first decode: a steady state of N open calls, not N calls starting). */
   warmupSec: number;
   /** Events arrive this far ahead of their playback (a service streaming faster than real time). */
   leadSec: number;
@@ -44,6 +45,12 @@ export interface StreamsResult {
   rssMiB: number;
 }
 
+/**
+ * Calls start spread evenly over this window, so their Ogg pages arrive at different phases (real
+ * calls start at random times; starting all within one 20 ms period would make every stream
+ * decode its page in the same few milliseconds, a burst no real server sees).
+ */
+const START_SPREAD_MS = 1000;
 /** Playback starts this long after a stream's first event is written. */
 const PLAYOUT_DELAY_MS = 40;
 const START_DELAY_MS = 100;
@@ -80,9 +87,9 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
         output: { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 },
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
       });
-      const start = t0 + (i * FRAME_MS) / spec.streams;
+      const start = t0 + (i * START_SPREAD_MS) / spec.streams;
       const playStart = start + PLAYOUT_DELAY_MS;
-      const measureFrom = playStart + spec.warmupSec * 1000;
+      const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
       let done = false;
       const finish = (): void => {
         if (done) return;
@@ -149,8 +156,8 @@ async function bareClock(spec: StreamsSpec): Promise<StreamsResult> {
   let frames = 0;
   await Promise.all(
     Array.from({ length: spec.streams }, (_, i) => new Promise<void>((resolve) => {
-      const playStart = t0 + (i * FRAME_MS) / spec.streams + PLAYOUT_DELAY_MS;
-      const measureFrom = playStart + spec.warmupSec * 1000;
+      const playStart = t0 + (i * START_SPREAD_MS) / spec.streams + PLAYOUT_DELAY_MS;
+      const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
       let k = 0;
       const tick = (): void => {
         const due = playStart + k * FRAME_MS;

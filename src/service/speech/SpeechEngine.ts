@@ -150,6 +150,11 @@ export class SpeechEngine {
     if (this.closed) return;
     this.closed = true;
     for (const p of this.queue.splice(0)) p.reject(new Error('speech engine closed'));
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    // An idle worker is unref'd: ref it, or nothing keeps the loop alive until it has exited and
+    // terminate()'s promise may never settle.
+    await Promise.all(this.slots.map((s) => {
+      s.worker.ref();
+      return s.worker.terminate();
+    }));
   }
 }
