@@ -13,9 +13,7 @@ import {
   RequestValidationError,
   StreamInterruptedError,
 } from '../../src/errors.js';
-import type { AudioFrame } from '../../src/codec/types.js';
-import type { SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
-import { EVENT_SAMPLES, RATE, makeCore, sse, startLoopback, status, type Loopback } from './ttsLoopbackServer.js';
+import { EVENT_SAMPLES, RATE, drain, makeCore, sse, startLoopback, status, type Loopback } from './ttsLoopbackServer.js';
 
 let server: Loopback | undefined;
 afterEach(async () => {
@@ -25,19 +23,6 @@ afterEach(async () => {
 
 const REQ = { text: 'one two three', format: 'pcm' as const, sample_rate: RATE };
 
-/** Reads the whole stream: frames, words, and the error it ended with (if any). */
-async function drain(stream: SpeechPipeline): Promise<{ samples: number; words: string[]; error: Error | null }> {
-  const words: string[] = [];
-  stream.on('word', (w) => words.push(w.text));
-  let samples = 0;
-  let error: Error | null = null;
-  try {
-    for await (const frame of stream as AsyncIterable<AudioFrame>) samples += frame.sampleCount;
-  } catch (err) {
-    error = err as Error;
-  }
-  return { samples, words, error };
-}
 
 describe('client.tts.streamWithTimestamps', () => {
   it('resolves after the head with the response, then delivers frames and words', async () => {

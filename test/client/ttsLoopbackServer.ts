@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { createHttpCore, type HttpCore, type HttpCoreConfig } from '../../src/client/http.js';
 import { DEFAULT_API_PATHS } from '../../src/client/paths.js';
 import { DEFAULT_RETRY_TIMING } from '../../src/client/retry.js';
+import type { AudioFrame } from '../../src/codec/types.js';
+import type { SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 
 export const RATE = 16000;
 export const EVENT_SAMPLES = 1600; // 100 ms per event
@@ -115,4 +117,18 @@ export function makeCore(baseUrl: string, overrides: Partial<HttpCoreConfig> = {
     ...overrides,
   });
   return Object.assign(core, { sleeps });
+}
+
+/** Reads a whole speech stream: the samples, the words, and the error it ended with (if any). */
+export async function drain(stream: SpeechPipeline): Promise<{ samples: number; words: string[]; error: Error | null }> {
+  const words: string[] = [];
+  stream.on('word', (w) => words.push(w.text));
+  let samples = 0;
+  let error: Error | null = null;
+  try {
+    for await (const frame of stream as AsyncIterable<AudioFrame>) samples += frame.sampleCount;
+  } catch (err) {
+    error = err as Error;
+  }
+  return { samples, words, error };
 }

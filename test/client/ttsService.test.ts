@@ -14,8 +14,7 @@ import {
   SpeechEventError,
   StreamInterruptedError,
 } from '../../src/errors.js';
-import type { AudioFrame } from '../../src/codec/types.js';
-import type { SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
+import { drain } from './ttsLoopbackServer.js';
 
 let service: LocalService;
 beforeAll(async () => {
@@ -40,18 +39,6 @@ function client(extra: Parameters<typeof createClient>[0] = {}) {
   return Object.assign(c, { sleeps });
 }
 
-async function drain(stream: SpeechPipeline): Promise<{ samples: number; words: string[]; error: Error | null }> {
-  const words: string[] = [];
-  stream.on('word', (w) => words.push(w.text));
-  let samples = 0;
-  let error: Error | null = null;
-  try {
-    for await (const frame of stream as AsyncIterable<AudioFrame>) samples += frame.sampleCount;
-  } catch (err) {
-    error = err as Error;
-  }
-  return { samples, words, error };
-}
 
 const fault = (f: string) => ({ headers: { [FAULT_HEADER]: f } });
 

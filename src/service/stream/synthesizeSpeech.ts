@@ -16,10 +16,11 @@ import type { StreamEncoder } from '../encode/types.js';
 import { buildChunkSsml } from '../speech/ssml.js';
 import { ESPEAK_SAMPLE_RATE, type SpeechEngine, type SynthPiece } from '../speech/SpeechEngine.js';
 
-/** What synthesis needs of the engine (a stub in tests). */
-export type Synthesizer = Pick<SpeechEngine, 'synthesize'>;
 import type { SpeechPlan } from '../speech/SpeechPlan.js';
 import { WordTimer, type TimedWord } from '../speech/WordTimer.js';
+
+/** What synthesis needs of the engine: only `synthesize`, so any engine with it will do. */
+export type Synthesizer = Pick<SpeechEngine, 'synthesize'>;
 
 /** One event before serialisation (`audio` becomes `audio_base64`). */
 export interface SynthesisEvent {
