@@ -21,6 +21,7 @@ import { interleave } from './lib/measure.js';
 import { round } from './lib/stats.js';
 import { createNaiveStage } from './naive.js';
 import type { BenchOptions, BenchResult } from './types.js';
+import { seededRandom as rng } from '../test/support/rng.js';
 
 const AUDIO_BYTES_PER_EVENT = 6144; // 8 KiB of base64
 const EVENTS_PER_CHUNK_SEQ = 50;
@@ -31,17 +32,6 @@ const HEAP_TARGET_BYTES = 1024;
 const COMMAND = 'npm run bench -- eventStage';
 const NAIVE = 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)';
 
-/** mulberry32: a seeded PRNG, so every run sees the same input and splits. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ASCII_TEXT = 'The quick brown fox jumps over the lazy dog while the band plays on the pier at dusk.';
 const NON_ASCII_TEXT = 'Grüße aus Köln — naïve café déjà vu; こんにちは世界、音声合成のテストです。Привет, мир!';
