@@ -49,6 +49,7 @@ export type ErrorCode =
   // webhooks
   | 'WEBHOOK_VERIFICATION_FAILED'
   | 'WEBHOOK_BAD_PAYLOAD'
+  | 'WEBHOOK_HANDLER_TIMEOUT'
   // sinks and players
   | 'NO_AUDIO_DEVICE'
   | 'PLAYER_FAILED'

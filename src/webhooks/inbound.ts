@@ -11,7 +11,7 @@
  * @see ../../shared/spec/service-interface.md "Inbound call webhook"
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, VoicewireError } from '../errors.js';
 import type { DynamicVariableWarning } from './dynamicVariables.js';
 import { dynamicVariablesToObject, validateDynamicVariables } from './dynamicVariables.js';
 import {
@@ -80,12 +80,10 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-class HandlerTimeout extends Error {}
-
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HandlerTimeout(`conversation_init handler took longer than ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new VoicewireError('WEBHOOK_HANDLER_TIMEOUT', `conversation_init handler took longer than ${ms} ms; answered with no dynamic variables`, { field: 'handlerTimeoutMs' })), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -117,7 +115,7 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
       parsed = undefined;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      onError(new InvalidOptionError('body', 'conversation_init body is not a JSON object'));
+      onError(new VoicewireError('WEBHOOK_BAD_PAYLOAD', 'conversation_init body is not a JSON object', { field: 'body' }));
       return jsonResponse(HTTP_BAD_REQUEST, { error: 'body must be a JSON object' });
     }
     const rec = parsed as Record<string, unknown>;

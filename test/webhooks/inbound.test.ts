@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { VoicewireError } from '../../src/errors.js';
 import { createConversationInitReceiver } from '../../src/webhooks/inbound.js';
 import { signWebhookPayload } from '../../src/webhooks/signature.js';
 import type { DynamicVariableWarning } from '../../src/webhooks/dynamicVariables.js';
@@ -60,18 +61,28 @@ describe('createConversationInitReceiver', () => {
     expect(errors).toHaveLength(1);
   });
 
-  it('never blocks the call: a slow handler is cut off at handlerTimeoutMs', async () => {
+  it('never blocks the call: a slow handler is cut off at handlerTimeoutMs with a typed WEBHOOK_HANDLER_TIMEOUT', async () => {
+    const errors: unknown[] = [];
     const init = createConversationInitReceiver({
       handlerTimeoutMs: 20,
       onCall: () => new Promise(() => undefined), // never settles
+      onError: (e) => errors.push(e),
     });
     const res = await init.handle({}, request);
     expect(JSON.parse(res.body)).toEqual({ dynamic_variables: {} });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(VoicewireError);
+    expect(errors[0]).toMatchObject({ code: 'WEBHOOK_HANDLER_TIMEOUT', field: 'handlerTimeoutMs' });
+    expect((errors[0] as Error).message).toContain('20 ms');
   });
 
-  it('answers 400 to a body that is not a JSON object', async () => {
-    const init = createConversationInitReceiver({ onCall: () => undefined });
+  it('answers 400 to a body that is not a JSON object and reports WEBHOOK_BAD_PAYLOAD on the body', async () => {
+    const errors: unknown[] = [];
+    const init = createConversationInitReceiver({ onCall: () => undefined, onError: (e) => errors.push(e) });
     expect((await init.handle({}, 'nope')).status).toBe(400);
+    expect((await init.handle({}, '[1]')).status).toBe(400);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({ code: 'WEBHOOK_BAD_PAYLOAD', field: 'body' });
   });
 
   it('accepts a Map from the handler; __proto__ in the request is just a field', async () => {
