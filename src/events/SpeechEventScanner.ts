@@ -23,9 +23,10 @@ import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
 import { inspectSpeechEvent, parseEventJson, validateAlignment } from './SpeechEvent.js';
 import { BASE64_QUAD_CHARS, base64DecodedLength, base64PadCount, isStrictBase64Bytes } from './base64.js';
+import { AUDIO_PREFIX, Base64Stage, PUSH_FULL, stagingAvailable } from './Base64Stage.js';
 import { ByteMemo, ensureCapacity } from './ByteMemo.js';
 import { RingBase64Writer } from './RingBase64Writer.js';
-import { EventSpans, scanEventJson } from './scanEventJson.js';
+import { bytesEqual, EventSpans, scanEventJson } from './scanEventJson.js';
 
 export interface SpeechEventMeta {
   /** 0-based index among `message` events (skipped invalid events keep their index). */
@@ -64,6 +65,17 @@ export interface SpeechEventScannerOptions {
 
 const INITIAL_SCRATCH_BYTES = 1024;
 
+interface TailFields {
+  chunkSeq: number;
+  offset: number;
+  content: string;
+  alignment: Alignment | null;
+}
+/** Staging (Base64Stage) starts after a read of at most this many bytes: it pays off for small
+ * reads (one native copy + one wasm call instead of a JS byte loop); for large reads the plain
+ * path (native copies and searches, one decode at the event's end) measured as fast or faster. */
+const STAGE_READS_UP_TO = 256;
+
 /**
  * @example
  * ```ts
@@ -84,6 +96,10 @@ export class SpeechEventScanner {
   private readonly framer: SseFramer;
   private readonly spans = new EventSpans();
   private readonly audio: RingBase64Writer;
+  /** Small reads inside an audio string go straight to wasm (null without wasm SIMD). */
+  private readonly stage: Base64Stage | null;
+  /** eventStartOffset of the last event considered for staging. */
+  private stageTried = -1;
 
   private index = 0;
   private committed = 0;
@@ -98,11 +114,16 @@ export class SpeechEventScanner {
   private readonly prevAlign = new ByteMemo<Alignment | null>(null, INITIAL_SCRATCH_BYTES);
   private readonly prevContent = new ByteMemo('', INITIAL_SCRATCH_BYTES);
   private readonly prevOffset = new ByteMemo(0);
+  /** The bytes after the audio of the last fast-path event in the service's order (audio first),
+   * and its fields: a byte-identical rest means identical fields (the common case). */
+  private readonly prevTail = new ByteMemo<TailFields | null>(null, INITIAL_SCRATCH_BYTES);
   // Skip-mode stand-ins for invalid chunk_seq / offset.
   private lastChunkSeq = 0;
   private lastOffsetSec = 0;
   /** Audio of general-path events, as base64 bytes. */
   private audioScratch: Buffer = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
+  /** A staged event's whole data rebuilt for the general path (rare). */
+  private joinScratch: Buffer | null = null;
 
   constructor(options: SpeechEventScannerOptions) {
     this.ring = options.ring;
@@ -116,6 +137,7 @@ export class SpeechEventScanner {
       maxEventBytes: max,
       onFrame: (f) => this.onFrame(f),
     });
+    this.stage = stagingAvailable ? new Base64Stage(this.framer) : null;
   }
 
   /** ring.totalWritten at the end of the last complete event: audio up to here is validated. */
@@ -134,9 +156,26 @@ export class SpeechEventScanner {
    * SseError/SpeechEventError on a fatal fault, after every earlier complete event was delivered.
    */
   feed(chunk: Uint8Array, start = 0): number {
+    const stage = this.stage;
+    if (stage !== null && stage.staging && start < chunk.length) {
+      // Inside an audio string (staging implies no failure and no audio waiting for the ring):
+      // the read goes to wasm as it is (Base64Stage), the framer only counts it, and takes over
+      // again at the first byte that is not a base64 digit.
+      const n = chunk.length;
+      const p = stage.push(chunk, start, n);
+      return p === n ? n - start : this.feedRest(chunk, start, p);
+    }
+    return this.feedRest(chunk, start, start);
+  }
+
+  /** feed() from `p` on: after the staged bytes `start..p` (p === -1: the stage was full). */
+  private feedRest(chunk: Uint8Array, start: number, p: number): number {
     if (this.failed !== null) throw this.failed;
     if (this.pendingMeta !== null && !this.writePending()) return 0;
     let from = start;
+    const stage = this.stage;
+    if (p === PUSH_FULL) stage!.evict();
+    else from = p; // the stage counted start..p in the framer
     if (this.holdBack && from < chunk.length) {
       this.holdBack = false;
       from++; // the caller offers the held-back byte again: it was already framed
@@ -149,9 +188,13 @@ export class SpeechEventScanner {
         this.holdBack = true;
         return stop - 1 - start;
       }
+      if (stage !== null && stop === chunk.length && stop - from <= STAGE_READS_UP_TO && !stage.active && this.framer.inFirstDataLine) {
+        this.tryStage(stage);
+      }
       return stop - start;
     } catch (err) {
       this.failed = err;
+      stage?.release();
       throw err;
     }
   }
@@ -163,6 +206,7 @@ export class SpeechEventScanner {
       throw new RangeError('SpeechEventScanner.end() while audio waits for ring space: drain the ring and feed the rest first');
     }
     const start = this.framer.eventStartOffset;
+    this.stage?.release();
     if (this.framer.end()) {
       const err = truncationError(start, 'an event', this.index);
       this.failed = err;
@@ -170,25 +214,65 @@ export class SpeechEventScanner {
     }
   }
 
+  /** An event's data so far is `AUDIO_PREFIX` + base64 digits and the read ended there: stage the rest. */
+  private tryStage(stage: Base64Stage): void {
+    const f = this.framer;
+    const ev = f.eventStartOffset;
+    if (ev === this.stageTried || f.pendingDataLength <= AUDIO_PREFIX.length) return;
+    this.stageTried = ev;
+    if (bytesEqual(f.pendingData, 0, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) stage.begin();
+  }
+
   private onFrame(f: SseFramer): boolean {
-    if (!f.isMessage) return true;
+    const stage = this.stage;
+    if (!f.isMessage) {
+      stage?.release();
+      return true;
+    }
     const index = this.index++;
     const start = f.dataStart;
     const end = start + f.dataLength;
-    if (!this.fastEvent(f.data, start, end, index)) this.generalEvent(f.data, start, end, index);
+    if (stage !== null && stage.active) {
+      // The audio's leading blocks are decoded in the stage; `f.data` lacks their characters.
+      if (!this.fastEvent(f.data, start, end, index, stage.decodedBytes)) {
+        const n = end - start + stage.decodedChars;
+        const d = this.rebuild(stage, f.data, start, end);
+        stage.release();
+        this.generalEvent(d, 0, n, index);
+      }
+      stage.release();
+    } else if (!this.fastEvent(f.data, start, end, index, 0)) this.generalEvent(f.data, start, end, index);
     return this.pendingMeta === null;
   }
 
+  /** A staged event's exact bytes: the prefix, the staged characters, the rest. */
+  private rebuild(stage: Base64Stage, d: Buffer, start: number, end: number): Buffer {
+    this.joinScratch = ensureCapacity(this.joinScratch ?? Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES), end - start + stage.decodedChars);
+    return stage.rebuildEvent(d, start, end, this.joinScratch);
+  }
+
   /** The plain case, `d[start..end)`. Returns false (having changed nothing) when the general path must decide. */
-  private fastEvent(d: Buffer, start: number, end: number, index: number): boolean {
+  private fastEvent(d: Buffer, start: number, end: number, index: number, staged: number): boolean {
+    const tail = this.prevTail;
+    const tn = tail.length;
+    const at = start + AUDIO_PREFIX.length;
+    if (tn > 0 && end - tn >= at && bytesEqual(d, end - tn, tail.raw, 0, tn) && bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) {
+      // Everything after the audio is the previous event's, byte for byte: so are its fields (an
+      // alignment is then a repeat). A quote or backslash inside the "audio" fails the decoder,
+      // and the general path decides.
+      const f = tail.value!;
+      return this.fastAudio(d, at, end - tn, index, staged, f.chunkSeq, f.offset, f.content, f.alignment, f.alignment !== null, -1, -1);
+    }
+    tail.forget(null);
     const s = this.spans;
     const prevAlign = this.prevAlign;
-    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.length)) return false;
+    const contentMemo = this.prevContent;
+    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.length, contentMemo.raw, contentMemo.length)) return false;
 
     let content = '';
     if (s.contentStart >= 0) {
-      const memo = this.prevContent;
-      if (memo.matches(d, s.contentStart, s.contentEnd)) content = memo.value;
+      const memo = contentMemo;
+      if (s.contentSameBytes) content = memo.value;
       else {
         content = d.toString('utf8', s.contentStart, s.contentEnd);
         memo.remember(d, s.contentStart, s.contentEnd, content);
@@ -222,14 +306,41 @@ export class SpeechEventScanner {
       }
     }
 
-    // Audio last: everything else is known good, so the only way back is bad base64.
-    const a = s.audioStart;
-    const b = s.audioEnd;
+    const newAlign = newSnapshot ? s.alignStart : -1;
+    if (!this.fastAudio(d, s.audioStart, s.audioEnd, index, staged, s.chunkSeq, offset, content, alignment, repeat, newAlign, s.alignEnd)) {
+      return false;
+    }
+    if (s.audioStart === at && bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) {
+      tail.remember(d, s.audioEnd, end, { chunkSeq: s.chunkSeq, offset, content, alignment });
+    }
+    return true;
+  }
+
+  /**
+   * The audio `d[a..b)` of an event whose other fields are known good (plus `staged` bytes already
+   * decoded), into the ring, and the event delivered (or queued). False, with nothing kept, on bad
+   * base64. `d[alignStart..alignEnd)` is a new snapshot to remember (alignStart -1: none).
+   */
+  private fastAudio(
+    d: Buffer,
+    a: number,
+    b: number,
+    index: number,
+    staged: number,
+    chunkSeq: number,
+    offset: number,
+    content: string,
+    alignment: Alignment | null,
+    repeat: boolean,
+    alignStart: number,
+    alignEnd: number,
+  ): boolean {
+    let src = d;
     if ((b - a) % BASE64_QUAD_CHARS !== 0) return false;
-    const bytes = base64DecodedLength(b - a, base64PadCount(d, a, b));
+    const bytes = staged + base64DecodedLength(b - a, base64PadCount(d, a, b));
     const meta: SpeechEventMeta = {
       index,
-      chunkSeq: s.chunkSeq,
+      chunkSeq,
       chunkAudioOffsetSec: offset,
       content,
       alignment,
@@ -238,14 +349,27 @@ export class SpeechEventScanner {
       audioBytes: bytes,
     };
     if (bytes <= this.ring.free) {
-      if (!this.audio.writeAll(d, a, b)) return false;
+      if (staged > 0) this.stage!.writeDecoded(this.ring);
+      if (!this.audio.writeAll(d, a, b)) {
+        if (staged > 0) this.ring.uncommit(staged);
+        return false;
+      }
+    } else if (staged > 0) {
+      // Waits for ring space as base64 (the rare path): the staged characters and the rest.
+      const n = this.stage!.decodedChars;
+      src = this.audioScratch = ensureCapacity(this.audioScratch, n + b - a);
+      this.stage!.copyDecodedChars(src, 0);
+      d.copy(src, n, a, b);
+      if (!isStrictBase64Bytes(src, 0, n + b - a)) return false;
+      b = n + b - a;
+      a = 0;
     } else if (!isStrictBase64Bytes(d, a, b)) return false;
 
-    if (newSnapshot) {
-      prevAlign.remember(d, s.alignStart, s.alignEnd, alignment);
-      this.prevAlignSeq = s.chunkSeq;
+    if (alignStart >= 0) {
+      this.prevAlign.remember(d, alignStart, alignEnd, alignment);
+      this.prevAlignSeq = chunkSeq;
     }
-    this.finishEvent(meta, d, a, b);
+    this.finishEvent(meta, src, a, b);
     return true;
   }
 
@@ -291,6 +415,7 @@ export class SpeechEventScanner {
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
   private generalEvent(d: Buffer, start: number, end: number, index: number): void {
+    this.prevTail.forget(null);
     let json: unknown;
     try {
       json = parseEventJson(d.toString('utf8', start, end), index);

@@ -103,6 +103,7 @@ export interface ScannerRunOptions {
   mode?: 'fail' | 'skip';
   /** Bytes the consumer reads after each feed (Infinity: all). Cycled. */
   drain?: number[];
+  maxEventBytes?: number;
 }
 
 /** The scanner over the chunks, with a consumer that drains the ring between feeds. */
@@ -124,6 +125,7 @@ export function runScanner(chunks: Uint8Array[], opts: ScannerRunOptions = {}): 
   const scanner = new SpeechEventScanner({
     ring,
     onInvalidEvent: opts.mode ?? 'fail',
+    ...(opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes }),
     onEvent(m) {
       res.metas.push(strip(m));
       res.repeats.push(m.alignmentRepeat);

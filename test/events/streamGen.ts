@@ -114,3 +114,25 @@ export const streamArb = fc.record({
   cut: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(40) }),
 });
 
+
+/**
+ * Streams in the service's key order (`{"audio_base64":"…` first, compact JSON) with audio often
+ * long: the events the scanner stages (Base64Stage) when they arrive in small reads.
+ */
+export const audioFirstStreamArb = fc.record({
+  items: fc.array(
+    fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc
+          .tuple(msgArb, fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ minLength: 40, maxLength: 1500 })))
+          .map(([m, audio]): Item => ({ ...m, audio, order: [0, 0, 0, 0, 1], pretty: false })),
+      },
+      { weight: 1, arbitrary: itemArb },
+    ),
+    { maxLength: 8 },
+  ),
+  bom: fc.boolean(),
+  eols: fc.array(fc.constantFrom('\n', '\r\n', '\r'), { minLength: 1, maxLength: 4 }),
+  cut: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(40) }),
+});
