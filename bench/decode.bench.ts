@@ -159,30 +159,45 @@ function coreLatencies(pages: Uint8Array[], reps: number): { wall: number[]; cpu
   return { wall: wall.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b) };
 }
 
-/** Pipeline latency: one SSE event per page; ms from write() to the page's last 'data' frame. */
-async function pipelineLatencies(pages: Uint8Array[], reps: number): Promise<number[]> {
+/**
+ * Pipeline latency: one SSE event per page; ms from write() to the page's last 'data' frame, and
+ * to its first (frames flow after every bounded decode step: a 1 s page's first frame does not
+ * wait for the other 49 packets).
+ */
+async function pipelineLatencies(pages: Uint8Array[], reps: number): Promise<{ last: number[]; first: number[] }> {
   const out: number[] = [];
+  const firsts: number[] = [];
   for (let r = 0; r < reps; r++) {
     const p = createSpeechPipeline({ format: 'opus' });
     let last = 0;
+    let first = 0;
     let frames = 0;
+    let firstSeen = false;
     p.on('data', () => {
       last = performance.now();
+      if (!firstSeen) {
+        firstSeen = true;
+        first = last;
+      }
       frames++;
     });
     const ended = new Promise((resolve) => p.on('end', resolve));
     for (const page of pages) {
       const body = sseBody(page, page.length);
       const before = frames;
+      firstSeen = false;
       const t0 = performance.now();
       p.write(body);
       await new Promise((resolve) => setImmediate(resolve));
-      if (frames > before) out.push(last - t0);
+      if (frames > before) {
+        out.push(last - t0);
+        firsts.push(first - t0);
+      }
     }
     p.end();
     await ended;
   }
-  return out.sort((a, b) => a - b);
+  return { last: out.sort((a, b) => a - b), first: firsts.sort((a, b) => a - b) };
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
@@ -262,14 +277,16 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         'core p50 ms': +percentile(core.wall, 0.5).toFixed(3),
         'core p99 ms': +percentile(core.wall, 0.99).toFixed(3),
         'core CPU p99 ms': +percentile(core.cpu, 0.99).toFixed(3),
-        'pipeline p50 ms': +percentile(pipe, 0.5).toFixed(3),
-        'pipeline p99 ms': +percentile(pipe, 0.99).toFixed(3),
+        'pipeline p50 ms': +percentile(pipe.last, 0.5).toFixed(3),
+        'pipeline p99 ms': +percentile(pipe.last, 0.99).toFixed(3),
+        'pipeline first frame p50 ms': +percentile(pipe.first, 0.5).toFixed(3),
+        'pipeline first frame p99 ms': +percentile(pipe.first, 0.99).toFixed(3),
         pages: pages.length,
       },
       target: 'p99 ≤ 1 ms',
-      met: percentile(pipe, 0.99) <= LATENCY_TARGET_MS,
+      met: percentile(pipe.last, 0.99) <= LATENCY_TARGET_MS,
       command: COMMAND,
-      notes: 'wall-clock p99 on a shared 2-core machine includes preemption by other processes; core CPU p99 is the work itself. Pipeline: one SSE event per page, to its last data event',
+      notes: 'wall-clock p99 on a shared 2-core machine includes preemption by other processes; core CPU p99 is the work itself. Pipeline: one SSE event per page, to its last (and first) data event; a 1 s page holds 50 packets, whose libopus time alone (core) is the floor for its last frame',
     });
   }
 

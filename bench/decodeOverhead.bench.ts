@@ -8,6 +8,8 @@
  * The raw anchors, each handed the bare audio event by event as a streaming decoder would be:
  * - ogg-opus: libopus (@discordjs/opus, the engine's backend) on each packet (no Ogg parsing);
  * - mp3: mpg123-decoder (wasm) `decode()` on each event's bytes (a fresh decoder per stream);
+ *   beside it, the same wasm fed directly without the wrapper's per-frame copies ("wasm direct",
+ *   as the engine drives it): the codec's own floor;
  * - pcm / wav: no codec at all, so the anchor is the least any pipeline must do with base64
  *   audio: decode each event's base64 and copy it into 20 ms Int16Array frames.
  * Also for opus: what a user would otherwise pick, the naive event stage (eventsource-parser →
@@ -17,6 +19,7 @@ import { once } from 'node:events';
 import { MPEGDecoder } from 'mpg123-decoder';
 import prism from 'prism-media';
 import { createOpusPacketDecoder } from '../src/codec/opus/backend.js';
+import { directMpg123 } from '../src/codec/mp3/mpg123Direct.js';
 import { createSpeechPipeline } from '../src/engine/SpeechPipeline.js';
 import { formatInputs, type FormatInput } from './lib/formatInputs.js';
 import { interleave, threadClock, type Contender } from './lib/measure.js';
@@ -44,6 +47,24 @@ function rawOpus(input: FormatInput): number {
   const dec = createOpusPacketDecoder(input.sampleRate, input.channels, 'native');
   let n = 0;
   for (const page of input.packets!) for (const packet of page) n += dec.decode(packet).length;
+  dec.free();
+  return n;
+}
+
+/**
+ * The codec floor for mp3: the same wasm driven without MPEGDecoder.decode()'s per-frame copies
+ * (src/codec/mp3/mpg123Direct.ts, what the engine does). Reported beside the anchor, not instead
+ * of it: the engine can beat the anchor by skipping the wrapper, never this floor.
+ */
+async function rawMp3Direct(input: FormatInput): Promise<number> {
+  const dec = new MPEGDecoder();
+  await dec.ready;
+  const direct = directMpg123(dec)!;
+  let n = 0;
+  const onFrame = (_heap: Float32Array, samples: number): void => {
+    n += samples;
+  };
+  for (const p of input.payloads) direct.decode(p, onFrame, () => undefined);
   dec.free();
   return n;
 }
@@ -114,6 +135,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
     contenders.push({ name: 'engine', run: () => engine(input) });
     if (input.format === 'opus') contenders.push({ name: 'prism', run: () => prismOpus(input) });
+    if (input.format === 'mp3') contenders.push({ name: 'wasmDirect', run: () => rawMp3Direct(input) });
     const t = await interleave(contenders, { rounds, minSampleMs, clock: 'cpu' });
     const perSec = (name: string): number => round(t.ms[name]! / input.audioSec, 4);
     const ratio = t.ratio['engine']!;
@@ -129,6 +151,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         ...(input.format === 'opus'
           ? { 'prism CPU ms/audio s': perSec('prism'), 'engine vs prism ×': round(t.ratio['engine']! / t.ratio['prism']!, 3) }
           : {}),
+        ...(input.format === 'mp3'
+          ? { 'mpg123 wasm direct CPU ms/audio s': perSec('wasmDirect'), 'engine vs wasm direct ×': round(t.ratio['engine']! / t.ratio['wasmDirect']!, 3) }
+          : {}),
       },
       anchor,
       ratio: round(ratio, 3),
@@ -138,7 +163,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       issueScenario: 2,
       notes:
         `ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
-        (input.format === 'opus' ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(t.ratio['prism']!, 3)}× raw` : ''),
+        (input.format === 'opus' ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(t.ratio['prism']!, 3)}× raw` : '') +
+        (input.format === 'mp3' ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: "wasm direct" (${round(t.ratio['wasmDirect']!, 3)}× raw) is that floor` : ''),
     });
   }
   return results;

@@ -33,11 +33,16 @@ interface Latencies {
   last: number[];
   /** The first event with frames of each stream (decoder start-up: headers, wasm memory). */
   start: number[];
+  /**
+   * Per event, the longest single write() or read() call: how long the engine holds the thread
+   * at once (other streams in the process wait that long). Bounded decode steps keep it short.
+   */
+  longestCall: number[];
 }
 
 /** Writes one event at a time; times until its frames are all readable. */
 async function engineLatencies(input: FormatInput, reps: number): Promise<Latencies> {
-  const out: Latencies = { first: [], last: [], start: [] };
+  const out: Latencies = { first: [], last: [], start: [], longestCall: [] };
   for (let r = 0; r < reps; r++) {
     const p: SpeechPipeline = createSpeechPipeline({ format: input.format, ...(input.format === 'pcm' ? { sampleRate: input.sampleRate } : {}) });
     p.on('error', () => undefined);
@@ -50,10 +55,15 @@ async function engineLatencies(input: FormatInput, reps: number): Promise<Latenc
       p.write(ev);
       let first = -1;
       let last = -1;
+      let callStart = performance.now();
+      let longest = callStart - t0;
       for (let f = p.read() as AudioFrame | null; f !== null; f = p.read() as AudioFrame | null) {
         last = performance.now();
         if (first < 0) first = last;
+        if (last - callStart > longest) longest = last - callStart;
+        callStart = last;
       }
+      out.longestCall.push(longest);
       if (first >= 0) {
         if (out.last.length === seen) out.start.push(last - t0);
         out.first.push(first - t0);
@@ -121,6 +131,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const last = summarize(e.last);
     const first = summarize(e.first);
     const start = summarize(e.start);
+    const longest = summarize(e.longestCall);
     const beyond = last.p99 - raw.p99;
     results.push({
       scenario: `latency / ${label}: event last byte → its frames readable`,
@@ -131,6 +142,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         'first frame p50 ms': round(first.p50, 3),
         'first frame p99 ms': round(first.p99, 3),
         'stream start p50 ms': round(start.p50, 3),
+        'longest call p99 ms': round(longest.p99, 3),
         'raw codec p50 ms': round(raw.p50, 3),
         'raw codec p99 ms': round(raw.p99, 3),
         'p99 beyond raw codec ms': round(beyond, 3),

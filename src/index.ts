@@ -70,7 +70,9 @@ export type {
   AudioDecoder,
   DecodedAudio,
   DecodeHint,
+  DecodeStepOptions,
 } from './codec/types.js';
+export { DECODE_STEP_MS } from './codec/types.js';
 export { createDecoder, type CreateDecoderOptions } from './codec/createDecoder.js';
 export { PcmDecoder } from './codec/PcmDecoder.js';
 export { WavDecoder } from './codec/WavDecoder.js';

@@ -76,9 +76,14 @@ function sameWords(a: readonly TimelineWord[], b: readonly TimelineWord[]): bool
   return true;
 }
 
-/** Orders words by global start; ties by chunk, then position. */
+/**
+ * Orders words by global start; ties by chunk, then position. Returns -1, 0 or 1 (small
+ * integers: a float difference would be a heap number per comparison inside `sort`).
+ */
 export function compareWords(a: TimelineWord, b: TimelineWord): number {
-  return a.start - b.start || a.chunkSeq - b.chunkSeq || a.index - b.index;
+  if (a.start !== b.start) return a.start < b.start ? -1 : 1;
+  if (a.chunkSeq !== b.chunkSeq) return a.chunkSeq < b.chunkSeq ? -1 : 1;
+  return a.index < b.index ? -1 : a.index > b.index ? 1 : 0;
 }
 
 /**
@@ -114,8 +119,8 @@ export class AlignmentStore {
       snapshot = alignment; // Rule: the latest non-null snapshot replaces the previous one.
     }
     if (snapshot === chunk.snapshot && offsetSec === chunk.offsetSec) return null;
-    const words = snapshot === null ? NO_WORDS : toWords(snapshot, chunkSeq, offsetSec);
     const previous = chunk.words;
+    const words = snapshot === null ? NO_WORDS : toWords(snapshot, chunkSeq, offsetSec, previous);
     chunk.snapshot = snapshot;
     chunk.offsetSec = offsetSec;
     if (sameWords(previous, words)) {
@@ -169,12 +174,20 @@ export class AlignmentStore {
   }
 }
 
-function toWords(snapshot: AlignmentSnapshot, chunkSeq: number, offsetSec: number): TimelineWord[] {
+/**
+ * The snapshot's words in global time. A word equal to the one at its index in `previous` is
+ * that same object: cumulative snapshots repeat every earlier word, so only new words are
+ * allocated (per event, and for the timeline that lives as long as the stream).
+ */
+function toWords(snapshot: AlignmentSnapshot, chunkSeq: number, offsetSec: number, previous: readonly TimelineWord[]): TimelineWord[] {
   const out: TimelineWord[] = new Array(snapshot.segments.length);
   for (let i = 0; i < snapshot.segments.length; i++) {
     const s = snapshot.segments[i] as { text: string; start: number; end: number };
     // Rule: global time = local time + chunk_audio_offset_sec.
-    out[i] = { text: s.text, start: s.start + offsetSec, end: s.end + offsetSec, chunkSeq, index: i };
+    const start = s.start + offsetSec;
+    const end = s.end + offsetSec;
+    const p = previous[i];
+    out[i] = p !== undefined && p.start === start && p.end === end && p.text === s.text ? p : { text: s.text, start, end, chunkSeq, index: i };
   }
   return out;
 }

@@ -31,6 +31,10 @@ export class FormatCheckDecoder implements AudioDecoder {
     return this.inner.sourceSampleRate;
   }
 
+  get pending(): boolean {
+    return this.inner.pending === true;
+  }
+
   get ready(): Promise<void> | undefined {
     return this.inner.ready;
   }
@@ -45,6 +49,8 @@ export class FormatCheckDecoder implements AudioDecoder {
     if (this.#heldLength < SNIFF_BYTES) return { pcm: [], errors: [] };
     const first = this.#decide(this.#held.slice(), hint, this.#held.slice());
     if (!this.#passing() || take === bytes.length) return first;
+    // Blocks are valid until the decoder's next call (DecodedAudio): keep copies across it.
+    first.pcm = first.pcm.map((block) => block.slice());
     const rest = this.inner.decode(bytes.subarray(take));
     return { pcm: [...first.pcm, ...rest.pcm], errors: [...first.errors, ...rest.errors] };
   }
@@ -54,6 +60,7 @@ export class FormatCheckDecoder implements AudioDecoder {
       // Fewer bytes than a signature in the whole stream: let the decoder judge (and report) them.
       this.#state = 'ok';
       const head = this.inner.decode(this.#held.slice(0, this.#heldLength));
+      head.pcm = head.pcm.map((block) => block.slice()); // valid until the next call: copy
       const tail = this.inner.flush();
       return { pcm: [...head.pcm, ...tail.pcm], errors: [...head.errors, ...tail.errors] };
     }

@@ -1,9 +1,15 @@
 /**
  * Cuts decoded s16 blocks (any length) into fixed-size frames: `frameMs` of audio each (20 ms by
- * default), the last one possibly short. Every frame is a fresh Int16Array owned by the consumer:
- * nothing later overwrites it.
+ * default), the last one possibly short. Every frame is owned by the consumer: nothing later
+ * overwrites it.
+ *
+ * Frames are views cut from slabs ({@link FrameSlab}): `frame.samples.buffer` is shared with
+ * neighbouring frames, so read it through `byteOffset`/`byteLength`, and transfer
+ * `frame.samples.slice()` (not `.buffer`) to a worker. One ArrayBuffer per slab instead of one
+ * per frame is what keeps many concurrent real-time streams free of GC stalls.
  */
 import { InvalidOptionError } from '../errors.js';
+import { FrameSlab } from './FrameSlab.js';
 import type { PcmFormat, PcmFrame } from './types.js';
 
 /** @defaultValue 20 ms, the usual packet size of real-time audio (telephony, Opus). */
@@ -33,6 +39,8 @@ export class Framer {
   readonly channels: number;
   /** Samples per channel in a full frame. */
   readonly frameSamples: number;
+  private readonly slab: FrameSlab;
+  /** The frame being filled: its own never-reused span of a slab. */
   private current: Int16Array;
   /** Interleaved samples filled in {@link current}. */
   private filled = 0;
@@ -46,7 +54,8 @@ export class Framer {
     this.sampleRate = sampleRate;
     this.channels = channels;
     this.frameSamples = samplesPerFrame(sampleRate, frameMs);
-    this.current = new Int16Array(this.frameSamples * channels);
+    this.slab = new FrameSlab();
+    this.current = this.slab.int16(this.frameSamples * channels);
   }
 
   /** Samples per channel pushed so far (including the partial frame held back). */
@@ -60,7 +69,8 @@ export class Framer {
     const size = this.current.length;
     while (i < pcm.length) {
       const take = Math.min(size - this.filled, pcm.length - i);
-      this.current.set(pcm.subarray(i, i + take), this.filled);
+      // A block that fits whole (a 20 ms packet into a 20 ms frame) needs no subarray view.
+      this.current.set(take === pcm.length ? pcm : pcm.subarray(i, i + take), this.filled);
       this.filled += take;
       i += take;
       if (this.filled === size) into.push(this.take(size));
@@ -82,12 +92,12 @@ export class Framer {
   }
 
   private take(length: number): PcmFrame {
-    const samples = length === this.current.length ? this.current : this.current.slice(0, length);
+    const samples = length === this.current.length ? this.current : this.current.subarray(0, length);
     const sampleCount = length / this.channels;
     const frame: PcmFrame = { samples, encoding: 's16le', sampleRate: this.sampleRate, channels: this.channels, startSample: this.start, sampleCount };
     this.start += sampleCount;
     this.filled = 0;
-    this.current = new Int16Array(this.current.length);
+    this.current = this.slab.int16(this.frameSamples * this.channels);
     return frame;
   }
 }

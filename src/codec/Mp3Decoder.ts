@@ -1,6 +1,9 @@
 import { MPEGDecoder } from 'mpg123-decoder';
 import { CodecError } from '../errors.js';
-import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';
+import type { AudioDecoder, DecodedAudio, DecodeStepOptions, PcmFormat } from './types.js';
+import { ByteBacklog } from './mp3/ByteBacklog.js';
+import { floatToS16 } from './mp3/floatToS16.js';
+import { directMpg123, type DirectMpg123 } from './mp3/mpg123Direct.js';
 import { id3v2Length, ID3V2_HEADER_BYTES, parseMpegHeader, readXingTag, XING_PROBE_BYTES, type MpegFrameHeader } from './mp3/mpegHeader.js';
 
 /** Where the first frame must show up (after any ID3v2 tags) before we call it not MP3. */
@@ -9,11 +12,11 @@ const PROBE_BYTES = 16 * 1024;
 const DECODER_DELAY = 529;
 /** LAME's default encoder delay (576) + the decoder delay: the lag when no tag says otherwise. */
 export const MP3_UNTAGGED_DELAY = 1105;
-const S16_MAX = 32767;
-const S16_MIN = -32768;
-const S16_SCALE = 32768;
+const MS_PER_SECOND = 1000;
+/** Step size when the first frame is free-format (no frame size in its header). */
+const FREE_FORMAT_STEP_BYTES = 1024;
 
-export interface Mp3DecoderOptions {
+export interface Mp3DecoderOptions extends DecodeStepOptions {
   /**
    * Without a LAME/Xing tag nothing says how much encoder delay there is, and the audio starts
    * {@link MP3_UNTAGGED_DELAY} samples late relative to the text timing. `true` drops those samples
@@ -21,6 +24,12 @@ export interface Mp3DecoderOptions {
    * @defaultValue false (same samples as ffmpeg; `startOffsetSamples` reports the lag)
    */
   trimUntaggedDelay?: boolean;
+  /**
+   * Drive mpg123's wasm without its wrapper's per-frame copies (mp3/mpg123Direct.ts) when the
+   * installed mpg123-decoder has the known internals; `false` forces the public `decode()`.
+   * @defaultValue true
+   */
+  direct?: boolean;
 }
 
 /**
@@ -45,11 +54,31 @@ export class Mp3Decoder implements AudioDecoder {
   #tagged = false;
   #trimLeft = 0;
   #failed = false;
+  readonly #stepMs: number;
+  /** Bytes fed to mpg123 per call (≈ stepMs of audio, whole frames), once the first frame is read. */
+  #stepBytes = Infinity;
+  /** Input not yet fed to mpg123 (with `stepMs`). */
+  readonly #backlog = new ByteBacklog();
+  /** mpg123 driven without its wrapper's copies (null: the public decode(), see mpg123Direct.ts). */
+  #direct: DirectMpg123 | null = null;
+  readonly #allowDirect: boolean;
+  /** s16 output of the current call, reused from call to call. */
+  #scratch = new Int16Array(0);
+  #scratchUsed = 0;
 
   constructor(options: Mp3DecoderOptions = {}) {
     this.#trimUntagged = options.trimUntaggedDelay ?? false;
+    this.#stepMs = options.stepMs ?? Infinity;
+    this.#allowDirect = options.direct ?? true;
     this.#mpg = new MPEGDecoder();
-    this.ready = this.#mpg.ready.then(() => {
+    this.ready = this.#whenReady();
+  }
+
+  #whenReady(): Promise<void> {
+    const mpg = this.#mpg;
+    return mpg.ready.then(() => {
+      if (mpg !== this.#mpg) return; // reset() replaced it meanwhile
+      this.#direct = this.#allowDirect ? directMpg123(mpg) : null;
       this.#isReady = true;
     });
   }
@@ -68,6 +97,11 @@ export class Mp3Decoder implements AudioDecoder {
     return this.#tagged || this.#trimUntagged ? 0 : MP3_UNTAGGED_DELAY;
   }
 
+  /** True while input is held back to bound the work per call (with `stepMs`). */
+  get pending(): boolean {
+    return this.#backlog.length > 0;
+  }
+
   decode(bytes: Uint8Array): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [] };
     if (this.#failed) return out;
@@ -77,20 +111,25 @@ export class Mp3Decoder implements AudioDecoder {
     let i = 0;
     while (this.#probing && i < bytes.length) {
       i = this.#probeBytes(bytes, i, out);
-      if (this.#failed) return out;
+      if (this.#failed) return this.#emit(out);
     }
-    if (i < bytes.length) this.#feed(i === 0 ? bytes : bytes.subarray(i), out);
-    return out;
+    if (!this.#probing) this.#step(i === 0 ? bytes : bytes.subarray(i), out);
+    return this.#emit(out);
   }
 
   flush(): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [] };
     if (this.#failed || !this.#isReady) return out;
     if (this.#probing && this.#probeLength > 0) this.#startFrames(this.#findFrame(true) ?? null, out);
-    return out;
+    if (this.pending) {
+      this.#feed(this.#backlog.take(Infinity), out);
+    }
+    return this.#emit(out);
   }
 
   reset(): void {
+    this.#backlog.clear();
+    this.#stepBytes = Infinity;
     this.#probeLength = 0;
     this.#probing = true;
     this.#skip = 0;
@@ -102,10 +141,9 @@ export class Mp3Decoder implements AudioDecoder {
       // mpg123-decoder's own reset is async; a fresh decoder is ready at once (module cached).
       this.#mpg.free();
       this.#isReady = false;
+      this.#direct = null;
       this.#mpg = new MPEGDecoder();
-      void this.#mpg.ready.then(() => {
-        this.#isReady = true;
-      });
+      void this.#whenReady();
     }
   }
 
@@ -173,11 +211,48 @@ export class Mp3Decoder implements AudioDecoder {
     } else {
       this.#trimLeft = this.#trimUntagged && !this.#tagged ? MP3_UNTAGGED_DELAY : 0;
     }
-    this.#format = { sampleRate: frame.header.sampleRate, channels: frame.header.channels };
-    this.#feed(this.#probe.subarray(frame.at, this.#probeLength), out);
+    const header = frame.header;
+    this.#format = { sampleRate: header.sampleRate, channels: header.channels };
+    if (this.#stepMs !== Infinity) {
+      const frameMs = (header.samplesPerFrame * MS_PER_SECOND) / header.sampleRate;
+      this.#stepBytes = header.frameBytes > 0 ? header.frameBytes * Math.max(1, Math.round(this.#stepMs / frameMs)) : FREE_FORMAT_STEP_BYTES;
+    }
+    this.#step(this.#probe.subarray(frame.at, this.#probeLength), out);
   }
 
+  /**
+   * Feeds mpg123 at most #stepBytes (the backlog first), keeping the rest (copied: `bytes` may be
+   * a ring view) for the next call. Without a step limit, everything at once.
+   */
+  #step(bytes: Uint8Array, out: DecodedAudio): void {
+    const step = this.#stepBytes;
+    const backlog = this.#backlog;
+    if (backlog.length === 0) {
+      if (bytes.length <= step) {
+        if (bytes.length > 0) this.#feed(bytes, out);
+        return;
+      }
+      this.#feed(bytes.subarray(0, step), out);
+      backlog.push(bytes.subarray(step));
+      return;
+    }
+    if (bytes.length > 0) backlog.push(bytes);
+    this.#feed(backlog.take(step), out); // mpg123 copies its input before the backlog changes
+  }
+
+  /** Feeds mpg123; the samples go to the call's scratch block (see #emit). */
   #feed(bytes: Uint8Array, out: DecodedAudio): void {
+    const direct = this.#direct;
+    if (direct !== null) {
+      try {
+        direct.decode(bytes, this.#onFrame, (message, inputBytes) => {
+          out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 decode error near input byte ${inputBytes}: ${message}`, { byteOffset: inputBytes, fatal: false }));
+        });
+      } catch (error) {
+        out.errors.push(new CodecError('MP3_DECODE_FAILED', (error as Error).message, { cause: error, fatal: false }));
+      }
+      return;
+    }
     let decoded;
     try {
       decoded = this.#mpg.decode(bytes);
@@ -188,8 +263,15 @@ export class Mp3Decoder implements AudioDecoder {
     for (const e of decoded.errors) {
       out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 frame ${e.frameNumber}: ${e.message}`, { byteOffset: e.inputBytes, fatal: false }));
     }
-    let n = decoded.samplesDecoded;
-    if (n === 0) return;
+    const n = decoded.samplesDecoded;
+    if (n > 0) this.#samples(decoded.channelData[0]!, 0, decoded.channelData[1] ?? decoded.channelData[0]!, 0, n);
+  }
+
+  /** One frame from the direct driver: left = heap[0..n), right = heap[n..2n). */
+  readonly #onFrame = (heap: Float32Array, n: number): void => this.#samples(heap, 0, heap, n, n);
+
+  /** Appends n decoded samples per channel (after any start trimming) to the scratch as s16. */
+  #samples(left: Float32Array, leftAt: number, right: Float32Array, rightAt: number, n: number): void {
     let from = 0;
     if (this.#trimLeft > 0) {
       from = Math.min(this.#trimLeft, n);
@@ -197,24 +279,24 @@ export class Mp3Decoder implements AudioDecoder {
       if (from === n) return;
     }
     const mono = this.#format!.channels === 1;
-    const left = decoded.channelData[0]!;
-    const right = decoded.channelData[1] ?? left;
     const count = n - from;
-    const pcm = new Int16Array(mono ? count : count * 2);
-    if (mono) {
-      for (let k = 0; k < count; k++) pcm[k] = toS16(left[from + k]!);
-    } else {
-      for (let k = 0, o = 0; k < count; k++, o += 2) {
-        pcm[o] = toS16(left[from + k]!);
-        pcm[o + 1] = toS16(right[from + k]!);
-      }
+    const need = this.#scratchUsed + (mono ? count : 2 * count);
+    if (need > this.#scratch.length) {
+      const grown = new Int16Array(Math.max(need, 2 * this.#scratch.length));
+      grown.set(this.#scratch.subarray(0, this.#scratchUsed));
+      this.#scratch = grown;
     }
-    out.pcm.push(pcm);
+    floatToS16(left, leftAt + from, mono ? null : right, rightAt + from, count, this.#scratch, this.#scratchUsed);
+    this.#scratchUsed = need;
   }
-}
 
-/** Float → s16 as ffmpeg's converter does: round to nearest, clip. */
-function toS16(x: number): number {
-  const v = Math.round(x * S16_SCALE);
-  return v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
+  /**
+   * The call's samples as one block of its own (one copy of ~2 frames per step: cheap, and the
+   * public decoder's blocks then stay valid after the next call).
+   */
+  #emit(out: DecodedAudio): DecodedAudio {
+    if (this.#scratchUsed > 0) out.pcm.push(this.#scratch.slice(0, this.#scratchUsed));
+    this.#scratchUsed = 0;
+    return out;
+  }
 }

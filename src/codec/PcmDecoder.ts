@@ -43,6 +43,10 @@ export class PcmDecoder implements AudioDecoder {
     this.format = { sampleRate, channels };
   }
 
+  /**
+   * The samples of `bytes`: a view of them when they start on a 2-byte boundary with no byte
+   * carried over (valid until the next call, see DecodedAudio), else a copy.
+   */
   decode(bytes: Uint8Array): DecodedAudio {
     const n = bytes.length;
     if (n === 0) return { pcm: [], errors: [] };
@@ -50,16 +54,22 @@ export class PcmDecoder implements AudioDecoder {
     const hasCarry = this.carry !== NO_CARRY;
     const total = n + (hasCarry ? 1 : 0);
     const count = total >> 1;
-    const out = new Int16Array(count);
-    // Copy bytes into the (little-endian) sample memory: no alignment needed on the input view.
-    const outBytes = new Uint8Array(out.buffer, 0, count * BYTES_PER_SAMPLE);
-    if (hasCarry) {
-      if (count > 0) {
-        outBytes[0] = this.carry;
-        outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE - 1), 1);
-      }
+    let out: Int16Array;
+    if (!hasCarry && (bytes.byteOffset & 1) === 0) {
+      // Little-endian host: the bytes already are the samples (the Framer copies them anyway).
+      out = new Int16Array(bytes.buffer, bytes.byteOffset, count);
     } else {
-      outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE));
+      out = new Int16Array(count);
+      // Copy bytes into the (little-endian) sample memory: no alignment needed on the input view.
+      const outBytes = new Uint8Array(out.buffer, 0, count * BYTES_PER_SAMPLE);
+      if (hasCarry) {
+        if (count > 0) {
+          outBytes[0] = this.carry;
+          outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE - 1), 1);
+        }
+      } else {
+        outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE));
+      }
     }
     this.carry = total % BYTES_PER_SAMPLE === 1 ? (bytes[n - 1] as number) : NO_CARRY;
     return { pcm: count > 0 ? [out] : [], errors: [] };

@@ -292,7 +292,11 @@ export class WavDecoder implements AudioDecoder {
     }
     const whole = Math.floor((src.length - i) / block);
     const frames = whole + pre;
-    if (frames > 0) {
+    if (!pre && whole > 0 && fmt.kind === 's16' && (src.byteOffset & 1) === 0 && src.buffer !== this.hdr.buffer) {
+      // s16 input on a 2-byte boundary: hand out a view of it (valid until the next call, see
+      // DecodedAudio; the header scratch is reused within a call, so never a view of that).
+      out.pcm.push(new Int16Array(src.buffer, src.byteOffset, whole * fmt.channels));
+    } else if (frames > 0) {
       const pcm = new Int16Array(frames * fmt.channels);
       if (pre) convertToS16(fmt, this.partial, 0, 1, pcm, 0);
       convertToS16(fmt, src, i, whole, pcm, pre * fmt.channels);

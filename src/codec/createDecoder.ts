@@ -17,6 +17,12 @@ export interface CreateDecoderOptions {
   sampleRate?: number;
   /** Rate the consumer wants, for codecs that can decode natively at several rates (opus). */
   outputSampleRate?: number;
+  /**
+   * Bounded work per `decode` call for codecs with a backlog (opus, mp3): see
+   * `DecodeStepOptions` in types.ts. The SpeechPipeline passes `DECODE_STEP_MS`.
+   * @defaultValue Infinity (each call decodes all it is given)
+   */
+  stepMs?: number;
 }
 
 /**
@@ -36,9 +42,12 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
     case 'wav':
       return new WavDecoder();
     case 'mp3':
-      return new Mp3Decoder();
+      return new Mp3Decoder(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs });
     case 'opus':
-      return new OggOpusDecoder(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate });
+      return new OggOpusDecoder({
+        ...(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate }),
+        ...(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs }),
+      });
     default:
       throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected pcm, wav, mp3 or opus)`);
   }

@@ -14,6 +14,9 @@ export interface PcmFormat {
 /**
  * One fixed-size block of audio, owned by the consumer: nothing later overwrites it.
  * `samples` is interleaved: Int16Array for s16le, Float32Array for f32le, Uint8Array for μ-law.
+ * It may be a view into a slab shared with neighbouring frames (src/codec/FrameSlab.ts): read
+ * `samples.buffer` only with `byteOffset`/`byteLength`, and transfer `samples.slice()`, never
+ * `samples.buffer`, to a worker.
  */
 export interface AudioFrame {
   samples: Int16Array | Float32Array | Uint8Array;
@@ -32,12 +35,36 @@ export interface PcmFrame extends AudioFrame {
   encoding: 's16le';
 }
 
-/** What a decoder call gives back: PCM blocks (interleaved s16) in order, and faults as data. */
+/**
+ * What a decoder call gives back: PCM blocks (interleaved s16) in order, and faults as data.
+ *
+ * The blocks are valid until the next call on the decoder: a block may be a view of the `bytes`
+ * the call was given (pcm/wav hand out the input itself when it is 2-byte aligned) or of memory
+ * the decoder reuses. Copy what you keep (the Framer does).
+ */
 export interface DecodedAudio {
   pcm: Int16Array[];
   /** Faults found. One with `fatal: true` means the stream cannot go on; `pcm` still holds
    * everything decoded before it. */
   errors: CodecError[];
+}
+
+/**
+ * Audio a decoder built with a step limit decodes per call, at most (plus one packet/frame): small
+ * enough that frames flow after every packet or two, and that one stream's burst does not stall
+ * others in the same thread (real-time telephony). The pipeline passes it as `stepMs`.
+ */
+export const DECODE_STEP_MS = 40;
+
+/** Options every built-in decoder takes. */
+export interface DecodeStepOptions {
+  /**
+   * Bounded work per `decode` call: decode about this many ms of audio and keep the rest of the
+   * input (copied) as a backlog, reported by {@link AudioDecoder.pending}. Call `decode` with an
+   * empty array to go on; `flush()` drains everything.
+   * @defaultValue Infinity (every call decodes everything it was given)
+   */
+  stepMs?: number;
 }
 
 export interface DecodeHint {
@@ -50,7 +77,13 @@ export interface DecodeHint {
  * then `flush()` at the end and `reset()` to start over.
  *
  * `bytes` may be a view into the engine's ring buffer, valid only during the call: a decoder
- * copies whatever it keeps.
+ * copies whatever it keeps. Returned PCM blocks are valid until the next call (see {@link DecodedAudio}).
+ *
+ * Incremental decoding (optional, see {@link DecodeStepOptions}): a decoder whose `pending` is
+ * true has input it accepted but has not decoded yet. The caller then calls `decode(EMPTY)`
+ * (zero bytes; the hint is ignored) until `pending` is false before handing it more bytes, so
+ * frames come out after every step; bytes given while pending are queued behind the backlog. A
+ * fault found in input still queued is reported once the audio before it has been decoded.
  */
 export interface AudioDecoder {
   readonly kind: AudioFormat;
@@ -64,6 +97,8 @@ export interface AudioDecoder {
   readonly sourceSampleRate?: number | null;
   /** Resolves when an asynchronously loaded backend (wasm) is ready; absent when synchronous. */
   readonly ready?: Promise<void>;
+  /** True while accepted input is still undecoded (a step-limited decoder); absent = never. */
+  readonly pending?: boolean;
   decode(bytes: Uint8Array, hint?: DecodeHint): DecodedAudio;
   /** End of stream: emit what is held back, report truncation. */
   flush(): DecodedAudio;

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { FrameSlab } from '../codec/FrameSlab.js';
 import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
@@ -10,6 +11,10 @@ import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
  * Order: channel mix (at the input rate, cheapest) → resample (state kept across frames, tail
  * flushed, exact count) → fixed frames → encode. `startSample` counts OUTPUT samples, so a
  * playhead driven by these frames stays sample-accurate for word timing.
+ *
+ * Output frames are views cut from slabs ({@link FrameSlab}): each is the consumer's own (never
+ * overwritten), but `samples.buffer` is shared with neighbouring frames; transfer
+ * `samples.slice()`, not `samples.buffer`.
  *
  * @example
  * // 8 kHz μ-law, 20 ms frames (160 bytes each), for a telephony bridge
@@ -35,6 +40,8 @@ const S16_SCALE = 32768;
 const S16_MAX = 32767;
 const S16_MIN = -32768;
 const MAX_RATE = 384000;
+/** #frames outside push/flush (nothing is delivered then). */
+const NO_TARGET: AudioFrame[] = Object.freeze([]) as unknown as AudioFrame[];
 
 export class ConversionStage {
   readonly options: Readonly<OutputOptions>;
@@ -50,7 +57,9 @@ export class ConversionStage {
   #frameSamples = 0;
   #emitted = 0;
   #mixBuf = new Float32Array(0);
-  #frames: AudioFrame[] = [];
+  /** Where #deliver puts frames: the caller's array during push/flush only. */
+  #frames: AudioFrame[] = NO_TARGET;
+  readonly #slab = new FrameSlab();
   readonly #sink = (out: Float32Array): void => this.#append(out);
 
   constructor(options: OutputOptions = {}) {
@@ -85,8 +94,18 @@ export class ConversionStage {
     return { sampleRate: this.options.sampleRate ?? input.sampleRate, channels: this.options.channels ?? input.channels };
   }
 
-  push(frame: PcmFrame): AudioFrame[] {
-    const frames: AudioFrame[] = (this.#frames = []);
+  /** Converts one frame; returns the output frames it completed (appended to `into` when given). */
+  push(frame: PcmFrame, into: AudioFrame[] = []): AudioFrame[] {
+    this.#frames = into;
+    try {
+      this.#push(frame);
+    } finally {
+      this.#frames = NO_TARGET; // never keep the caller's array (and its frames) alive
+    }
+    return into;
+  }
+
+  #push(frame: PcmFrame): void {
     if (this.#in === null || this.#in.sampleRate !== frame.sampleRate || this.#in.channels !== frame.channels) {
       this.#configure({ sampleRate: frame.sampleRate, channels: frame.channels });
     }
@@ -94,20 +113,23 @@ export class ConversionStage {
       // Fast path (the common telephony case: opus decoded natively at the output rate, frames
       // already the right size): encode straight from s16, no float round trip. Same bits.
       this.#emitDirect(frame.samples);
-      return frames;
+      return;
     }
     const mixed = this.#mix(frame.samples);
     if (this.#resampler) this.#resampler.process(mixed, this.#sink);
     else this.#append(mixed);
-    return frames;
   }
 
   /** End of stream: the resampler's tail, then the last (short) frame. */
-  flush(): AudioFrame[] {
-    const frames: AudioFrame[] = (this.#frames = []);
-    this.#resampler?.flush(this.#sink);
-    if (this.#accFill > 0) this.#emit(this.#accFill / this.#out!.channels);
-    return frames;
+  flush(into: AudioFrame[] = []): AudioFrame[] {
+    this.#frames = into;
+    try {
+      this.#resampler?.flush(this.#sink);
+      if (this.#accFill > 0) this.#emit(this.#accFill / this.#out!.channels);
+    } finally {
+      this.#frames = NO_TARGET;
+    }
+    return into;
   }
 
   reset(): void {
@@ -193,13 +215,14 @@ export class ConversionStage {
     const acc = this.#acc;
     let samples: Int16Array | Float32Array | Uint8Array;
     if (this.#encoding === 'f32le') {
-      samples = acc.slice(0, n);
+      samples = this.#slab.float32(n);
+      samples.set(acc.subarray(0, n));
     } else if (this.#encoding === 'mulaw') {
       const t = MULAW_ENCODE_TABLE;
-      samples = new Uint8Array(n);
+      samples = this.#slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
     } else {
-      samples = new Int16Array(n);
+      samples = this.#slab.int16(n);
       for (let i = 0; i < n; i++) samples[i] = toS16(acc[i]!);
     }
     this.#accFill = 0;
@@ -214,11 +237,11 @@ export class ConversionStage {
       samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
     } else if (this.#encoding === 'mulaw') {
       const t = MULAW_ENCODE_TABLE;
-      samples = new Uint8Array(n);
+      samples = this.#slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
     } else {
       const k = 1 / S16_SCALE;
-      samples = new Float32Array(n);
+      samples = this.#slab.float32(n);
       for (let i = 0; i < n; i++) samples[i] = s[i]! * k;
     }
     this.#deliver(samples, n / this.#out!.channels);

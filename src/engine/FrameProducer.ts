@@ -13,9 +13,15 @@ import type { AudioDecoder, AudioFormat, AudioFrame, DecodedAudio, DecodeHint, P
 import { CodecError, type VoicewireError } from '../errors.js';
 import { outputFormatOf, type FrameStage, type OutputOptions } from './outputStage.js';
 
-/** Ring bytes handed to the decoder per step: small enough to keep frames flowing early. */
+/**
+ * Ring bytes handed to the decoder per step: small enough to keep frames flowing early. A decoder
+ * built with a step limit (`stepMs`, see DECODE_STEP_MS) decodes only part of them per call and
+ * reports `pending`; the steps after that continue its backlog before it gets more bytes.
+ */
 export const DECODE_STEP_BYTES = 16 * 1024;
 const CHUNK_START: DecodeHint = Object.freeze({ chunkStart: true });
+/** "Continue the backlog" (AudioDecoder.pending). */
+const NO_BYTES = new Uint8Array(0);
 
 export type OutputFormat = PcmFormat & { encoding: SampleEncoding };
 
@@ -51,9 +57,18 @@ export class FrameProducer {
     if (this.boundaries[this.boundaries.length - 1] !== offset) this.boundaries.push(offset);
   }
 
-  /** Decodes one span of the ring below `limit` (a ring.totalWritten offset) into `out`; false when nothing is decodable. */
+  /**
+   * Decodes one span of the ring below `limit` (a ring.totalWritten offset) into `out`, or one
+   * more step of the decoder's backlog; false when nothing is decodable.
+   */
   step(limit: number, out: AudioFrame[]): boolean {
     if (this.fault !== null || this.finished) return false;
+    const decoder = this.o.decoder;
+    if (decoder.pending === true) {
+      // Bounded work per step: the decoder goes on with input it already holds.
+      this.take(decoder.decode(NO_BYTES), false, out);
+      return true;
+    }
     const ring = this.o.ring;
     const at = ring.totalRead;
     let length = Math.min(ring.readSpanLength, limit - at, DECODE_STEP_BYTES);
@@ -67,9 +82,10 @@ export class FrameProducer {
     }
     if (next !== undefined) length = Math.min(length, next - at);
     const start = ring.readIndex;
-    const result = this.o.decoder.decode(ring.buffer.subarray(start, start + length), hint);
-    ring.consume(length);
+    const result = decoder.decode(ring.buffer.subarray(start, start + length), hint);
+    // PCM blocks may be views of these ring bytes: frame them before the ring may reuse them.
     this.take(result, false, out);
+    ring.consume(length);
     return true;
   }
 
@@ -89,14 +105,24 @@ export class FrameProducer {
   }
 
   private take(result: DecodedAudio, warnOnly: boolean, out: AudioFrame[]): void {
-    const frames: PcmFrame[] = [];
-    for (const pcm of result.pcm) {
-      if (pcm.length === 0) continue;
-      const framer = this.framer ?? this.startFraming();
-      if (framer === null) break;
-      framer.push(pcm, frames);
+    const blocks = result.pcm;
+    if (blocks.length > 0) {
+      // Without a stage the framer's frames are the output: no intermediate array per step.
+      const direct = this.o.stage === null;
+      const frames: PcmFrame[] = direct ? (out as PcmFrame[]) : [];
+      const before = out.length;
+      for (const pcm of blocks) {
+        if (pcm.length === 0) continue;
+        const framer = this.framer ?? this.startFraming();
+        if (framer === null) break;
+        framer.push(pcm, frames);
+      }
+      if (!direct) this.toOut(frames, out);
+      else if (out.length > before) {
+        const last = out[out.length - 1]!;
+        this.samples = last.startSample + last.sampleCount;
+      }
     }
-    this.toOut(frames, out);
     for (const error of result.errors) {
       if (!error.fatal || warnOnly) this.o.onWarning(error);
       else this.fault ??= error;

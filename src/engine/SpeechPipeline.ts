@@ -21,6 +21,7 @@ import { DEFAULT_RING_CAPACITY, INITIAL_RING_BYTES, RingBuffer } from '../buffer
 import { createDecoder } from '../codec/createDecoder.js';
 import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
 import type { AudioDecoder, AudioFrame } from '../codec/types.js';
+import { DECODE_STEP_MS } from '../codec/types.js';
 import { AbortError, CodecError, InvalidOptionError, VoicewireError } from '../errors.js';
 import { SpeechEventScanner, type SpeechEventMeta } from '../events/SpeechEventScanner.js';
 import { Playhead } from '../play/Playhead.js';
@@ -35,8 +36,15 @@ export type { WordEvent, WordRevision } from '../play/WordClock.js';
 export type { OutputFormat } from './FrameProducer.js';
 export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
 
-/** Frames the readable side buffers before asking the ring for more. */
-const DEFAULT_READABLE_FRAMES = 8;
+/**
+ * The readable side's highWaterMark, in frames. `_read()` runs when a read leaves fewer than
+ * this many buffered, and then gets every frame one decode step made (see pump): frames are
+ * decoded as the consumer takes them, not far ahead (each frame alive across a GC is a survivor
+ * to copy). Not 0: a read that finds the buffer empty sets `needReadable`, and every refill then
+ * queues an `emitReadable` tick (thousands pile up while a writer feeds flat out); with one frame
+ * kept back the buffer is refilled before it empties.
+ */
+const READABLE_HIGH_WATER_FRAMES = 1;
 
 
 export interface SpeechPipeline {
@@ -90,12 +98,13 @@ export class SpeechPipeline extends Duplex {
   };
 
   constructor(options: SpeechPipelineOptions) {
-    super({ readableObjectMode: true, readableHighWaterMark: DEFAULT_READABLE_FRAMES, decodeStrings: true });
+    super({ readableObjectMode: true, readableHighWaterMark: READABLE_HIGH_WATER_FRAMES, decodeStrings: true });
     this.options = options;
     this.frameMs = options.frameMs ?? DEFAULT_FRAME_MS;
     if (!(this.frameMs > 0)) throw new InvalidOptionError('frameMs', `frameMs must be > 0, got ${String(options.frameMs)}`);
     this.playhead = new Playhead(options.playhead ?? 'consumer');
-    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: options.output?.sampleRate });
+    // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
+    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: options.output?.sampleRate, stepMs: DECODE_STEP_MS });
     if (options.output !== undefined) this.stage = (options.stageFactory ?? defaultStageFactory)(options.output, this.frameMs);
     // The decoder's wasm (mp3) and the conversion stage's resampler wasm may load asynchronously.
     const loading = [this.decoder.ready, this.stage?.ready].filter((p): p is Promise<void> => p !== undefined);
@@ -270,12 +279,18 @@ export class SpeechPipeline extends Duplex {
     try {
       for (;;) {
         if (this.destroyed || this.finished) return;
-        while (this.wantFrames && this.queueHead < this.queue.length) {
-          const frame = this.queue[this.queueHead++] as AudioFrame;
-          if (!this.push(frame)) this.wantFrames = false;
+        if (this.wantFrames && this.queueHead < this.queue.length) {
+          // Every frame already decoded goes to the readable buffer at once, past its
+          // highWaterMark if need be (they exist either way: one decode step's worth at most).
+          // One push per frame, stopping at the mark, made each read() call _read() and push
+          // one frame, each push scheduling a maybeReadMore tick: per-frame churn that stalls
+          // hundreds of concurrent streams. Now _read() runs once per decode step.
+          let more = true;
+          while (this.queueHead < this.queue.length && !this.destroyed) more = this.push(this.queue[this.queueHead++] as AudioFrame);
+          this.wantFrames = more;
         }
         if (this.queueHead === this.queue.length && this.queueHead > 0) {
-          this.queue = [];
+          this.queue.length = 0; // reused: no stage or decoder keeps a reference to it
           this.queueHead = 0;
         }
         if (!this.wantFrames || !this.decoderReady) return;

@@ -13,8 +13,9 @@ export type { OutputOptions } from '../dsp/ConversionStage.js';
 export interface FrameStage {
   /** Resolves when an asynchronously loaded backend (the resampler's wasm) is ready. */
   readonly ready?: Promise<void>;
-  push(frame: PcmFrame): AudioFrame[];
-  flush(): AudioFrame[];
+  /** Output frames completed by `frame`: appended to `into` when given (no array per call), else a new array. */
+  push(frame: PcmFrame, into?: AudioFrame[]): AudioFrame[];
+  flush(into?: AudioFrame[]): AudioFrame[];
   free?(): void;
 }
 

@@ -45,9 +45,16 @@ export interface WordClockHandlers {
 export class WordClock {
   /** Words not yet emitted, sorted by start; `head` is the next one. */
   private pending: TimelineWord[] = [];
+  /** The other pending array: update() rebuilds into it, then the two swap. */
+  private spare: TimelineWord[] | null = [];
   private head = 0;
   /** Emitted words per chunk, by index. */
-  private readonly emitted = new Map<number, Array<WordEvent | undefined>>();
+  /**
+   * Emitted words per chunk, by index: the timeline word as emitted (the store's own object, so
+   * an hour of words costs no second copy here), and which of them were emitted late.
+   */
+  private readonly emitted = new Map<number, Array<TimelineWord | undefined>>();
+  private readonly lateWords = new WeakSet<TimelineWord>();
   private seconds = 0;
   private count = 0;
 
@@ -71,25 +78,40 @@ export class WordClock {
     }
   }
 
-  /** A chunk's words changed (from {@link AlignmentStore.apply}). */
+  /**
+   * A chunk's words changed (from {@link AlignmentStore.apply}).
+   *
+   * Runs once per changed snapshot (every event of a cumulative stream), so it allocates
+   * nothing in the usual case: the pending list is rebuilt into a spare array (the two swap),
+   * and sorted only when the words are out of order.
+   */
   update(change: AlignmentChange): void {
     const { chunkSeq, current } = change;
-    const done = this.emitted.get(chunkSeq) ?? [];
-    this.emitted.set(chunkSeq, done);
-    const keep = this.pending.slice(this.head).filter((w) => w.chunkSeq !== chunkSeq);
-    const late: TimelineWord[] = [];
-    for (const word of current) {
+    let done = this.emitted.get(chunkSeq);
+    if (done === undefined) this.emitted.set(chunkSeq, (done = []));
+    // Pending words of other chunks stay; this chunk's are replaced by `current`.
+    const pending = this.pending;
+    const next = this.spare ?? []; // null only if a handler re-entered update()
+    this.spare = null;
+    for (let i = this.head; i < pending.length; i++) {
+      const w = pending[i] as TimelineWord;
+      if (w.chunkSeq !== chunkSeq) next.push(w);
+    }
+    let late: TimelineWord[] | null = null;
+    for (let i = 0; i < current.length; i++) {
+      const word = current[i] as TimelineWord;
       const old = done[word.index];
       if (old !== undefined) {
         if (old.text !== word.text || old.start !== word.start || old.end !== word.end) {
-          const revised: WordEvent = { ...word, late: old.late };
-          done[word.index] = revised;
-          this.handlers.onRevised({ old, new: revised });
+          const late = this.lateWords.has(old);
+          if (late) this.lateWords.add(word);
+          done[word.index] = word;
+          this.handlers.onRevised({ old: toEvent(old, late), new: toEvent(word, late) });
         }
       } else if (word.start < this.seconds) {
-        late.push(word);
+        (late ??= []).push(word);
       } else {
-        keep.push(word);
+        next.push(word);
       }
     }
     for (let i = current.length; i < done.length; i++) {
@@ -97,12 +119,15 @@ export class WordClock {
       if (old === undefined) continue;
       done[i] = undefined;
       this.count--;
-      this.handlers.onRevised({ old, new: null });
+      this.handlers.onRevised({ old: toEvent(old, this.lateWords.has(old)), new: null });
     }
-    done.length = Math.min(done.length, current.length);
-    this.pending = keep.sort(compareWords);
+    if (done.length > current.length) done.length = current.length;
+    sortWords(next);
+    pending.length = 0;
+    this.spare = pending;
+    this.pending = next;
     this.head = 0;
-    for (const word of late.sort(compareWords)) this.emit(word, true);
+    if (late !== null) for (const word of sortWords(late)) this.emit(word, true);
   }
 
   /** End of the audio: the words still pending (starting at or after its end) are reached now. */
@@ -111,11 +136,24 @@ export class WordClock {
   }
 
   private emit(word: TimelineWord, late: boolean): void {
-    const event: WordEvent = { text: word.text, start: word.start, end: word.end, chunkSeq: word.chunkSeq, index: word.index, late };
+    const event = toEvent(word, late);
     let done = this.emitted.get(word.chunkSeq);
     if (done === undefined) this.emitted.set(word.chunkSeq, (done = []));
-    done[word.index] = event;
+    done[word.index] = word;
+    if (late) this.lateWords.add(word);
     this.count++;
     this.handlers.onWord(event);
   }
+}
+
+function toEvent(word: TimelineWord, late: boolean): WordEvent {
+  return { text: word.text, start: word.start, end: word.end, chunkSeq: word.chunkSeq, index: word.index, late };
+}
+
+/** Sorts by {@link compareWords} unless already in order (the usual case: a snapshot lists its words in time order). */
+function sortWords(words: TimelineWord[]): TimelineWord[] {
+  for (let i = 1; i < words.length; i++) {
+    if (compareWords(words[i - 1] as TimelineWord, words[i] as TimelineWord) > 0) return words.sort(compareWords);
+  }
+  return words;
 }

@@ -94,3 +94,18 @@ describe('AlignmentStore (spec "Speech stream event" rules)', () => {
     expect(s.wordAt(5)).toBeNull();
   });
 });
+
+describe('AlignmentStore memory', () => {
+  it('a cumulative snapshot keeps the word objects of the words it repeats (only new words are allocated)', () => {
+    const s = new AlignmentStore();
+    s.apply({ chunkSeq: 3, chunkAudioOffsetSec: 1, alignment: snap(['Hello', 0, 0.3]) });
+    const first = s.timeline()[0];
+    const change = s.apply({ chunkSeq: 3, chunkAudioOffsetSec: 1, alignment: snap(['Hello', 0, 0.3], ['world', 0.3, 0.7]) });
+    expect(change?.current[0]).toBe(first);
+    expect(s.timeline().map((w) => [w.text, w.start, w.end, w.index])).toEqual([['Hello', 1, 1.3, 0], ['world', 1.3, 1.7, 1]]);
+    // A changed word is a new object.
+    s.apply({ chunkSeq: 3, chunkAudioOffsetSec: 1, alignment: snap(['Hello', 0, 0.25], ['world', 0.3, 0.7]) });
+    expect(s.timeline()[0]).not.toBe(first);
+    expect(s.timeline()[0]!.end).toBe(1.25);
+  });
+});

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Framer, samplesPerFrame } from '../../src/codec/Framer.js';
+import { FRAMES_PER_SLAB, FrameSlab, MAX_SLAB_BYTES } from '../../src/codec/FrameSlab.js';
 import type { PcmFrame } from '../../src/codec/types.js';
 import { InvalidOptionError } from '../../src/errors.js';
 
@@ -55,5 +56,65 @@ describe('Framer', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('Framer memory: frames cut from slabs', () => {
+  it('frames share a few ArrayBuffers, never overlap, and keep their samples after later frames', () => {
+    const f = new Framer({ sampleRate: 8000, channels: 1 }); // 160-sample frames
+    const frames: PcmFrame[] = [];
+    for (let i = 0; i < 100; i++) f.push(ramp(160, i * 160), frames);
+    expect(frames).toHaveLength(100);
+    expect(new Set(frames.map((x) => x.samples.buffer)).size).toBeLessThanOrEqual(Math.ceil(100 / FRAMES_PER_SLAB) + 1);
+    const spans = frames.map((x) => [x.samples.buffer, x.samples.byteOffset, x.samples.byteOffset + x.samples.byteLength] as const);
+    for (let i = 0; i < spans.length; i++) {
+      for (let j = i + 1; j < spans.length; j++) {
+        const [ba, a0, a1] = spans[i]!;
+        const [bb, b0, b1] = spans[j]!;
+        if (ba === bb) expect(a1 <= b0 || b1 <= a0).toBe(true);
+      }
+    }
+    frames.forEach((x, i) => expect(Array.from(x.samples)).toEqual(Array.from(ramp(160, i * 160))));
+  });
+
+  it('the short last frame is a view of its own span; frames made after it do not overwrite it', () => {
+    const f = new Framer({ sampleRate: 1000, channels: 1, frameMs: 4 });
+    f.push(ramp(6));
+    const [tail] = f.flush();
+    f.push(ramp(8, 100));
+    expect(Array.from(tail!.samples)).toEqual([4, 5]);
+  });
+
+  it('a copy of the samples (not .buffer) is what to transfer: the other frames stay intact', () => {
+    const f = new Framer({ sampleRate: 8000, channels: 1 });
+    const [a, b] = f.push(ramp(320));
+    const copy = a!.samples.slice();
+    structuredClone(copy, { transfer: [copy.buffer] });
+    expect(copy.length).toBe(0); // detached
+    expect(Array.from(a!.samples.subarray(0, 3))).toEqual([0, 1, 2]);
+    expect(b!.samples[0]).toBe(160);
+  });
+});
+
+describe('FrameSlab', () => {
+  it('hands out aligned, never reused spans, FRAMES_PER_SLAB requests per slab', () => {
+    const slab = new FrameSlab();
+    const views = [slab.uint8(3), slab.float32(5), slab.int16(7), ...Array.from({ length: FRAMES_PER_SLAB }, () => slab.uint8(160))];
+    for (const v of views) expect(v.byteOffset % 8).toBe(0);
+    const sameSlab = views.filter((v) => v.buffer === views[0]!.buffer);
+    const ends = sameSlab.map((v) => [v.byteOffset, v.byteOffset + v.byteLength]).sort((x, y) => x[0]! - y[0]!);
+    for (let i = 1; i < ends.length; i++) expect(ends[i]![0]).toBeGreaterThanOrEqual(ends[i - 1]![1]!);
+    views[3]!.fill(7);
+    slab.uint8(160).fill(9);
+    expect(views[3]!.every((x) => x === 7)).toBe(true);
+  });
+
+  it('a request too large to share a slab gets an ArrayBuffer of its own', () => {
+    const slab = new FrameSlab();
+    const big = slab.int16(MAX_SLAB_BYTES / 2);
+    expect(big.byteOffset).toBe(0);
+    expect(big.buffer.byteLength).toBe(MAX_SLAB_BYTES);
+    const small = slab.int16(10);
+    expect(small.buffer).not.toBe(big.buffer);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Mp3Decoder, MP3_UNTAGGED_DELAY } from '../../src/codec/Mp3Decoder.js';
 import { createDecoder } from '../../src/codec/createDecoder.js';
+import { MPEGDecoder } from 'mpg123-decoder';
+import { directMpg123 } from '../../src/codec/mp3/mpg123Direct.js';
 import { collect, fixture, maxAbsDiff, readWav, snrDb } from './audioFixtures.js';
 
 async function decodeWhole(name: string, opts: ConstructorParameters<typeof Mp3Decoder>[0] = {}) {
@@ -127,4 +129,21 @@ describe('Mp3Decoder against ffmpeg', () => {
     await dec.ready;
     dec.free?.();
   });
+
+  it('the installed mpg123-decoder has the internals the direct driver needs (else it falls back)', async () => {
+    const mpg = new MPEGDecoder();
+    await mpg.ready;
+    expect(directMpg123(mpg)).not.toBeNull();
+    expect(directMpg123({} as MPEGDecoder)).toBeNull();
+    mpg.free();
+  });
+
+  for (const name of ['lame-tag', 'no-tag', 'stereo', 'streaming-tag']) {
+    it(`${name}: mpg123 driven directly gives the same samples as through its public decode()`, async () => {
+      const direct = await decodeWhole(name);
+      const viaWrapper = await decodeWhole(name, { direct: false });
+      expect(direct.pcm).toEqual(viaWrapper.pcm);
+      expect(direct.pcm.length).toBeGreaterThan(0);
+    });
+  }
 });

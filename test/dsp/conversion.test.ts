@@ -111,3 +111,30 @@ describe('ConversionStage', () => {
     expect(() => new ConversionStage({ frameMs: 0 })).toThrow(/output.frameMs/);
   });
 });
+
+describe('ConversionStage output memory', () => {
+  it('push and flush append to the array given, and the stage keeps no reference to it', async () => {
+    const stage = new ConversionStage({ encoding: 'mulaw' });
+    await stage.ready;
+    const out: AudioFrame[] = [];
+    const input = frames(sine(1000, 8000, 160 * 3 + 40), 8000, 1, 160);
+    for (const f of input) expect(stage.push(f, out)).toBe(out);
+    expect(stage.flush(out)).toBe(out);
+    expect(out.map((f) => f.sampleCount)).toEqual([160, 160, 160, 40]);
+    // A later push goes to its own new array, not to `out`.
+    expect(stage.push(input[0]!)).not.toBe(out);
+    expect(out).toHaveLength(4);
+  });
+
+  it('μ-law frames are views into shared slabs, each keeping its own bytes', async () => {
+    const stage = new ConversionStage({ encoding: 'mulaw' });
+    await stage.ready;
+    const pcm = sine(440, 8000, 160 * 40);
+    const out = runStage(stage, frames(pcm, 8000, 1, 160));
+    expect(new Set(out.map((f) => f.samples.buffer)).size).toBeLessThan(out.length);
+    out.forEach((f, k) => {
+      const want = Array.from(pcm.subarray(k * 160, (k + 1) * 160), (x) => MULAW_ENCODE_TABLE[x + 32768]);
+      expect(Array.from(f.samples)).toEqual(want);
+    });
+  });
+});

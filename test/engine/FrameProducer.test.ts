@@ -70,4 +70,43 @@ describe('FrameProducer', () => {
     expect(p.fault?.code).toBe('WAV_BAD_HEADER');
     expect(out).toHaveLength(2);
   });
+
+  it('a decoder with a backlog (pending) is continued one bounded step at a time before it gets more bytes', () => {
+    const ring = new RingBuffer(4096);
+    const calls: number[] = [];
+    let backlog = 0;
+    const STEP = 20; // samples per call: two 10-sample frames
+    const decoder: AudioDecoder = {
+      kind: 'pcm',
+      format: { sampleRate: 1000, channels: 1 },
+      get pending() {
+        return backlog > 0;
+      },
+      decode(bytes: Uint8Array): DecodedAudio {
+        calls.push(bytes.length);
+        backlog += bytes.length >> 1;
+        const n = Math.min(STEP, backlog);
+        backlog -= n;
+        return { pcm: [new Int16Array(n)], errors: [] };
+      },
+      flush: () => {
+        const n = backlog;
+        backlog = 0;
+        return { pcm: [new Int16Array(n)], errors: [] };
+      },
+      reset() {},
+    };
+    const p = new FrameProducer({ ring, decoder, frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    fill(ring, 200); // 100 samples
+    const out: AudioFrame[] = [];
+    const perStep: number[] = [];
+    while (p.step(ring.totalWritten, out)) perStep.push(out.length);
+    expect(calls).toEqual([200, 0, 0, 0, 0]);
+    expect(perStep).toEqual([2, 4, 6, 8, 10]);
+    expect(ring.length).toBe(0); // the decoder copied what it keeps: the ring is free at once
+    fill(ring, 60);
+    expect(p.step(ring.totalWritten, out)).toBe(true);
+    p.finish(false, out); // flush drains the rest
+    expect(out.reduce((n, f) => n + f.sampleCount, 0)).toBe(130);
+  });
 });

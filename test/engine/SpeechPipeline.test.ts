@@ -129,6 +129,25 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     expect(samples).toBe(expected.samples);
   });
 
+  it('a paced reader: read() decodes on demand, and the readable buffer holds one decode step at most', async () => {
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    p.end(capture('speech.pcm.sse'));
+    await new Promise((r) => p.once('readable', r));
+    let samples = 0;
+    let frames = 0;
+    let mostBuffered = 0;
+    for (let frame = p.read() as AudioFrame | null; frame !== null; frame = p.read() as AudioFrame | null) {
+      samples += frame.sampleCount;
+      frames++;
+      mostBuffered = Math.max(mostBuffered, p.readableLength);
+    }
+    expect(samples).toBe(expected.samples); // every frame came from synchronous read() calls
+    // One decode step (16 KiB of ring: 18 frames of 441 samples) plus the frame kept back, not the stream.
+    expect(mostBuffered).toBeLessThanOrEqual(Math.ceil(16384 / 2 / 441) + 1);
+    expect(frames).toBeGreaterThan(4 * mostBuffered);
+    p.destroy();
+  });
+
   it('an event larger than the ring still gets through (decoded while it arrives)', async () => {
     const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050, ringCapacity: 1024 }), [capture('speech.pcm.sse')]);
     expect(r.error).toBeNull();

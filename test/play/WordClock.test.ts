@@ -119,3 +119,38 @@ describe('Playhead', () => {
     expect(() => p.advanceTo(640)).toThrow(InvalidOptionError);
   });
 });
+
+describe('WordClock ordering across updates', () => {
+  it('words listed out of time order, and pending words of other chunks, still come out in time order', () => {
+    const { clock, words, apply } = setup();
+    apply(1, 1, snap(['later', 0.5, 0.6]));
+    apply(0, 0, snap(['two', 0.4, 0.5], ['one', 0.1, 0.2]));
+    apply(0, 0, snap(['two', 0.4, 0.5], ['one', 0.1, 0.2], ['three', 0.8, 0.9]));
+    clock.advance(3);
+    expect(words.map((w) => w.text)).toEqual(['one', 'two', 'three', 'later']);
+  });
+
+  it('late words of one update are emitted in time order', () => {
+    const { clock, words, apply } = setup();
+    clock.advance(1);
+    apply(0, 0, snap(['b', 0.6, 0.7], ['a', 0.2, 0.3], ['c', 1.5, 1.6]));
+    expect(words.map((w) => [w.text, w.late])).toEqual([['a', true], ['b', true]]);
+    clock.advance(2);
+    expect(words.map((w) => w.text)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('WordClock revisions of late words', () => {
+  it('a revised or removed late word still says late: true, old and new', () => {
+    const { clock, revisions, apply } = setup();
+    clock.advance(1);
+    apply(0, 0, snap(['a', 0.2, 0.3], ['b', 0.4, 0.5]));
+    apply(0, 0, snap(['A', 0.2, 0.3]));
+    expect(revisions).toEqual([
+      { old: { text: 'a', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true }, new: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true } },
+      { old: { text: 'b', start: 0.4, end: 0.5, chunkSeq: 0, index: 1, late: true }, new: null },
+    ]);
+    apply(0, 0, snap(['A!', 0.2, 0.3]));
+    expect(revisions[2]).toEqual({ old: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true }, new: { text: 'A!', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true } });
+  });
+});

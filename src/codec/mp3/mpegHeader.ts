@@ -23,6 +23,8 @@ const BITRATES_V2_L3 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144,
 /** Side-information size after the 4-byte header: where a Xing/Info tag starts. */
 const SIDE_INFO = { v1Stereo: 32, v1Mono: 17, v2Stereo: 17, v2Mono: 9 } as const;
 const HEADER_BYTES = 4;
+const L3_SAMPLES_V1 = 1152;
+const L3_SAMPLES_V2 = 576;
 
 export interface MpegFrameHeader {
   sampleRate: number;
@@ -31,6 +33,8 @@ export interface MpegFrameHeader {
   frameBytes: number;
   /** Where a Xing/Info tag would start, from the frame start. */
   tagOffset: number;
+  /** Samples per channel in a Layer III frame: 1152 (MPEG-1) or 576 (MPEG-2/2.5). */
+  samplesPerFrame: number;
 }
 
 /** ID3v2 tag length at `b[p..]` (header + body + footer), or 0 when no "ID3" is there. */
@@ -65,7 +69,7 @@ export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | nul
     frameBytes = Math.floor(((v1 ? 144 : 72) * kbps * 1000) / sampleRate) + padding;
   }
   const tagOffset = HEADER_BYTES + (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
-  return { sampleRate, channels, frameBytes, tagOffset };
+  return { sampleRate, channels, frameBytes, tagOffset, samplesPerFrame: v1 ? L3_SAMPLES_V1 : L3_SAMPLES_V2 };
 }
 
 export interface XingTag {
