@@ -1,11 +1,13 @@
 /**
  * Packaging (slow but bounded: ≤ 4 min, mostly `tsc` and `npm install`): the tarball `npm pack`
- * makes installs into a fresh project offline, `npx voicewire --help` runs, and every subpath
+ * makes installs into a fresh project, `npx voicewire --help` runs, and every subpath
  * export imports.
  *
- * Offline: the dependencies come from the npm cache (`npm install --offline`); optional native
- * addons are left out (`--omit=optional --ignore-scripts`), so this also shows the package works
- * on the wasm fallbacks alone.
+ * Cache first: the dependencies come from the npm cache where they are there (`--prefer-offline`).
+ * Not `--offline`: an `npm install` from a lockfile caches tarballs but not the registry's package
+ * documents that resolving the tarball's own ranges needs, so on a fresh machine an offline install
+ * fails with ENOTCACHED. Optional native addons are left out (`--omit=optional --ignore-scripts`),
+ * so this also shows the package works on the wasm fallbacks alone.
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,7 +21,7 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const STEP_TIMEOUT_MS = 150_000;
 
 describe('packaging (slow, bounded)', () => {
-  it('npm pack → install into a temp project offline → npx voicewire --help runs and every subpath export imports', { timeout: 240_000 }, () => {
+  it('npm pack → install into a temp project → npx voicewire --help runs and every subpath export imports', { timeout: 240_000 }, () => {
     const tmp = mkdtempSync(join(tmpdir(), 'vw-pack-'));
     try {
       // Pack a copy of the package, so its build never rewrites the dist/ other tests may be
@@ -41,7 +43,7 @@ describe('packaging (slow, bounded)', () => {
       const project = join(tmp, 'project');
       mkdirSync(project);
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'vw-pack-check', version: '1.0.0', private: true, type: 'module' }));
-      const install = spawnSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(tmp, packed!.filename)], {
+      const install = spawnSync(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(tmp, packed!.filename)], {
         cwd: project,
         encoding: 'utf8',
         timeout: STEP_TIMEOUT_MS,
