@@ -9,17 +9,22 @@
  *
  * The stream is generated lazily (bench/lib/speechStream.ts): the opus fixture's packets re-paged
  * into one continuous Ogg stream (200 ms pages), a chunk_seq per loop with growing alignment
- * snapshots, so the word timeline grows as it would on a real hour of speech.
+ * snapshots, so the word timeline grows as it would on a real hour of speech. Its events are
+ * written as bytes, as a socket delivers them (bench/lib/sseBytes.ts), so the figures are the
+ * engine's, not the generator's strings.
+ *
+ * Each hour runs in a fresh process (bench/lib/longStream.ts), as each peak does: in one shared
+ * process a format's figure depended on what ran before it. After the ~25 s idle wait for the
+ * peak children V8 had shrunk its young generation, and regrowing it mid-hour added 8–12 MB of
+ * RSS to the first format; the formats after it started with a young generation another
+ * stream had already grown.
  */
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { createSpeechPipeline, type SpeechPipeline } from '../src/engine/SpeechPipeline.js';
-import type { AudioFrame } from '../src/codec/types.js';
 import type { PeakResult, PeakSpec } from './lib/concurrentPeak.js';
-import { cpuMs, gc, hasGc } from './lib/measure.js';
+import type { LongRun, LongSpec, Mark } from './lib/longStream.js';
 import { round } from './lib/stats.js';
-import { speechStream, type StreamFormat } from './lib/speechStream.js';
+import type { StreamFormat } from './lib/speechStream.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND = 'npm run bench -- memory';
@@ -28,35 +33,7 @@ const MIB = 2 ** 20;
 const GROWTH_TARGET_MB = 5;
 const FROM_MINUTE = 5;
 const EVENT_SEC = 0.2;
-/** Wait after a forced GC before sampling (see bench/lib/alloc.ts: the sweeper frees late). */
-const SWEEP_WAIT_MS = 25;
-
-interface Mark {
-  minute: number;
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-  arrayBuffers: number;
-}
-
-interface LongRun {
-  marks: Mark[];
-  peakRss: number;
-  cpuSec: number;
-  wallSec: number;
-  audioSec: number;
-  words: number;
-  events: number;
-}
-
-function pipelineFor(format: StreamFormat, declaredRate: number | undefined, ringCapacity?: number): SpeechPipeline {
-  return createSpeechPipeline({
-    format,
-    ...(declaredRate !== undefined ? { sampleRate: declaredRate } : {}),
-    ...(ringCapacity !== undefined ? { ringCapacity } : {}),
-  });
-}
+const CHILD_TIMEOUT_MS = 120_000;
 
 /** Least-squares slope of `y` per minute over the marks. */
 function trendPerMinute(marks: Mark[], y: (m: Mark) => number): number {
@@ -73,73 +50,28 @@ function trendPerMinute(marks: Mark[], y: (m: Mark) => number): number {
   return den === 0 ? 0 : num / den;
 }
 
-/** Runs bench/lib/concurrentPeak.ts in a fresh process (a clean RSS baseline for each ring size). */
-function peakInChild(spec: PeakSpec): Promise<PeakResult> {
-  const entry = fileURLToPath(new URL('./lib/concurrentPeak.ts', import.meta.url));
+/** Runs `bench/lib/<entry>` in a fresh process (a clean heap and RSS baseline) and parses its last output line. */
+function inChild<T>(entry: string, spec: object, nodeFlags: string[] = []): Promise<T> {
+  const file = fileURLToPath(new URL(`./lib/${entry}`, import.meta.url));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', entry, JSON.stringify(spec)], { timeout: 120_000 }, (err, stdout) => {
+    execFile(process.execPath, ['--expose-gc', ...nodeFlags, '--import', 'tsx', file, JSON.stringify(spec)], { timeout: CHILD_TIMEOUT_MS }, (err, stdout) => {
       if (err) reject(err);
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as PeakResult);
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
     });
   });
 }
 
-/** Writes every event with backpressure; resolves when the pipeline has ended. */
-async function feed(p: SpeechPipeline, events: Iterable<Buffer>): Promise<void> {
-  const ended = once(p, 'end');
-  for (const ev of events) {
-    if (!p.write(ev)) await once(p, 'drain');
-  }
-  p.end();
-  await ended;
-}
-
-export async function longStream(format: StreamFormat, minutes: number): Promise<LongRun> {
-  // One second more than asked, so the last minute mark is reached despite the codec's pre-skip.
-  const stream = speechStream({ format, seconds: minutes * 60 + 1, eventSec: EVENT_SEC });
-  const p = pipelineFor(format, stream.declaredRate);
-  const perMinute = stream.sampleRate * 60;
-  const marks: Mark[] = [];
-  let samples = 0;
-  let nextMinute = 1;
-  let peakRss = 0;
-  let frames = 0;
-  let words = 0;
-  p.on('word', () => words++);
-  let pausedMs = 0;
-  p.on('data', (f: AudioFrame) => {
-    samples += f.sampleCount;
-    if ((++frames & 255) === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
-    if (samples < nextMinute * perMinute) return;
-    // A minute mark: pause the stream, GC, and give the concurrent sweeper time to free the
-    // backing stores of dead frames (read at once, the ArrayBuffer and RSS figures swing by
-    // ~12 MB with its progress), then sample and go on.
-    const minute = nextMinute;
-    while (samples >= nextMinute * perMinute) nextMinute++;
-    p.pause();
-    const t = performance.now();
-    gc();
-    setTimeout(() => {
-      gc();
-      const m = process.memoryUsage();
-      peakRss = Math.max(peakRss, m.rss);
-      marks.push({ minute, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers });
-      pausedMs += performance.now() - t;
-      p.resume();
-    }, SWEEP_WAIT_MS);
-  });
-  let events = 0;
-  const counted = (function* () {
-    for (const e of stream.events) {
-      events++;
-      yield e;
-    }
-  })();
-  const c0 = cpuMs();
-  const w0 = performance.now();
-  await feed(p, counted);
-  return { marks, peakRss, cpuSec: (cpuMs() - c0) / 1000, wallSec: (performance.now() - w0 - pausedMs) / 1000, audioSec: samples / stream.sampleRate, words, events };
-}
+const peakInChild = (spec: PeakSpec): Promise<PeakResult> => inChild('concurrentPeak.ts', spec);
+/**
+ * `--no-memory-reducer`: tsx compiles our TypeScript in a loader worker thread, an isolate of its
+ * own in the same process. About 8 s after the modules are loaded, V8's memory reducer shrinks
+ * that idle isolate and RSS drops by 6–11 MB: in the middle of the opus hour (a ~7 s run), which
+ * made its RSS trend −4 to −7 MB, a drop that is not the engine's and hid any growth. The
+ * engine's isolate is busy throughout, so the reducer never acts on it here; without tsx (built
+ * JS) there is no loader isolate at all.
+ */
+const LONG_STREAM_NODE_FLAGS = ['--no-memory-reducer'];
+const longInChild = (spec: LongSpec): Promise<LongRun> => inChild('longStream.ts', spec, LONG_STREAM_NODE_FLAGS);
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
@@ -163,7 +95,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const from = opts.quick ? 1 : FROM_MINUTE;
   const formats: StreamFormat[] = opts.quick ? ['opus'] : ['opus', 'pcm', 'mp3'];
   for (const format of formats) {
-    const r = await longStream(format, minutes);
+    const r = await longInChild({ format, minutes, eventSec: EVENT_SEC });
     const a = r.marks.find((m) => m.minute === from);
     const b = r.marks.find((m) => m.minute === minutes) ?? r.marks.at(-1);
     if (!a || !b) throw new Error(`memory: no marks at minute ${from}/${minutes} (${r.marks.length} marks)`);
@@ -196,7 +128,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       issueScenario: 6,
       notes:
-        `marks taken after a forced GC at every minute of audio produced${hasGc ? '' : ' (NOT here: run without --expose-gc)'}; ` +
+        'a fresh process per format (node --no-memory-reducer: see LONG_STREAM_NODE_FLAGS); marks taken after a forced GC at every minute of audio produced; events written as bytes ' +
+        '(bench/lib/sseBytes.ts, byte-identical to the string-built ones); ' +
         'the heap trend is the word timeline, which the AlignmentStore keeps whole (timeline() is public API)',
     });
   }

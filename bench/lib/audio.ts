@@ -112,14 +112,35 @@ export function readOpus(ogg: Uint8Array): OpusSource {
 const FLAG_BOS = 0x02;
 const FLAG_EOS = 0x04;
 const LACING_MAX = 255;
+const OGGS = [0x4f, 0x67, 0x67, 0x53];
 
 /** Writes the pages of one logical Ogg stream (RFC 3533): packets in, page bytes out. */
 export class OggPager {
   private sequence = 0;
+  /** {@link pageView}'s memory, reused from page to page. */
+  private scratch = new Uint8Array(0);
+  private readonly lacing: number[] = [];
   constructor(private readonly serial: number) {}
 
+  /** The next page, in a new array of its own. */
   page(packets: Uint8Array[], granule: number, flags = 0): Uint8Array {
-    const lacing: number[] = [];
+    return this.write(packets, granule, flags, (size) => new Uint8Array(size));
+  }
+
+  /**
+   * The next page, as a view of memory this pager reuses: valid until its next call (for a
+   * generator whose consumer encodes the page before it asks for another).
+   */
+  pageView(packets: Uint8Array[], granule: number, flags = 0): Uint8Array {
+    return this.write(packets, granule, flags, (size) => {
+      if (this.scratch.length < size) this.scratch = new Uint8Array(Math.max(size, this.scratch.length * 2));
+      return this.scratch.subarray(0, size);
+    });
+  }
+
+  private write(packets: Uint8Array[], granule: number, flags: number, alloc: (size: number) => Uint8Array): Uint8Array {
+    const lacing = this.lacing;
+    lacing.length = 0;
     let body = 0;
     for (const p of packets) {
       for (let left = p.length; ; left -= LACING_MAX) {
@@ -129,14 +150,16 @@ export class OggPager {
       body += p.length;
     }
     if (lacing.length > LACING_MAX) throw new Error('OggPager: too many packets for one page');
-    const out = new Uint8Array(27 + lacing.length + body);
-    const v = new DataView(out.buffer);
-    out.set([0x4f, 0x67, 0x67, 0x53], 0);
+    const out = alloc(27 + lacing.length + body);
+    const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    out.set(OGGS, 0);
+    out[4] = 0;
     out[5] = flags;
     v.setUint32(6, granule % 0x1_0000_0000, true);
     v.setUint32(10, Math.floor(granule / 0x1_0000_0000), true);
     v.setUint32(14, this.serial, true);
     v.setUint32(18, this.sequence++, true);
+    v.setUint32(22, 0, true);
     out[26] = lacing.length;
     out.set(lacing, 27);
     let at = 27 + lacing.length;

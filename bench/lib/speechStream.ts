@@ -10,6 +10,7 @@ import {
   fixtureBytes, OggPager, OPUS_RATE, readOpus, readWav16, sseEvent, wavHeader,
   type OpusSource, type Pcm,
 } from './audio.js';
+import { jsonBytes, sharedEventWriter } from './sseBytes.js';
 
 export type StreamFormat = 'opus' | 'mp3' | 'pcm' | 'wav';
 
@@ -21,6 +22,13 @@ export interface SpeechStreamSpec {
   eventSec?: number;
   /** Carry alignment snapshots. @defaultValue true */
   words?: boolean;
+  /**
+   * How each event's bytes are made. 'bytes': written straight into slab memory, no string per
+   * event (bench/lib/sseBytes.ts), as a client receives them from a socket. 'strings': the same
+   * bytes built with base64 and JSON strings (`sseEvent`), kept as the reference the byte writer
+   * is checked against (test/bench/sseBytes.test.ts). @defaultValue 'bytes'
+   */
+  build?: 'bytes' | 'strings';
 }
 
 export interface SpeechStream {
@@ -81,7 +89,8 @@ function* opusPieces(seconds: number, eventSec: number): Generator<Piece> {
       page.push(src.packets[k]!);
       granule += src.durations[k]!;
     }
-    yield { bytes: pager.page(page, granule, granule >= total ? 0x04 : 0), start, end: granule / OPUS_RATE };
+    // A view of the pager's reused memory: the event is written before the next page is made.
+    yield { bytes: pager.pageView(page, granule, granule >= total ? 0x04 : 0), start, end: granule / OPUS_RATE };
   }
 }
 
@@ -122,21 +131,51 @@ export interface TimedEvent {
   end: number;
 }
 
-function* withAlignment(pieces: Generator<Piece>, loopSec: number, words: boolean): Generator<TimedEvent> {
+const GREETING = 'Thanks for calling voicewire.';
+const GREETING_JSON = jsonBytes(GREETING);
+const EMPTY_JSON = jsonBytes('');
+/**
+ * JSON of the snapshot of the first `count` words of a loop, by `${loopSec}/${count}`: made once
+ * per process and shared by every stream (the concurrent-peak bench runs 100 streams, and their
+ * generators' memory counts per stream).
+ */
+const snapshotJson = new Map<string, Uint8Array>();
+/** chunk_audio_offset_sec is written with this many decimals (then as JSON.stringify writes the number). */
+const OFFSET_DECIMALS = 6;
+
+function* withAlignment(pieces: Generator<Piece>, loopSec: number, words: boolean, build: 'bytes' | 'strings'): Generator<TimedEvent> {
   // The real word times of the greeting (espeak-ng at 170 words/min), as many as fit in a loop:
   // an hour of such a stream carries the word count of an hour of speech.
   const scaled = WORDS.filter((w) => w.end <= loopSec);
+  let offsetSeq = -1;
+  let offsetJson = jsonBytes(0);
   for (const p of pieces) {
     const chunkSeq = Math.floor(p.start / loopSec);
     const offset = chunkSeq * loopSec;
-    let alignment: unknown = null;
+    let count = 0;
     if (words) {
       const localEnd = p.end - offset;
       const n = scaled.findIndex((w) => w.start >= localEnd);
-      const count = n < 0 ? scaled.length : n;
-      if (count > 0) alignment = { audio_duration: loopSec, segments: scaled.slice(0, count) };
+      count = n < 0 ? scaled.length : n;
     }
-    const event = Buffer.from(sseEvent(p.bytes, { alignment, chunkSeq, chunkAudioOffsetSec: +offset.toFixed(6), content: chunkSeq === 0 ? 'Thanks for calling voicewire.' : '' }));
+    let event: Buffer;
+    if (build === 'strings') {
+      const alignment = count > 0 ? { audio_duration: loopSec, segments: scaled.slice(0, count) } : null;
+      event = Buffer.from(sseEvent(p.bytes, { alignment, chunkSeq, chunkAudioOffsetSec: +offset.toFixed(OFFSET_DECIMALS), content: chunkSeq === 0 ? GREETING : '' }));
+    } else {
+      if (chunkSeq !== offsetSeq) {
+        offsetSeq = chunkSeq;
+        offsetJson = jsonBytes(+offset.toFixed(OFFSET_DECIMALS));
+      }
+      let alignment: Uint8Array | null = null;
+      if (count > 0) {
+        // Every loop repeats the same snapshots (the first `count` words): their JSON is made once.
+        const key = `${loopSec}/${count}`;
+        alignment = snapshotJson.get(key) ?? null;
+        if (alignment === null) snapshotJson.set(key, (alignment = jsonBytes({ audio_duration: loopSec, segments: scaled.slice(0, count) })));
+      }
+      event = sharedEventWriter.event(p.bytes, { content: chunkSeq === 0 ? GREETING_JSON : EMPTY_JSON, alignment, chunkSeq, offset: offsetJson });
+    }
     yield { event, start: p.start, end: p.end };
   }
 }
@@ -151,20 +190,21 @@ export function speechStream(spec: SpeechStreamSpec): SpeechStream {
 export function timedSpeechStream(spec: SpeechStreamSpec): TimedSpeechStream {
   const eventSec = spec.eventSec ?? 0.2;
   const words = spec.words ?? true;
+  const build = spec.build ?? 'bytes';
   switch (spec.format) {
     case 'opus': {
       opusSource ??= readOpus(fixtureBytes(OPUS_FILE));
       const loopSec = opusSource.durations.reduce((a, b) => a + b, 0) / OPUS_RATE;
-      return { format: 'opus', sampleRate: OPUS_RATE, loopSec, events: withAlignment(opusPieces(spec.seconds, eventSec), loopSec, words) };
+      return { format: 'opus', sampleRate: OPUS_RATE, loopSec, events: withAlignment(opusPieces(spec.seconds, eventSec), loopSec, words, build) };
     }
     case 'pcm':
     case 'wav': {
       pcmSource ??= readWav16(fixtureBytes(PCM_FILE));
       const loopSec = pcmSource.samples.length / pcmSource.channels / pcmSource.sampleRate;
-      const events = withAlignment(pcmPieces(spec.seconds, eventSec, spec.format === 'wav'), loopSec, words);
+      const events = withAlignment(pcmPieces(spec.seconds, eventSec, spec.format === 'wav'), loopSec, words, build);
       return { format: spec.format, sampleRate: pcmSource.sampleRate, declaredRate: pcmSource.sampleRate, loopSec, events };
     }
     case 'mp3':
-      return { format: 'mp3', sampleRate: 22050, loopSec: MP3_LOOP_SEC, events: withAlignment(mp3Pieces(spec.seconds, eventSec), MP3_LOOP_SEC, words) };
+      return { format: 'mp3', sampleRate: 22050, loopSec: MP3_LOOP_SEC, events: withAlignment(mp3Pieces(spec.seconds, eventSec), MP3_LOOP_SEC, words, build) };
   }
 }

@@ -1,13 +1,13 @@
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, DecodeStepOptions, PcmFormat } from './types.js';
-import { OggPageReader, type OggPacket } from './ogg/OggPageReader.js';
+import { OggPacketQueue } from './ogg/OggPacketQueue.js';
+import { OggPageReader } from './ogg/OggPageReader.js';
 import { OPUS_NATIVE_RATES, OPUS_RATE, isOpusHead, isOpusTags, parseOpusHead, type OpusHead } from './opus/OpusHead.js';
 import { createOpusPacketDecoder, type OpusBackendName, type OpusPacketDecoder } from './opus/backend.js';
 
-/** A queue slot already decoded (lets the packet be collected). */
-const EMPTY_PACKET: OggPacket = Object.freeze({ data: new Uint8Array(0), serial: -1, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0 });
-const MIN_ARENA_BYTES = 4096;
 const MS_PER_SECOND = 1000;
+/** Nothing is added to it: results are only written during a decode or flush call. */
+const IDLE_OUT: DecodedAudio = Object.freeze({ pcm: Object.freeze([]) as unknown as Int16Array[], errors: Object.freeze([]) as unknown as DecodedAudio['errors'] });
 
 export interface OggOpusDecoderOptions extends DecodeStepOptions {
   /**
@@ -51,18 +51,17 @@ export class OggOpusDecoder implements AudioDecoder {
   #skip = 0;
   /** Output-rate samples per channel given out in this stream, after pre-skip. */
   #linkOut = 0;
-  #out: DecodedAudio = { pcm: [], errors: [] };
-  /** Packets parsed and not decoded yet, from {@link #queueHead} on. */
-  readonly #queue: OggPacket[] = [];
-  #queueHead = 0;
+  /** The current call's result; {@link IDLE_OUT} between calls (the caller owns the last one's blocks). */
+  #out: DecodedAudio = IDLE_OUT;
+  /**
+   * Packets parsed and not decoded yet, copied (the input is transient), with no object per
+   * packet: the queue holds up to a step's worth of pages and is alive at every GC.
+   */
+  readonly #queue = new OggPacketQueue();
   /** A page fault found after the queued packets: reported once they are decoded. */
   #deferred: unknown = null;
-  /** Copies of queued packets that were views of an earlier call's input. */
-  #arena = new Uint8Array(0);
-  #arenaUsed = 0;
   /** Samples per channel (output rate) decoded per call, at most plus one packet. */
   readonly #stepSamples: number;
-  #input: Uint8Array | null = null;
   #failed = false;
 
   constructor(options: OggOpusDecoderOptions = {}) {
@@ -71,7 +70,7 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#backend = options.backend;
     const stepMs = options.stepMs ?? Infinity;
     this.#stepSamples = stepMs === Infinity ? Infinity : Math.max(1, Math.round((stepMs * this.sampleRate) / MS_PER_SECOND));
-    this.#reader = new OggPageReader({ onPacket: (p) => this.#collect(p) });
+    this.#reader = new OggPageReader({ onPacketBytes: (bytes, start, end, info) => this.#queue.push(bytes, start, end, info) });
   }
 
   /** The encoder's input rate from the first OpusHead: what a request's `sample_rate` names. */
@@ -85,27 +84,23 @@ export class OggOpusDecoder implements AudioDecoder {
 
   /** True while packets of pages already read wait to be decoded (with `stepMs`). */
   get pending(): boolean {
-    return this.#queueHead < this.#queue.length;
+    return this.#queue.length > 0;
   }
 
   decode(bytes: Uint8Array): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [] };
     this.#out = out;
     if (this.#failed) return out;
-    const firstNew = this.#queue.length;
     if (bytes.length > 0) {
-      this.#input = bytes;
       try {
         this.#reader.push(bytes);
       } catch (error) {
         // Reported once the packets of the pages before the bad one are decoded.
         this.#deferred ??= error;
-      } finally {
-        this.#input = null;
       }
     }
     this.#drain(this.#stepSamples);
-    if (this.pending && firstNew < this.#queue.length) this.#keepBacklog(bytes, firstNew);
+    this.#out = IDLE_OUT;
     return out;
   }
 
@@ -118,50 +113,22 @@ export class OggOpusDecoder implements AudioDecoder {
     const queue = this.#queue;
     let decoded = 0;
     try {
-      while (this.#queueHead < queue.length && decoded < budget) {
-        const p = queue[this.#queueHead]!;
-        queue[this.#queueHead++] = EMPTY_PACKET;
-        decoded += this.#packet(p);
+      while (queue.length > 0 && decoded < budget) {
+        try {
+          decoded += this.#packet(queue);
+        } finally {
+          queue.shift();
+        }
       }
     } catch (error) {
       this.#fault(error);
     }
-    if (this.#queueHead === queue.length || this.#failed) {
-      queue.length = 0;
-      this.#queueHead = 0;
-      this.#arenaUsed = 0;
+    if (queue.length === 0 || this.#failed) {
+      queue.clear();
       const deferred = this.#deferred;
       this.#deferred = null;
       if (deferred !== null && !this.#failed) this.#fault(deferred);
     }
-  }
-
-  /**
-   * Packets this call queued (from `firstNew`) and left undecoded that are views of its input:
-   * copy them (the input is transient). Those of earlier calls were copied then.
-   */
-  #keepBacklog(input: Uint8Array, firstNew: number): void {
-    const queue = this.#queue;
-    for (let i = Math.max(this.#queueHead, firstNew); i < queue.length; i++) {
-      const p = queue[i]!;
-      if (p.data.buffer !== input.buffer) continue; // already ours
-      const n = p.data.length;
-      if (this.#arenaUsed + n > this.#arena.length) {
-        // Views into the old arena stay valid (it is not reused until the queue is empty).
-        this.#arena = new Uint8Array(Math.max(this.#arena.length * 2, n, MIN_ARENA_BYTES));
-        this.#arenaUsed = 0;
-      }
-      this.#arena.set(p.data, this.#arenaUsed);
-      p.data = this.#arena.subarray(this.#arenaUsed, this.#arenaUsed + n);
-      this.#arenaUsed += n;
-    }
-  }
-
-  /** Queues a packet for decoding after the parse; copied unless it is a view into the input. */
-  #collect(p: OggPacket): void {
-    const input = this.#input;
-    if (input === null || p.data.buffer !== input.buffer) p = { ...p, data: p.data.slice() };
-    this.#queue.push(p);
   }
 
   flush(): DecodedAudio {
@@ -170,6 +137,7 @@ export class OggOpusDecoder implements AudioDecoder {
     if (this.#failed) return out;
     this.#drain(Infinity);
     if (this.#failed) return out;
+    this.#out = IDLE_OUT;
     const truncated = this.#reader.end();
     if (truncated) out.errors.push(truncated);
     return out;
@@ -177,9 +145,7 @@ export class OggOpusDecoder implements AudioDecoder {
 
   reset(): void {
     this.#reader.reset();
-    this.#queue.length = 0;
-    this.#queueHead = 0;
-    this.#arenaUsed = 0;
+    this.#queue.clear();
     this.#deferred = null;
     this.#decoder?.free();
     this.#decoder = null;
@@ -201,26 +167,26 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#out.errors.push(e);
   }
 
-  /** Handles one packet; returns the samples per channel libopus decoded (the step's work). */
-  #packet(p: OggPacket): number {
-    if (p.bos && isOpusHead(p.data)) {
-      this.#startStream(p);
+  /** Handles the queue's first packet; returns the samples per channel libopus decoded (the step's work). */
+  #packet(q: OggPacketQueue): number {
+    if (q.headBos && isOpusHead(q.headBytes())) {
+      this.#startStream(q);
       return 0;
     }
-    if (p.serial !== this.#serial) {
+    if (q.headSerial !== this.#serial) {
       // Before any OpusHead: not an Opus stream at all. Later: another multiplexed stream; ignored.
-      if (this.#head === null) parseOpusHead(p.data, p.pageOffset); // throws OPUS_BAD_HEAD
+      if (this.#head === null) parseOpusHead(q.headBytes(), q.headPageOffset); // throws OPUS_BAD_HEAD
       return 0;
     }
     if (this.#state === 'tags') {
       this.#state = 'audio';
-      if (isOpusTags(p.data)) return 0;
+      if (isOpusTags(q.headBytes())) return 0;
     }
-    return this.#audio(p);
+    return this.#audio(q.headBytes(), q.headGranule, q.headPageOffset);
   }
 
-  #startStream(p: OggPacket): void {
-    const head = parseOpusHead(p.data, p.pageOffset);
+  #startStream(q: OggPacketQueue): void {
+    const head = parseOpusHead(q.headBytes(), q.headPageOffset);
     const channels = this.#format?.channels ?? head.channels;
     this.#decoder?.free();
     this.#decoder = createOpusPacketDecoder(this.sampleRate, channels, this.#backend);
@@ -228,22 +194,22 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#format ??= { sampleRate: this.sampleRate, channels };
     this.#head = head;
     if (this.#sourceRate === null && head.inputSampleRate > 0) this.#sourceRate = head.inputSampleRate;
-    this.#serial = p.serial;
+    this.#serial = q.headSerial;
     this.#state = 'tags';
     this.#skip = this.#toOutputRate(head.preSkip);
     this.#linkOut = 0;
   }
 
-  #audio(p: OggPacket): number {
+  #audio(packet: Uint8Array, granule: number, pageOffset: number): number {
     const decoder = this.#decoder!;
     const channels = this.#format!.channels;
     let pcm: Int16Array;
     try {
-      pcm = decoder.decode(p.data);
+      pcm = decoder.decode(packet);
     } catch (error) {
       this.#out.errors.push(
-        new CodecError('OPUS_DECODE_FAILED', `Opus packet in the page at byte ${p.pageOffset}: ${(error as Error).message}`, {
-          byteOffset: p.pageOffset,
+        new CodecError('OPUS_DECODE_FAILED', `Opus packet in the page at byte ${pageOffset}: ${(error as Error).message}`, {
+          byteOffset: pageOffset,
           fatal: false,
           cause: error,
         }),
@@ -259,9 +225,9 @@ export class OggOpusDecoder implements AudioDecoder {
       from = drop;
       count -= drop;
     }
-    if (p.granule >= 0) {
+    if (granule >= 0) {
       // End trimming: never run past the page's granule position (as opusdec does).
-      const maxOut = this.#toOutputRate(p.granule - this.#head!.preSkip) - this.#linkOut;
+      const maxOut = this.#toOutputRate(granule - this.#head!.preSkip) - this.#linkOut;
       count = Math.max(0, Math.min(count, maxOut));
     }
     if (count === 0) return decoded;

@@ -49,6 +49,8 @@ export class FrameProducer {
   /** Ring offsets where a new chunk_seq's audio begins. */
   private boundaries: number[] = [];
   private boundaryHead = 0;
+  /** Framer output waiting for the stage, reused from step to step. */
+  private readonly staged: PcmFrame[] = [];
 
   constructor(private readonly o: FrameProducerOptions) {}
 
@@ -75,6 +77,11 @@ export class FrameProducer {
     if (length <= 0) return false;
     let hint: DecodeHint | undefined;
     while (this.boundaryHead < this.boundaries.length && (this.boundaries[this.boundaryHead] as number) < at) this.boundaryHead++;
+    if (this.boundaryHead > 0 && this.boundaryHead === this.boundaries.length) {
+      // All passed: forget them (one per chunk_seq would otherwise pile up for the whole stream).
+      this.boundaries.length = 0;
+      this.boundaryHead = 0;
+    }
     let next = this.boundaries[this.boundaryHead];
     if (next === at) {
       hint = CHUNK_START;
@@ -101,15 +108,21 @@ export class FrameProducer {
     const frames: PcmFrame[] = [];
     this.framer?.flush(frames);
     this.toOut(frames, out);
-    if (this.o.stage !== null) this.add(this.o.stage.flush(), out);
+    const stage = this.o.stage;
+    if (stage !== null) {
+      const before = out.length;
+      stage.flush(out);
+      this.noteSamples(out, before);
+    }
   }
 
   private take(result: DecodedAudio, warnOnly: boolean, out: AudioFrame[]): void {
     const blocks = result.pcm;
     if (blocks.length > 0) {
-      // Without a stage the framer's frames are the output: no intermediate array per step.
+      // Without a stage the framer's frames are the output; with one they pass through a scratch
+      // array this producer reuses: no array per step either way.
       const direct = this.o.stage === null;
-      const frames: PcmFrame[] = direct ? (out as PcmFrame[]) : [];
+      const frames: PcmFrame[] = direct ? (out as PcmFrame[]) : this.staged;
       const before = out.length;
       for (const pcm of blocks) {
         if (pcm.length === 0) continue;
@@ -117,11 +130,10 @@ export class FrameProducer {
         if (framer === null) break;
         framer.push(pcm, frames);
       }
-      if (!direct) this.toOut(frames, out);
-      else if (out.length > before) {
-        const last = out[out.length - 1]!;
-        this.samples = last.startSample + last.sampleCount;
-      }
+      if (!direct) {
+        this.toOut(frames, out);
+        frames.length = 0;
+      } else this.noteSamples(out, before);
     }
     for (const error of result.errors) {
       if (!error.fatal || warnOnly) this.o.onWarning(error);
@@ -129,18 +141,21 @@ export class FrameProducer {
     }
   }
 
+  /** Framer output to `out`, through the stage when there is one (it appends to `out` itself). */
   private toOut(frames: PcmFrame[], out: AudioFrame[]): void {
     if (frames.length === 0) return;
     const stage = this.o.stage;
-    if (stage === null) this.add(frames, out);
-    else for (const frame of frames) this.add(stage.push(frame), out);
+    const before = out.length;
+    if (stage === null) for (const frame of frames) out.push(frame);
+    else for (const frame of frames) stage.push(frame, out);
+    this.noteSamples(out, before);
   }
 
-  private add(frames: AudioFrame[], out: AudioFrame[]): void {
-    for (const frame of frames) {
-      out.push(frame);
-      this.samples = frame.startSample + frame.sampleCount;
-    }
+  /** Output samples so far: the end of the last frame added to `out` after index `before`. */
+  private noteSamples(out: AudioFrame[], before: number): void {
+    if (out.length === before) return;
+    const last = out[out.length - 1]!;
+    this.samples = last.startSample + last.sampleCount;
   }
 
   /** The decoder knows the stream's format: set up the framer and announce the output format. */

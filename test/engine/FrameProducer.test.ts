@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RingBuffer } from '../../src/buffer/RingBuffer.js';
 import type { AudioDecoder, AudioFrame, DecodeHint, DecodedAudio } from '../../src/codec/types.js';
 import { CodecError, type VoicewireError } from '../../src/errors.js';
+import { ConversionStage } from '../../src/dsp/ConversionStage.js';
 import { FrameProducer } from '../../src/engine/FrameProducer.js';
 
 /** A pcm-like decoder that records every call (length and hint). */
@@ -108,5 +109,32 @@ describe('FrameProducer', () => {
     expect(p.step(ring.totalWritten, out)).toBe(true);
     p.finish(false, out); // flush drains the rest
     expect(out.reduce((n, f) => n + f.sampleCount, 0)).toBe(130);
+  });
+
+  it('chunk starts keep being flagged over a long stream of many chunks', () => {
+    const ring = new RingBuffer(4096);
+    const calls: Array<[number, boolean]> = [];
+    const p = new FrameProducer({ ring, decoder: recordingDecoder(calls), frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const out: AudioFrame[] = [];
+    for (let chunk = 0; chunk < 200; chunk++) {
+      p.markChunkStart(ring.totalWritten);
+      fill(ring, 40);
+      while (p.step(ring.totalWritten, out));
+      out.length = 0;
+    }
+    expect(calls).toEqual(Array(200).fill([40, true]));
+  });
+
+  it('with a conversion stage, every converted frame lands in the output in order and counts as produced', () => {
+    const ring = new RingBuffer(4096);
+    const stage = new ConversionStage({ encoding: 'mulaw', frameMs: 20 });
+    const p = new FrameProducer({ ring, decoder: recordingDecoder([]), frameMs: 10, stage, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const out: AudioFrame[] = [];
+    fill(ring, 1000); // 500 samples at 1 kHz: 25 frames of 20 ms, none left over
+    while (p.step(ring.totalWritten, out));
+    p.finish(false, out);
+    expect(out.every((f) => f.encoding === 'mulaw')).toBe(true);
+    expect(out.map((f) => f.startSample)).toEqual(Array.from({ length: 25 }, (_, i) => i * 20));
+    expect(p.samples).toBe(500);
   });
 });

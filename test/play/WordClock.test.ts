@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AlignmentStore, type AlignmentSnapshot } from '../../src/align/AlignmentStore.js';
 import { Playhead } from '../../src/play/Playhead.js';
@@ -42,6 +43,47 @@ describe('WordClock', () => {
     expect(words.map((w) => [w.text, w.late])).toEqual([['early', true]]);
     clock.advance(1.3);
     expect(words.map((w) => [w.text, w.late])).toEqual([['early', true], ['later', false]]);
+  });
+
+  it('after most pending words are emitted, the next updates keep only the rest (the pending list shrinks)', () => {
+    const { clock, words, apply } = setup();
+    const first = (chunk: number, n: number) => snap(...Array.from({ length: n }, (_, i): [string, number, number] => [`w${chunk}.${i}`, i * 0.3, i * 0.3 + 0.2]));
+    apply(0, 0, first(0, 5));
+    apply(1, 10, first(1, 5));
+    clock.advance(1);
+    apply(0, 0, first(0, 6));
+    apply(1, 10, first(1, 6));
+    clock.advance(20);
+    apply(0, 0, first(0, 7));
+    clock.finish();
+    expect(words.map((w) => w.text)).toEqual([...Array.from({ length: 6 }, (_, i) => `w0.${i}`), ...Array.from({ length: 6 }, (_, i) => `w1.${i}`), 'w0.6']);
+    expect(words.at(-1)!.late).toBe(true);
+  });
+
+  it('cumulative snapshots of several chunks, growing and interleaved, emit each final word once and in time order', () => {
+    // Many updates of changing sizes reuse the clock's two pending arrays: no word may be lost,
+    // repeated or left behind from an earlier update.
+    const step = fc.record({ chunk: fc.nat(3), count: fc.integer({ min: 1, max: 12 }), advance: fc.double({ min: 0, max: 0.5, noNaN: true }) });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
+        const { clock, words, revisions, apply } = setup();
+        const shown = [0, 0, 0, 0];
+        let at = 0;
+        for (const s of steps) {
+          shown[s.chunk] = Math.max(shown[s.chunk]!, s.count); // cumulative: a snapshot only grows
+          const ws = Array.from({ length: shown[s.chunk]! }, (_, i): [string, number, number] => [`w${s.chunk}.${i}`, i * 0.3, i * 0.3 + 0.2]);
+          apply(s.chunk, s.chunk * 10, snap(...ws));
+          clock.advance((at += s.advance));
+        }
+        clock.finish();
+        const expected = shown.flatMap((n, c) => Array.from({ length: n }, (_, i) => `w${c}.${i}`));
+        expect(words.map((w) => w.text).sort()).toEqual(expected.sort());
+        expect(revisions).toEqual([]);
+        const onTime = words.filter((w) => !w.late);
+        for (let i = 1; i < onTime.length; i++) expect(onTime[i]!.start).toBeGreaterThanOrEqual(onTime[i - 1]!.start);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('each word is emitted exactly once, in time order across chunks, however often snapshots repeat', () => {

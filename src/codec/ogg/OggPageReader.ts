@@ -1,4 +1,4 @@
-import { CodecError } from '../../errors.js';
+import { CodecError, InvalidOptionError } from '../../errors.js';
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
 
 /**
@@ -34,9 +34,8 @@ const TWO_POW_32 = 0x1_0000_0000;
 /** @defaultValue 4 MiB: an OpusTags packet with pictures can be big; audio packets are small. */
 export const DEFAULT_MAX_PACKET_BYTES = 4 * 1024 * 1024;
 
-export interface OggPacket {
-  /** The packet bytes. A view valid only during the `onPacket` call: copy what you keep. */
-  data: Uint8Array;
+/** Where a packet sits in the stream: everything about it but its bytes. */
+export interface OggPacketInfo {
   serial: number;
   /** First packet of a logical stream (its page has the BOS flag). */
   bos: boolean;
@@ -54,8 +53,21 @@ export interface OggPacket {
   pageOffset: number;
 }
 
+export interface OggPacket extends OggPacketInfo {
+  /** The packet bytes. A view valid only during the `onPacket` call: copy what you keep. */
+  data: Uint8Array;
+}
+
 export interface OggPageReaderOptions {
-  onPacket(packet: OggPacket): void;
+  /** Each packet as an object of its own (a new object and view per packet). */
+  onPacket?(packet: OggPacket): void;
+  /**
+   * Each packet without allocating: its bytes are `bytes[start, end)` and `info` is one object the
+   * reader reuses. Both are valid only during the call: copy what you keep. For a consumer that
+   * copies packets anyway (OggOpusDecoder's queue), this saves a packet object and a view per
+   * packet, which at 50 packets a second per stream is most of the Ogg layer's garbage.
+   */
+  onPacketBytes?(bytes: Uint8Array, start: number, end: number, info: Readonly<OggPacketInfo>): void;
   /** Called once per verified page (after its packets), e.g. for latency probes. */
   onPage?(info: { serial: number; granule: number; pageOffset: number; pageBytes: number }): void;
   maxPacketBytes?: number;
@@ -63,6 +75,9 @@ export interface OggPageReaderOptions {
 
 export class OggPageReader {
   readonly #onPacket: OggPageReaderOptions['onPacket'];
+  readonly #onPacketBytes: OggPageReaderOptions['onPacketBytes'];
+  /** The reused `info` of {@link OggPageReaderOptions.onPacketBytes}. */
+  readonly #info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0 };
   readonly #onPage: OggPageReaderOptions['onPage'];
   readonly #maxPacketBytes: number;
   /**
@@ -81,7 +96,11 @@ export class OggPageReader {
   #failed: CodecError | null = null;
 
   constructor(options: OggPageReaderOptions) {
+    if (options.onPacket === undefined && options.onPacketBytes === undefined) {
+      throw new InvalidOptionError('onPacket', 'OggPageReader needs onPacket or onPacketBytes');
+    }
     this.#onPacket = options.onPacket;
+    this.#onPacketBytes = options.onPacketBytes;
     this.#onPage = options.onPage;
     this.#maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
   }
@@ -221,17 +240,31 @@ export class OggPageReader {
         const bos = (flags & FLAG_BOS) !== 0 && first;
         const last = s === lastEnd;
         const eos = (flags & FLAG_EOS) !== 0 && last;
-        let data: Uint8Array;
+        let bytes = b;
+        let from = packetStart;
+        let to = bodyPos;
         if (this.#hasPartial) {
           this.#appendPartial(b, packetStart, bodyPos, pageOffset);
-          data = this.#partial.subarray(0, this.#partialLength);
+          bytes = this.#partial;
+          from = 0;
+          to = this.#partialLength;
           this.#hasPartial = false;
           this.#partialLength = 0;
-        } else {
-          data = b.subarray(packetStart, bodyPos);
         }
         first = false;
-        this.#onPacket({ data, serial, bos, eos, granule: last ? granule : -1, lastOnPage: last, pageSequence: sequence, pageOffset });
+        const packetGranule = last ? granule : -1;
+        if (this.#onPacketBytes !== undefined) {
+          const info = this.#info;
+          info.serial = serial;
+          info.bos = bos;
+          info.eos = eos;
+          info.granule = packetGranule;
+          info.lastOnPage = last;
+          info.pageSequence = sequence;
+          info.pageOffset = pageOffset;
+          this.#onPacketBytes(bytes, from, to, info);
+        }
+        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule: packetGranule, lastOnPage: last, pageSequence: sequence, pageOffset });
       }
       packetStart = bodyPos;
     }

@@ -65,8 +65,9 @@ export function defaultOpusBackend(): OpusBackendName {
   return loadNative() ? 'native' : 'wasm';
 }
 
+/** The addon takes a Buffer: a packet that is one already (OggPacketQueue's) needs no other view. */
 function toBuffer(packet: Uint8Array): Buffer {
-  return Buffer.from(packet.buffer, packet.byteOffset, packet.byteLength);
+  return Buffer.isBuffer(packet) ? packet : Buffer.from(packet.buffer, packet.byteOffset, packet.byteLength);
 }
 
 function asInt16(buf: Buffer): Int16Array {

@@ -1,0 +1,144 @@
+import type { OggPacketInfo } from './OggPageReader.js';
+
+/**
+ * Packets parsed ahead of decoding, kept without an object per packet: their bytes copied end to
+ * end into one arena, where each one starts and ends (and its serial, granule and page offset) in
+ * typed arrays. A decoder that parses a whole step of pages before decoding (OggOpusDecoder: up
+ * to 16 KiB of pages, ~100 packets) held one packet object and one view per queued packet before:
+ * young objects alive at every scavenge of a long stream, and the largest part of its garbage.
+ *
+ * A FIFO: `push` at the tail, `shift` at the head. Space is reclaimed when the queue empties, and
+ * by moving the undecoded rest to the front when the tail reaches the end (no unbounded growth
+ * while a stream keeps a backlog); it grows by doubling only when more is queued at once.
+ */
+
+/**
+ * Slots and bytes to start with: a real-time stream's backlog (a few 200 ms pages of 20 ms
+ * packets); a stream fed flat out grows them (doubling) to a 16 KiB step's worth once.
+ */
+const INITIAL_PACKETS = 32;
+const INITIAL_ARENA_BYTES = 2048;
+/** An arena grown past this (a big OpusTags) is dropped once the queue empties. */
+const MAX_IDLE_ARENA_BYTES = 64 * 1024;
+/** Packets up to this size are copied byte by byte (no view object for TypedArray.set). */
+const COPY_LOOP_MAX_BYTES = 256;
+const FLAG_BOS = 1;
+
+export class OggPacketQueue {
+  #arena = Buffer.allocUnsafeSlow(INITIAL_ARENA_BYTES);
+  #arenaUsed = 0;
+  #start = new Int32Array(INITIAL_PACKETS);
+  #end = new Int32Array(INITIAL_PACKETS);
+  #serial = new Uint32Array(INITIAL_PACKETS);
+  #flags = new Uint8Array(INITIAL_PACKETS);
+  /** Granule positions and page offsets: numbers up to 2^53. */
+  #granule = new Float64Array(INITIAL_PACKETS);
+  #pageOffset = new Float64Array(INITIAL_PACKETS);
+  #head = 0;
+  #tail = 0;
+
+  /** Packets queued and not shifted yet. */
+  get length(): number {
+    return this.#tail - this.#head;
+  }
+
+  /** Copies `bytes[start, end)` in as the last packet. */
+  push(bytes: Uint8Array, start: number, end: number, info: Readonly<OggPacketInfo>): void {
+    const n = end - start;
+    if (this.#tail === this.#start.length) this.#makeSlot();
+    if (this.#arenaUsed + n > this.#arena.length) this.#makeRoom(n);
+    const arena = this.#arena;
+    let at = this.#arenaUsed;
+    if (n <= COPY_LOOP_MAX_BYTES) for (let i = start; i < end; i++) arena[at++] = bytes[i]!;
+    else arena.set(bytes.subarray(start, end), at);
+    const t = this.#tail++;
+    this.#start[t] = this.#arenaUsed;
+    this.#end[t] = this.#arenaUsed + n;
+    this.#arenaUsed += n;
+    this.#serial[t] = info.serial;
+    this.#flags[t] = info.bos ? FLAG_BOS : 0;
+    this.#granule[t] = info.granule;
+    this.#pageOffset[t] = info.pageOffset;
+  }
+
+  /**
+   * The first packet's bytes: a view of the arena, valid until the next `push` (which may move
+   * the bytes). A Buffer, so a native decoder takes it without another view.
+   */
+  headBytes(): Buffer {
+    return this.#arena.subarray(this.#start[this.#head], this.#end[this.#head]);
+  }
+  get headSerial(): number {
+    return this.#serial[this.#head]!;
+  }
+  get headBos(): boolean {
+    return (this.#flags[this.#head]! & FLAG_BOS) !== 0;
+  }
+  get headGranule(): number {
+    return this.#granule[this.#head]!;
+  }
+  get headPageOffset(): number {
+    return this.#pageOffset[this.#head]!;
+  }
+
+  /** Drops the first packet. */
+  shift(): void {
+    if (this.#head === this.#tail) return;
+    if (++this.#head === this.#tail) this.clear();
+  }
+
+  clear(): void {
+    this.#head = 0;
+    this.#tail = 0;
+    this.#arenaUsed = 0;
+    if (this.#arena.length > MAX_IDLE_ARENA_BYTES) this.#arena = Buffer.allocUnsafeSlow(INITIAL_ARENA_BYTES);
+  }
+
+  /** The tail is at the end of the slots: move the queued packets to the front, or double. */
+  #makeSlot(): void {
+    if (this.#head > 0) {
+      this.#compact();
+      return;
+    }
+    const size = this.#start.length * 2;
+    this.#start = grown(this.#start, new Int32Array(size));
+    this.#end = grown(this.#end, new Int32Array(size));
+    this.#serial = grown(this.#serial, new Uint32Array(size));
+    this.#flags = grown(this.#flags, new Uint8Array(size));
+    this.#granule = grown(this.#granule, new Float64Array(size));
+    this.#pageOffset = grown(this.#pageOffset, new Float64Array(size));
+  }
+
+  /** `n` more bytes do not fit after the last packet: move the queued bytes to the front, or grow. */
+  #makeRoom(n: number): void {
+    this.#compact();
+    if (this.#arenaUsed + n <= this.#arena.length) return;
+    const arena = Buffer.allocUnsafeSlow(Math.max(this.#arena.length * 2, this.#arenaUsed + n));
+    this.#arena.copy(arena, 0, 0, this.#arenaUsed);
+    this.#arena = arena;
+  }
+
+  /** Moves the queued packets (slots and bytes) to the front. */
+  #compact(): void {
+    const head = this.#head;
+    if (head === 0) return;
+    const tail = this.#tail;
+    const from = this.#start[head]!;
+    if (head < tail) {
+      this.#arena.copyWithin(0, from, this.#arenaUsed);
+      for (let i = head; i < tail; i++) {
+        this.#start[i] = this.#start[i]! - from;
+        this.#end[i] = this.#end[i]! - from;
+      }
+    }
+    this.#arenaUsed -= head < tail ? from : this.#arenaUsed;
+    for (const a of [this.#start, this.#end, this.#serial, this.#flags, this.#granule, this.#pageOffset]) a.copyWithin(0, head, tail);
+    this.#tail = tail - head;
+    this.#head = 0;
+  }
+}
+
+function grown<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(old: T, into: T): T {
+  into.set(old as never);
+  return into;
+}
