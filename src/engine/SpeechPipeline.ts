@@ -45,6 +45,11 @@ export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
  * kept back the buffer is refilled before it empties.
  */
 const READABLE_HIGH_WATER_FRAMES = 1;
+/**
+ * A write larger than this is fed to the scanner in pieces of this size, with a decode step
+ * between them (see feed): about what one socket read delivers, and small enough to stay in cache.
+ */
+const WRITE_SLICE_BYTES = 64 * 1024;
 
 
 export interface SpeechPipeline {
@@ -206,20 +211,34 @@ export class SpeechPipeline extends Duplex {
     callback(error);
   }
 
-  /** Feeds a write into the scanner; holds it (and its callback) while the ring is full. */
+  /**
+   * Feeds a write into the scanner; holds it (and its callback) while the ring is full.
+   *
+   * A large write (a whole body handed over at once, a file) goes in {@link WRITE_SLICE_BYTES} at
+   * a time, decoding what each slice completed when the consumer wants frames: the ring then
+   * holds about a slice, not the whole write up to its capacity (growing, with a copy per
+   * doubling, and out of cache by the time it is decoded).
+   */
   private feed(write: HeldWrite): void {
     const { chunk } = write;
     try {
       while (write.offset < chunk.length) {
-        const n = this.scanner.feed(chunk, write.offset);
+        const end = chunk.length - write.offset > WRITE_SLICE_BYTES ? write.offset + WRITE_SLICE_BYTES : chunk.length;
+        // A view from 0, so that offsets (and the framer's in-place data lines) stay the chunk's.
+        const piece = end === chunk.length ? chunk : chunk.subarray(0, end);
+        const n = this.scanner.feed(piece, write.offset);
         write.offset += n;
-        if (write.offset < chunk.length) {
+        if (write.offset < end) {
           if (n === 0 && this.ring.length === 0) {
             throw new VoicewireError('RING_OVERFLOW', `the scanner made no progress with an empty ring of ${this.ring.capacity} bytes`, { byteOffset: this.stats.bytes - chunk.length + write.offset });
           }
           this.held = write; // ring full: the callback waits until the consumer drains it
           this.pump();
           return;
+        }
+        if (end < chunk.length) {
+          this.pump(); // decodes the slice's events (a no-op when feed runs inside pump)
+          if (this.fault !== null || this.destroyed) break; // later bytes are ignored, as in _write
         }
       }
     } catch (err) {

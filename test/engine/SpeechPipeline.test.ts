@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../../src/codec/types.js';
 import { createSpeechPipeline, SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 import { AbortError, CodecError, InvalidOptionError } from '../../src/errors.js';
-import { capture, expected, round3, runPipeline, splitRandom } from './helpers.js';
+import { capture, concatFrames, expected, round3, runPipeline, splitRandom } from './helpers.js';
 
 const CAPTURES = [
   ['speech.pcm.sse', 'pcm'],
@@ -146,6 +146,25 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     expect(mostBuffered).toBeLessThanOrEqual(Math.ceil(16384 / 2 / 441) + 1);
     expect(frames).toBeGreaterThan(4 * mostBuffered);
     p.destroy();
+  });
+
+  it('a whole body in one write to a flowing pipeline is decoded slice by slice: the ring keeps its first 64 KiB', async () => {
+    const body = capture('speech.pcm.sse'); // ~155 KiB: three 64 KiB slices
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    const ringBytes = () => (p as unknown as { ring: { buffer: Buffer } }).ring.buffer.length;
+    const frames: AudioFrame[] = [];
+    p.on('data', (f: AudioFrame) => frames.push(f));
+    await new Promise((r) => setImmediate(r)); // flowing: the consumer wants frames
+    const ended = new Promise((r) => p.on('end', r));
+    p.write(body);
+    expect(frames.length).toBeGreaterThan(0); // decoded inside the write, not after it
+    expect(ringBytes()).toBe(64 * 1024); // unsliced, the whole write went in first and the ring doubled to 128 KiB
+    p.end();
+    await ended;
+    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), splitRandom(body, 5, 997));
+    expect(frames.map((f) => f.startSample)).toEqual(r.frames.map((f) => f.startSample));
+    expect(concatFrames(frames)).toEqual(r.pcm);
+    expect(r.sha256).toBe(expected.sha256);
   });
 
   it('an event larger than the ring still gets through (decoded while it arrives)', async () => {
