@@ -122,7 +122,8 @@ async function prismOpus(input: FormatInput): Promise<number> {
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const seconds = opts.quick ? 3 : 20;
-  const rounds = opts.quick ? 2 : 7;
+  // 15 rounds: the per-round ratio moves ±10 % on this shared machine, and the verdict is on its median.
+  const rounds = opts.quick ? 2 : 15;
   const minSampleMs = opts.quick ? 20 : 250;
   const results: BenchResult[] = [];
   for (const input of formatInputs(seconds)) {
