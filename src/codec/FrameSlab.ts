@@ -9,9 +9,10 @@
  * frame lateness (native-notes/engine-performance.md, "Concurrency and memory").
  *
  * Trade-off, as with Node's Buffer pool: `frame.samples.buffer` is the shared slab, not the
- * frame's own memory, and the parts of it not handed out yet are uninitialized. Use `samples.byteOffset`/`byteLength` with it, and to transfer a frame to
- * a worker (postMessage transfer list), send `samples.slice()`, never `samples.buffer` (that
- * would detach the neighbouring frames). A consumer that keeps one frame keeps its whole slab
+ * frame's own memory, and the parts of it not handed out yet are uninitialized. Use
+ * `samples.byteOffset`/`byteLength` with it, and to transfer a frame to a worker (postMessage
+ * transfer list), send `samples.slice()`, never `samples.buffer` (that would detach the
+ * neighbouring frames). A consumer that keeps one frame keeps its whole slab
  * alive ({@link FRAMES_PER_SLAB} frames, {@link MAX_SLAB_BYTES} at most).
  */
 
