@@ -30,6 +30,13 @@ export interface Mp3DecoderOptions extends DecodeStepOptions {
    * @defaultValue true
    */
   direct?: boolean;
+  /**
+   * Hand out each call's samples as a view of memory the next call reuses (what the
+   * {@link DecodedAudio} contract allows), instead of a copy of their own: for a caller that
+   * copies them at once, as the pipeline's framer does. Saves a copy and an allocation per call.
+   * @defaultValue false (every block stays valid after later calls)
+   */
+  reuseOutput?: boolean;
 }
 
 /**
@@ -39,7 +46,8 @@ export interface Mp3DecoderOptions extends DecodeStepOptions {
  */
 export class Mp3Decoder implements AudioDecoder {
   readonly kind = 'mp3' as const;
-  readonly ready: Promise<void>;
+  /** Settles when the wasm is loaded; after reset(), the fresh decoder's load. */
+  #ready: Promise<void>;
   readonly #trimUntagged: boolean;
   #mpg: MPEGDecoder;
   #isReady = false;
@@ -52,6 +60,8 @@ export class Mp3Decoder implements AudioDecoder {
   #skip = 0;
   #consumed = 0;
   #tagged = false;
+  /** Stream offset of the first byte fed to mpg123 (after ID3v2 tags and anything before the first frame). */
+  #feedBase = 0;
   #trimLeft = 0;
   #failed = false;
   readonly #stepMs: number;
@@ -62,6 +72,7 @@ export class Mp3Decoder implements AudioDecoder {
   /** mpg123 driven without its wrapper's copies (null: the public decode(), see mpg123Direct.ts). */
   #direct: DirectMpg123 | null = null;
   readonly #allowDirect: boolean;
+  readonly #reuseOutput: boolean;
   /** s16 output of the current call, reused from call to call. */
   #scratch = new Int16Array(0);
   #scratchUsed = 0;
@@ -70,8 +81,14 @@ export class Mp3Decoder implements AudioDecoder {
     this.#trimUntagged = options.trimUntaggedDelay ?? false;
     this.#stepMs = options.stepMs ?? Infinity;
     this.#allowDirect = options.direct ?? true;
+    this.#reuseOutput = options.reuseOutput ?? false;
     this.#mpg = new MPEGDecoder();
-    this.ready = this.#whenReady();
+    this.#ready = this.#whenReady();
+  }
+
+  /** Await it before the first `decode`, and again after `reset()` (which loads a fresh decoder). */
+  get ready(): Promise<void> {
+    return this.#ready;
   }
 
   #whenReady(): Promise<void> {
@@ -143,7 +160,7 @@ export class Mp3Decoder implements AudioDecoder {
       this.#isReady = false;
       this.#direct = null;
       this.#mpg = new MPEGDecoder();
-      void this.#whenReady();
+      this.#ready = this.#whenReady();
     }
   }
 
@@ -202,6 +219,7 @@ export class Mp3Decoder implements AudioDecoder {
       out.errors.push(new CodecError('MP3_DECODE_FAILED', `No MPEG audio frame in the first ${this.#consumed} bytes`, { byteOffset: 0 }));
       return;
     }
+    this.#feedBase = this.#consumed - this.#probeLength + frame.at;
     const tag = readXingTag(this.#probe.subarray(0, this.#probeLength), frame.at, frame.header);
     this.#tagged = tag !== null && tag.encoderDelay !== null;
     if (tag !== null && tag.encoderDelay !== null && tag.frames === null) {
@@ -246,7 +264,9 @@ export class Mp3Decoder implements AudioDecoder {
     if (direct !== null) {
       try {
         direct.decode(bytes, this.#onFrame, (message, inputBytes) => {
-          out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 decode error near input byte ${inputBytes}: ${message}`, { byteOffset: inputBytes, fatal: false }));
+          // mpg123 names no position: the end of what it was fed so far, as a stream offset.
+          const at = this.#feedBase + inputBytes;
+          out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 decode error near input byte ${at}: ${message}`, { byteOffset: at, fatal: false }));
         });
       } catch (error) {
         out.errors.push(new CodecError('MP3_DECODE_FAILED', (error as Error).message, { cause: error, fatal: false }));
@@ -261,7 +281,8 @@ export class Mp3Decoder implements AudioDecoder {
       return;
     }
     for (const e of decoded.errors) {
-      out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 frame ${e.frameNumber}: ${e.message}`, { byteOffset: e.inputBytes, fatal: false }));
+      const at = this.#feedBase + e.inputBytes;
+      out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 frame ${e.frameNumber} near input byte ${at}: ${e.message}`, { byteOffset: at, fatal: false }));
     }
     const n = decoded.samplesDecoded;
     if (n > 0) this.#samples(decoded.channelData[0]!, 0, decoded.channelData[1] ?? decoded.channelData[0]!, 0, n);
@@ -291,11 +312,12 @@ export class Mp3Decoder implements AudioDecoder {
   }
 
   /**
-   * The call's samples as one block of its own (one copy of ~2 frames per step: cheap, and the
-   * public decoder's blocks then stay valid after the next call).
+   * The call's samples as one block: a copy of its own (~2 frames per step), so a public
+   * decoder's blocks stay valid after the next call, or with `reuseOutput` a view of the scratch.
    */
   #emit(out: DecodedAudio): DecodedAudio {
-    if (this.#scratchUsed > 0) out.pcm.push(this.#scratch.slice(0, this.#scratchUsed));
+    const n = this.#scratchUsed;
+    if (n > 0) out.pcm.push(this.#reuseOutput ? this.#scratch.subarray(0, n) : this.#scratch.slice(0, n));
     this.#scratchUsed = 0;
     return out;
   }

@@ -23,6 +23,12 @@ export interface CreateDecoderOptions {
    * @defaultValue Infinity (each call decodes all it is given)
    */
   stepMs?: number;
+  /**
+   * The caller copies every PCM block before its next call (the pipeline's framer does): a
+   * decoder may then hand out views of memory it reuses (mp3) instead of copies.
+   * @defaultValue false
+   */
+  reuseOutput?: boolean;
 }
 
 /**
@@ -42,7 +48,7 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
     case 'wav':
       return new WavDecoder();
     case 'mp3':
-      return new Mp3Decoder(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs });
+      return new Mp3Decoder({ ...(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs }), reuseOutput: opts.reuseOutput ?? false });
     case 'opus':
       return new OggOpusDecoder({
         ...(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate }),

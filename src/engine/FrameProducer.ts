@@ -111,7 +111,7 @@ export class FrameProducer {
     const stage = this.o.stage;
     if (stage !== null) {
       const before = out.length;
-      stage.flush(out);
+      appendReturned(stage.flush(out), out);
       this.noteSamples(out, before);
     }
   }
@@ -147,7 +147,7 @@ export class FrameProducer {
     const stage = this.o.stage;
     const before = out.length;
     if (stage === null) for (const frame of frames) out.push(frame);
-    else for (const frame of frames) stage.push(frame, out);
+    else for (const frame of frames) appendReturned(stage.push(frame, out), out);
     this.noteSamples(out, before);
   }
 
@@ -172,4 +172,12 @@ export class FrameProducer {
     this.o.onFormat(this.format);
     return this.framer;
   }
+}
+
+/**
+ * A stage appends to the array it is given (ConversionStage does); one that returns its frames
+ * in an array of its own instead (the FrameStage contract allows both) has them appended here.
+ */
+function appendReturned(frames: AudioFrame[], out: AudioFrame[]): void {
+  if (frames !== out) for (const frame of frames) out.push(frame);
 }

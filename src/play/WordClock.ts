@@ -72,9 +72,13 @@ export class WordClock {
   /** The playhead reached `seconds`: emit every pending word that starts before it. */
   advance(seconds: number): void {
     if (seconds > this.seconds) this.seconds = seconds;
-    const pending = this.pending;
-    while (this.head < pending.length && (pending[this.head] as TimelineWord).start < this.seconds) {
-      this.emit(pending[this.head++] as TimelineWord, false);
+    // `this.pending` is read again on every pass: a word handler may re-enter update() (a
+    // consumer that writes the next event from its 'word' listener), which swaps the list.
+    for (;;) {
+      const word = this.pending[this.head];
+      if (word === undefined || word.start >= this.seconds) return;
+      this.head++;
+      this.emit(word, false);
     }
   }
 
@@ -86,6 +90,9 @@ export class WordClock {
    * and sorted only when the words are out of order. The spare is cleared slot by slot and
    * rebuilt by index, never with `length = 0`: that drops V8's backing store, and every update
    * then grew a new one (≈ 1.5 KB per event of a long stream).
+   *
+   * Handlers run only once the new list is in place (revisions and late words are collected
+   * first), so a handler that re-enters update() sees a consistent clock and is not undone.
    */
   update(change: AlignmentChange): void {
     const { chunkSeq, current } = change;
@@ -101,6 +108,7 @@ export class WordClock {
       if (w.chunkSeq !== chunkSeq) next[n++] = w;
     }
     let late: TimelineWord[] | null = null;
+    let revisions: WordRevision[] | null = null;
     for (let i = 0; i < current.length; i++) {
       const word = current[i] as TimelineWord;
       const old = done[word.index];
@@ -109,7 +117,7 @@ export class WordClock {
           const late = this.lateWords.has(old);
           if (late) this.lateWords.add(word);
           done[word.index] = word;
-          this.handlers.onRevised({ old: toEvent(old, late), new: toEvent(word, late) });
+          (revisions ??= []).push({ old: toEvent(old, late), new: toEvent(word, late) });
         }
       } else if (word.start < this.seconds) {
         (late ??= []).push(word);
@@ -123,7 +131,7 @@ export class WordClock {
       if (old === undefined) continue;
       done[i] = undefined;
       this.count--;
-      this.handlers.onRevised({ old: toEvent(old, this.lateWords.has(old)), new: null });
+      (revisions ??= []).push({ old: toEvent(old, this.lateWords.has(old)), new: null });
     }
     if (done.length > current.length) done.length = current.length;
     sortWords(next);
@@ -131,6 +139,7 @@ export class WordClock {
     this.spare = pending;
     this.pending = next;
     this.head = 0;
+    if (revisions !== null) for (const revision of revisions) this.handlers.onRevised(revision);
     if (late !== null) for (const word of sortWords(late)) this.emit(word, true);
   }
 

@@ -115,6 +115,64 @@ describe('Mp3Decoder against ffmpeg', () => {
     expect(snrDb(ref.subarray(0, got.length), got)).toBeGreaterThan(80);
   });
 
+  it('a corrupt frame is a non-fatal MP3_DECODE_FAILED whose byteOffset counts the stream from its first byte, ID3v2 tag included', async () => {
+    const bytes = fixture('mp3/id3v2.mp3').slice();
+    bytes.fill(0xff, 20000, 22000); // 152 bytes of ID3v2 come first
+    for (const direct of [true, false]) {
+      const dec = new Mp3Decoder({ direct });
+      await dec.ready;
+      const out = collect(dec.decode(bytes), dec.flush());
+      expect(out.errors.length).toBeGreaterThan(0);
+      for (const e of out.errors) {
+        expect(e.code).toBe('MP3_DECODE_FAILED');
+        expect(e.fatal).toBe(false);
+        // mpg123 names no position: the offset is the end of what it had been fed, in stream bytes.
+        expect(e.byteOffset).toBe(bytes.length);
+        expect(e.message).toContain(`near input byte ${bytes.length}`);
+      }
+      expect(out.pcm.length).toBeGreaterThan(0); // the audio around the fault is still there
+      dec.free();
+    }
+  });
+
+  it('reuseOutput: each call\'s block is a view of one reused scratch; copied at once, the samples equal the default decoder\'s', async () => {
+    const bytes = fixture('mp3/lame-tag.mp3');
+    const ref = await decodeWhole('lame-tag');
+    const dec = new Mp3Decoder({ reuseOutput: true, stepMs: 40 });
+    await dec.ready;
+    const copies: Int16Array[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    const take = (r: ReturnType<Mp3Decoder['decode']>) => {
+      expect(r.errors).toEqual([]);
+      for (const block of r.pcm) {
+        buffers.add(block.buffer);
+        copies.push(block.slice());
+      }
+    };
+    for (let at = 0; at < bytes.length; at += 1000) {
+      take(dec.decode(bytes.subarray(at, at + 1000)));
+      while (dec.pending) take(dec.decode(new Uint8Array(0)));
+    }
+    take(dec.flush());
+    expect(collect({ pcm: copies, errors: [] }).pcm).toEqual(ref.pcm);
+    expect(copies.length).toBeGreaterThan(10);
+    expect(buffers.size).toBeLessThanOrEqual(3); // the scratch (grown at most twice), not one per call
+    dec.free();
+  });
+
+  it('after reset(), awaiting ready again gives a decoder that decodes the stream anew', async () => {
+    const bytes = fixture('mp3/lame-tag.mp3');
+    const dec = new Mp3Decoder();
+    await dec.ready;
+    const first = collect(dec.decode(bytes), dec.flush());
+    dec.reset();
+    await dec.ready;
+    const second = collect(dec.decode(bytes), dec.flush());
+    expect(second.errors).toEqual([]);
+    expect(second.pcm).toEqual(first.pcm);
+    dec.free();
+  });
+
   it('bytes with no MPEG frame are a fatal MP3_DECODE_FAILED, not noise', async () => {
     const dec = new Mp3Decoder();
     await dec.ready;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../../src/codec/types.js';
 import { createSpeechPipeline, SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 import { AbortError, CodecError, InvalidOptionError } from '../../src/errors.js';
-import { capture, concatFrames, expected, round3, runPipeline, splitRandom } from './helpers.js';
+import { capture, concatFrames, events, expected, round3, runPipeline, splitRandom, sse } from './helpers.js';
 
 const CAPTURES = [
   ['speech.pcm.sse', 'pcm'],
@@ -164,6 +164,53 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), splitRandom(body, 5, 997));
     expect(frames.map((f) => f.startSample)).toEqual(r.frames.map((f) => f.startSample));
     expect(concatFrames(frames)).toEqual(r.pcm);
+    expect(r.sha256).toBe(expected.sha256);
+  });
+
+  it('a paused reader whose word listener writes the next event gets every word once, and no error out of read()', async () => {
+    const evs = events('speech.pcm.sse');
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    const words: string[] = [];
+    let next = 0;
+    const writeNext = () => {
+      if (next < evs.length) p.write(sse([evs[next++]!]));
+      else if (next++ === evs.length) p.end();
+    };
+    p.on('word', (w) => {
+      words.push(w.text);
+      writeNext(); // synchronously, inside read()
+    });
+    const ended = new Promise((r) => p.on('end', r));
+    for (let i = 0; i < 3; i++) writeNext();
+    while (!p.readableEnded) {
+      while (p.read() !== null) writeNext();
+      writeNext();
+      await new Promise((r) => setImmediate(r));
+    }
+    await ended;
+    expect(words).toEqual(expected.words.map((w) => w.text));
+  });
+
+  it('a custom stage that returns its frames in arrays of its own (not appending to into) loses none', async () => {
+    const p = createSpeechPipeline({
+      format: 'pcm',
+      sampleRate: 22050,
+      // A pass-through stage in the contract's other shape, holding the last frame back until flush.
+      stageFactory: () => {
+        let held: AudioFrame | null = null;
+        return {
+          push: (f) => {
+            const out = held === null ? [] : [held];
+            held = f;
+            return out;
+          },
+          flush: () => (held === null ? [] : [held]),
+        };
+      },
+      output: { sampleRate: 22050 },
+    });
+    const r = await runPipeline(p, [capture('speech.pcm.sse')]);
+    expect(r.error).toBeNull();
     expect(r.sha256).toBe(expected.sha256);
   });
 

@@ -36,6 +36,51 @@ describe('WordClock', () => {
     expect(words[1]).toEqual({ text: 'world', start: 0.5, end: 0.9, chunkSeq: 0, index: 1, late: false });
   });
 
+  it('a word handler that delivers the next snapshot (update inside advance) neither crashes the clock nor repeats a word', () => {
+    const store = new AlignmentStore();
+    const words: string[] = [];
+    let fed = false;
+    const clock: WordClock = new WordClock({
+      onWord: (w) => {
+        words.push(w.text);
+        if (!fed) {
+          fed = true; // the consumer writes the next event from its 'word' listener
+          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]) });
+          if (change) clock.update(change);
+        }
+      },
+      onRevised: () => undefined,
+    });
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4]) })!);
+    clock.advance(1);
+    expect(words).toEqual(['a', 'b', 'c']);
+    expect(clock.emittedCount).toBe(3);
+  });
+
+  it('a revision handler that delivers another snapshot is not undone by the update that called it', () => {
+    const store = new AlignmentStore();
+    const revised: string[] = [];
+    const words: string[] = [];
+    let fed = false;
+    const clock: WordClock = new WordClock({
+      onWord: (w) => words.push(w.text),
+      onRevised: (r) => {
+        revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`);
+        if (!fed) {
+          fed = true;
+          const change = store.apply({ chunkSeq: 1, chunkAudioOffsetSec: 1, alignment: snap(['next', 0.1, 0.3]) });
+          if (change) clock.update(change);
+        }
+      },
+    });
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['helo', 0.1, 0.2]) })!);
+    clock.advance(0.15); // 'helo' emitted
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['hello', 0.1, 0.2], ['there', 0.3, 0.4]) })!);
+    clock.advance(5);
+    expect(revised).toEqual(['helo→hello']);
+    expect(words).toEqual(['helo', 'there', 'next']); // chunk 1's word survived the outer update
+  });
+
   it('a word whose snapshot arrives after the playhead passed its start is emitted at once, late', () => {
     const { clock, words, apply } = setup();
     clock.advance(1);
