@@ -13,6 +13,12 @@
  * dispatched, so that anything unusual can have them back (the scanner rebuilds the event's exact
  * bytes for the general path; {@link Base64Stage.evict} gives them back to the framer).
  *
+ * After the audio string, the rest of its data line (the other fields: a 10 KB snapshot in small
+ * reads is ~300 reads) is held the same way ({@link Base64Stage.pushTail}): each read is copied
+ * into the slot after the decoded characters and one wasm call (`lineEnd`) looks for LF/CR; at the
+ * line end the held bytes go to the framer, which frames on from there (1–64 B reads with a
+ * repeated 200-word snapshot: 4.2 → 6.2–6.8× naive, interleaved).
+ *
  * Memory: one wasm page per slot (32 KiB of characters, their 24 KiB of bytes), leased per event
  * from a pool shared by the scanners of the process (max {@link MAX_SLOTS} pages, grown on demand,
  * never per event, never shrunk). With every slot busy the least recently leased one is taken
@@ -20,7 +26,7 @@
  * (nothing is lost; the property tests interleave more streams than slots). */
 import type { RingBuffer } from '../buffer/RingBuffer.js';
 import type { SseFramer } from '../sse/SseFramer.js';
-import { growSimdMemory, scanBlocksSimd, simdMemory, SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS, WASM_PAGE_BYTES } from './simdBase64.js';
+import { growSimdMemory, lineEndSimd, scanBlocksSimd, simdMemory, SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS, WASM_PAGE_BYTES } from './simdBase64.js';
 
 /** Base64 characters one slot holds; a longer audio string finishes on the plain path. */
 export const SLOT_CHARS = 32768;
@@ -33,8 +39,8 @@ const SMALL_COPY = 8;
 /** A read this large leaves the stage (the plain path copies it natively and decodes the whole
  * string at the event's end; staging large reads measured 10–20 % slower at 1–4000 B splits). */
 const LARGE_READ = 512;
-/** log2 of SIMD_BLOCK_CHARS. */
-const BLOCK_SHIFT = 4;
+/** log2 of SIMD_BLOCK_CHARS (a power of two). */
+const BLOCK_SHIFT = 31 - Math.clz32(SIMD_BLOCK_CHARS);
 
 /** `{"audio_base64":"`: the start of every event the service sends (audio first). */
 export const AUDIO_PREFIX = Buffer.from('{"audio_base64":"');
@@ -112,6 +118,17 @@ export class Base64Stage {
 
   /** Characters of the current event's audio are being staged (a field: read once per feed). */
   staging = false;
+  /** The rest of the event's data line after its audio is being held ({@link pushTail}). */
+  tailing = false;
+  /** Where the held tail starts in the slot (after the decoded blocks' characters), its length,
+   * and the most it may hold (the slot's room, or the framer's line/event room if smaller). */
+  private tailAt = 0;
+  private tailLen = 0;
+  private tailCap = 0;
+  /** The audio string ended and its decoded blocks wait in the slot (the framer frames the rest). */
+  get holding(): boolean {
+    return this.state === HOLDING;
+  }
   /** The current event's leading audio is in the slot (staging or holding). */
   get active(): boolean {
     return this.state !== IDLE;
@@ -195,6 +212,59 @@ export class Base64Stage {
     return a + (d0 + q - s0);
   }
 
+  /**
+   * Starts holding the rest of the event's data line (after the audio: the other fields, e.g. a
+   * large snapshot) while it arrives in small reads: each read is copied into the slot after the
+   * decoded characters and searched for a line end by one wasm call, instead of the framer's byte
+   * loop; the bytes go to the framer at the line end. Only while {@link holding}, with the framer
+   * inside the event's first data line.
+   */
+  beginTail(): void {
+    const room = this.framer.dataRoom;
+    const slotRoom = SLOT_CHARS - this.decoded;
+    this.tailAt = this.decoded;
+    this.tailLen = 0;
+    this.tailCap = room < slotRoom ? room : slotRoom;
+    this.tailing = true;
+  }
+
+  /**
+   * Holds `chunk[a..b)` up to its first LF or CR. Returns b when the read has none, else the
+   * index of the line end (the held bytes are then the framer's: it frames the read from there
+   * on). A read that does not fit (the slot's room, or the framer's limits: the framer then
+   * reports the fault at the same byte as the plain path) or is large ends the holding and
+   * returns `a`.
+   */
+  pushTail(chunk: Uint8Array, a: number, b: number): number {
+    const t0 = this.tailLen;
+    const n = b - a;
+    if (t0 + n > this.tailCap || n > LARGE_READ) {
+      this.flushTail();
+      return a;
+    }
+    const mem = simdMemory();
+    const at = this.base + this.tailAt + t0;
+    if (a === 0 && b === chunk.length) mem.set(chunk, at);
+    else mem.set(new Uint8Array(chunk.buffer, chunk.byteOffset + a, n), at);
+    const j = lineEndSimd!(at, n);
+    this.tailLen = t0 + j;
+    this.unsettled += j;
+    if (j === n) return b;
+    this.flushTail();
+    return a + j;
+  }
+
+  /** The held tail bytes go to the end of the framer's pending data, as if it had framed them. */
+  private flushTail(): void {
+    this.tailing = false;
+    this.settle();
+    const t = this.tailLen;
+    this.tailLen = 0;
+    if (t === 0) return;
+    const from = this.base + this.tailAt;
+    this.framer.restoreData(this.framer.pendingDataLength, simdMemory(), from, from + t);
+  }
+
   /** Commits the decoded bytes to the ring, which has room for them (checked by the caller). */
   writeDecoded(ring: RingBuffer): void {
     const n = this.decodedBytes;
@@ -239,6 +309,7 @@ export class Base64Stage {
   /** Gives every staged character back to the framer (it goes on on the plain path). */
   evict(): void {
     if (this.state === IDLE) return;
+    if (this.tailing) this.flushTail(); // the held tail first: it belongs at the end of the data
     this.settle();
     const base = this.slot!.base;
     const end = this.state === STAGING ? this.staged : this.decoded;
@@ -253,6 +324,8 @@ export class Base64Stage {
     this.slot = null;
     this.state = IDLE;
     this.staging = false;
+    this.tailing = false;
+    this.tailLen = 0;
     this.staged = 0;
     this.decoded = 0;
   }

@@ -165,6 +165,13 @@ export class SpeechEventScanner {
       const p = stage.push(chunk, start, n);
       return p === n ? n - start : this.feedRest(chunk, start, p);
     }
+    if (stage !== null && stage.tailing && start < chunk.length) {
+      // After the staged audio, inside the same data line: held in the slot up to the line end
+      // (Base64Stage.pushTail), which the framer then frames from.
+      const n = chunk.length;
+      const p = stage.pushTail(chunk, start, n);
+      return p === n ? n - start : this.feedRest(chunk, start, p);
+    }
     return this.feedRest(chunk, start, start);
   }
 
@@ -188,8 +195,9 @@ export class SpeechEventScanner {
         this.holdBack = true;
         return stop - 1 - start;
       }
-      if (stage !== null && stop === chunk.length && stop - from <= STAGE_READS_UP_TO && !stage.active && this.framer.inFirstDataLine) {
-        this.tryStage(stage);
+      if (stage !== null && stop === chunk.length && stop - from <= STAGE_READS_UP_TO && this.framer.inFirstDataLine) {
+        if (!stage.active) this.tryStage(stage);
+        else if (stage.holding && !stage.tailing) stage.beginTail();
       }
       return stop - start;
     } catch (err) {
@@ -239,8 +247,7 @@ export class SpeechEventScanner {
         const d = this.rebuild(stage, f.data, start, end);
         stage.release();
         this.generalEvent(d, 0, n, index);
-      }
-      stage.release();
+      } else stage.release();
     } else if (!this.fastEvent(f.data, start, end, index, 0)) this.generalEvent(f.data, start, end, index);
     return this.pendingMeta === null;
   }

@@ -32,6 +32,7 @@ interface Loaded {
   mem: Uint8Array;
   fn: DecodeFn;
   scan: DecodeFn;
+  lineEnd: (src: number, len: number) => number;
   memory: WasmMemory;
 }
 
@@ -46,6 +47,7 @@ function load(): Loaded | null {
       mem: new Uint8Array(memory.buffer),
       fn: instance.exports['decode'] as DecodeFn,
       scan: instance.exports['scan'] as DecodeFn,
+      lineEnd: instance.exports['lineEnd'] as (src: number, len: number) => number,
       memory,
     };
   } catch {
@@ -91,6 +93,13 @@ export const WASM_PAGE_BYTES = 65536;
  * wasm SIMD.
  */
 export const scanBlocksSimd: DecodeFn | null = wasm === null ? null : wasm.scan;
+
+/**
+ * wasm `lineEnd` for {@link Base64Stage}'s tail reads: the index of the first LF or CR in the
+ * `len` bytes at memory offset `src`, else `len` (reads up to 15 bytes past them). Null without
+ * wasm SIMD.
+ */
+export const lineEndSimd: ((src: number, len: number) => number) | null = wasm === null ? null : wasm.lineEnd;
 
 /** The wasm memory as bytes (a new view after {@link growSimdMemory}). */
 export function simdMemory(): Uint8Array {

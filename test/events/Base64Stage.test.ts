@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RingBuffer } from '../../src/buffer/RingBuffer.js';
 import { MAX_SLOTS, SLOT_CHARS } from '../../src/events/Base64Stage.js';
+import { growSimdMemory, lineEndSimd, simdMemory, WASM_PAGE_BYTES } from '../../src/events/simdBase64.js';
 import { SpeechEventScanner } from '../../src/events/SpeechEventScanner.js';
 import type { SpeechEventMeta } from '../../src/events/SpeechEventScanner.js';
 import { seededRandom } from '../support/rng.js';
@@ -189,4 +190,123 @@ describe('SpeechEventScanner reusing the fields of an event whose bytes after th
       );
     });
   }
+});
+
+describe('SpeechEventScanner holding the rest of a staged event\'s data line (Base64Stage tail)', () => {
+  /** What follows the audio string: JSON-ish text with non-ASCII characters, quotes and escapes,
+   * sometimes a stray CR or LF (which ends the data line early, as any byte sequence may). */
+  const tailText = fc
+    .array(
+      fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom('","content":"', 'word ', 'é', '世界', '\\"', '\\\\', '{"text":"a","start":0,"end":0.5},', ',', '1.25', '"') },
+        { weight: 1, arbitrary: fc.constantFrom('\r', '\n', '\r\n', '\n\n', '\u2028', '\0') },
+      ),
+      { maxLength: 120 },
+    )
+    .map((parts) => parts.join(''));
+  const good = ',"content":"hi","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}';
+  const eventArb = fc
+    .tuple(
+      fc.uint8Array({ maxLength: 700 }),
+      fc.oneof({ weight: 3, arbitrary: fc.constant(good) }, { weight: 2, arbitrary: tailText.map((t) => `,"content":"${t}","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}`) }, { weight: 2, arbitrary: tailText }),
+      fc.constantFrom('\n', '\r\n', '\r'),
+      fc.constantFrom('', 'data: more\n', ': comment\n', 'id: 7\n'),
+    )
+    .map(([audio, tail, eol, extra]) => `data: {"audio_base64":"${Buffer.from(audio).toString('base64')}"${tail}${eol}${extra}${eol}`);
+  const readSizes = fc.oneof(fc.array(fc.nat(63), { minLength: 1, maxLength: 20 }), fc.array(fc.nat(699), { minLength: 1, maxLength: 8 }));
+
+  for (const mode of ['fail', 'skip'] as const) {
+    it(`gives what whole reads and the general path give, however the tail is split (${mode} mode)`, () => {
+      fc.assert(
+        fc.property(fc.array(eventArb, { maxLength: 6 }), readSizes, fc.boolean(), (events, sizes, oneByte) => {
+          const bytes = Buffer.from(events.join(''));
+          const expected = runGeneral([bytes], mode);
+          const whole = runScanner([bytes], { mode });
+          const split = runScanner(oneByte ? smallReads(bytes, [0], 1) : smallReads(bytes, sizes, 700), { mode });
+          expect({ ...split, repeats: [] }).toEqual(expected);
+          expect(split).toEqual(whole);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it('reports a line or event limit crossed inside the held tail at the same byte as whole reads', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { minLength: 1, maxLength: 4 }), readSizes, fc.integer({ min: 40, max: 3000 }), (events, sizes, max) => {
+        const bytes = Buffer.from(events.join(''));
+        const whole = runScanner([bytes], { maxEventBytes: max });
+        expect(runScanner(smallReads(bytes, sizes, 700), { maxEventBytes: max })).toEqual(whole);
+      }),
+      { numRuns: 200 },
+    );
+    // One case for certain: the audio fits, its snapshot does not.
+    const bytes = Buffer.from(event(randomAudio(600, 21)).replace('"alignment":null', `"alignment":{"audio_duration":1,"segments":[${'{"text":"a","start":0,"end":0.5},'.repeat(60)}{"text":"b","start":0,"end":1}]}`));
+    const whole = runScanner([bytes], { maxEventBytes: 1500 });
+    expect(whole.error).toMatchObject({ code: 'SSE_LINE_TOO_LONG' });
+    for (const sizes of [[0], [3, 9, 60, 33], [63]]) {
+      expect(runScanner(smallReads(bytes, sizes, 64), { maxEventBytes: 1500 })).toEqual(whole);
+    }
+  });
+
+  it('gives held tails back when more streams than slots interleave their reads', () => {
+    // Every event ends with a long content: each stream is holding a tail most of the time, and
+    // the streams beyond MAX_SLOTS take slots from streams that are.
+    const streams = Array.from({ length: MAX_SLOTS + 9 }, (_, k) =>
+      Buffer.from([0, 1].map((e) => event(randomAudio(200 + 31 * k + e, k * 7 + e), e, `wörd ${k} `.repeat(40))).join('')),
+    );
+    const expected = streams.map((b) => runGeneral([b]));
+    const reads = streams.map((b, k) => smallReads(b, [k, 13, 40, 5, 63], 64));
+    const got = streams.map(() => [] as SpeechEventMeta[]);
+    const rings = streams.map(() => new RingBuffer(1 << 16));
+    const scanners = streams.map((_, k) => new SpeechEventScanner({ ring: rings[k]!, onEvent: (m) => got[k]!.push(m) }));
+    const audio = streams.map(() => [] as Buffer[]);
+    for (let i = 0; i < Math.max(...reads.map((r) => r.length)); i++) {
+      for (let k = 0; k < streams.length; k++) {
+        const c = reads[k]![i];
+        if (c === undefined) continue;
+        expect(scanners[k]!.feed(c)).toBe(c.length);
+        const ring = rings[k]!;
+        while (ring.length > 0) {
+          audio[k]!.push(Buffer.from(ring.readSpan()));
+          ring.consume(ring.readSpanLength);
+        }
+      }
+    }
+    for (let k = 0; k < streams.length; k++) {
+      scanners[k]!.end();
+      expect(got[k]!.map(({ alignmentRepeat: _a, ...m }) => m)).toEqual(expected[k]!.metas);
+      expect(Buffer.concat(audio[k]!)).toEqual(expected[k]!.audio);
+    }
+  });
+});
+
+describe('wasm lineEnd (the tail\'s line-end search)', () => {
+  it('finds the first LF or CR within the length and nothing past it', () => {
+    const lineEnd = lineEndSimd;
+    if (lineEnd === null) return; // no wasm SIMD: the stage is off
+    const at = growSimdMemory(1) * WASM_PAGE_BYTES;
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }).map((b) => b.map((x) => (x < 16 ? [10, 13][x % 2]! : x))),
+        fc.nat(200),
+        fc.nat(15),
+        (bytes, lenSeed, shift) => {
+          const mem = simdMemory();
+          const len = bytes.length === 0 ? 0 : lenSeed % (bytes.length + 1);
+          mem.set(bytes, at + shift);
+          mem.fill(10, at + shift + bytes.length, at + shift + bytes.length + 16); // line ends past the end
+          let expected = len;
+          for (let i = 0; i < len; i++) {
+            if (bytes[i] === 10 || bytes[i] === 13) {
+              expected = i;
+              break;
+            }
+          }
+          expect(lineEnd(at + shift, len)).toBe(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
