@@ -5,6 +5,7 @@
  * the same strict alphabet, and allocates nothing but two typed-array views per call.
  * Where WebAssembly SIMD is missing, {@link decodeBlocksSimd} is null and the JS loop does it all.
  */
+import { instantiateInlineWasm } from '../internal/wasm.js';
 import { BASE64_SIMD_WASM } from './wasm/base64simd.js';
 
 /** Characters per wasm call: input at 0, output (12/16 of it, + 4 bytes of slack) after it. */
@@ -22,12 +23,6 @@ interface WasmMemory {
   grow(pages: number): number;
 }
 
-/** The bits of the WebAssembly global we use (the project's lib settings do not declare it). */
-interface WasmGlobal {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-
 interface Loaded {
   mem: Uint8Array;
   fn: DecodeFn;
@@ -37,22 +32,16 @@ interface Loaded {
 }
 
 function load(): Loaded | null {
-  try {
-    const wa = (globalThis as unknown as { WebAssembly?: WasmGlobal }).WebAssembly;
-    if (wa === undefined) return null;
-    const module = new wa.Module(Buffer.from(BASE64_SIMD_WASM, 'base64'));
-    const instance = new wa.Instance(module, {});
-    const memory = instance.exports['memory'] as WasmMemory;
-    return {
-      mem: new Uint8Array(memory.buffer),
-      fn: instance.exports['decode'] as DecodeFn,
-      scan: instance.exports['scan'] as DecodeFn,
-      lineEnd: instance.exports['lineEnd'] as (src: number, len: number) => number,
-      memory,
-    };
-  } catch {
-    return null;
-  }
+  const exports = instantiateInlineWasm(BASE64_SIMD_WASM);
+  if (exports === null) return null;
+  const memory = exports['memory'] as WasmMemory;
+  return {
+    mem: new Uint8Array(memory.buffer),
+    fn: exports['decode'] as DecodeFn,
+    scan: exports['scan'] as DecodeFn,
+    lineEnd: exports['lineEnd'] as (src: number, len: number) => number,
+    memory,
+  };
 }
 
 const wasm = load();

@@ -5,6 +5,7 @@
  * (wasm/f32tos16.wat) converts 8 samples per step, so the two copies in and out are most of
  * its cost (< 1 ns/sample). Where WebAssembly SIMD is missing, the JS loop gives the same values.
  */
+import { instantiateInlineWasm } from '../../internal/wasm.js';
 import { F32_TO_S16_WASM } from './wasm/f32tos16.js';
 
 /** Samples per channel per wasm call: left at 0, right after it, s16 output after both. */
@@ -24,27 +25,16 @@ interface Simd {
   stereo(l: number, r: number, n: number, dst: number): void;
 }
 
-/** The bits of the WebAssembly global we use (the project's lib settings do not declare it). */
-interface WasmGlobal {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-
 function load(): Simd | null {
-  try {
-    const wa = (globalThis as unknown as { WebAssembly?: WasmGlobal }).WebAssembly;
-    if (wa === undefined) return null;
-    const instance = new wa.Instance(new wa.Module(Buffer.from(F32_TO_S16_WASM, 'base64')), {});
-    const buffer = (instance.exports['memory'] as { buffer: ArrayBuffer }).buffer;
-    return {
-      f32: new Float32Array(buffer),
-      i16: new Int16Array(buffer),
-      mono: instance.exports['mono'] as Simd['mono'],
-      stereo: instance.exports['stereo'] as Simd['stereo'],
-    };
-  } catch {
-    return null; // no SIMD in this engine: the JS loop below
-  }
+  const exports = instantiateInlineWasm(F32_TO_S16_WASM);
+  if (exports === null) return null; // no SIMD in this engine: the JS loop below
+  const buffer = (exports['memory'] as { buffer: ArrayBuffer }).buffer;
+  return {
+    f32: new Float32Array(buffer),
+    i16: new Int16Array(buffer),
+    mono: exports['mono'] as Simd['mono'],
+    stereo: exports['stereo'] as Simd['stereo'],
+  };
 }
 
 const simd = load();
