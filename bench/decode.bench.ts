@@ -5,10 +5,11 @@
  *
  * 1. CPU per second of audio: the whole engine (SSE body → events → ring → Ogg/MP3 → framer)
  *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
- *    mpg123 on the audio of each event as it arrives, as a streaming decoder is fed). Measured as scenario 2 is (bench/lib/measure.ts `interleave`): the
- *    contenders alternate round by round on the main thread's CPU clock, each sample a fresh
- *    decoder/pipeline over the whole fixture, and the ratio is the median of the per-round
- *    ratios, so load from other processes hits both sides. (Until 2026-11-25 this bench timed
+ *    mpg123 on the audio of each event as it arrives, as a streaming decoder is fed). Measured
+ *    as scenario 2 is (bench/lib/measure.ts `interleave`): the contenders alternate round by
+ *    round on the main thread's CPU clock, each sample a fresh decoder/pipeline over the whole
+ *    stream, and the ratio is the median of the per-round ratios, so load from other processes
+ *    hits both sides. (Until 2026-11-25 this bench timed
  *    raw, then pipeline, one after the other with the process clock: its ratio moved by ±15 %
  *    between runs, more than the 10 % it judges.)
  * 2. Page-arrival → frames-readable latency: one Ogg page at a time into the decoder + framer
