@@ -46,7 +46,7 @@ export class WordClock {
   /** Words not yet emitted, sorted by start; `head` is the next one. */
   private pending: TimelineWord[] = [];
   /** The other pending array: update() rebuilds into it, then the two swap. */
-  private spare: TimelineWord[] | null = [];
+  private spare: TimelineWord[] = [];
   private head = 0;
   /** Emitted words per chunk, by index. */
   /**
@@ -100,8 +100,7 @@ export class WordClock {
     if (done === undefined) this.emitted.set(chunkSeq, (done = []));
     // Pending words of other chunks stay; this chunk's are replaced by `current`.
     const pending = this.pending;
-    const next = this.spare ?? []; // null only if a handler re-entered update()
-    this.spare = null;
+    const next = this.spare; // no handler runs until the two have swapped (see below)
     let n = 0;
     for (let i = this.head; i < pending.length; i++) {
       const w = pending[i] as TimelineWord;
