@@ -89,6 +89,15 @@ export class SpeechPipeline extends Duplex {
   private held: HeldWrite | null = null;
   private readonly seenChunks = new Set<number>();
   private wantFrames = false;
+  /** Whether `_read()` has run yet. */
+  private readStarted = false;
+  /** A write that came while the consumer's first read was a tick away (see _write). */
+  private waiting: HeldWrite | null = null;
+  private readonly feedWaiting = (): void => {
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (waiting !== null) this.feed(waiting); // null: failed or destroyed meanwhile
+  };
   private pumping = false;
   private inputEnded = false;
   /** First fault of the input (SSE / event) or of decoding: the stream ends with it once drained. */
@@ -180,6 +189,9 @@ export class SpeechPipeline extends Duplex {
    */
   failSource(error: Error): void {
     if (this.destroyed || this.finished) return;
+    const waiting = this.waiting; // received before the fault: fed first
+    this.waiting = null;
+    if (waiting !== null) this.feed(waiting);
     this.failInput(error);
   }
 
@@ -191,7 +203,18 @@ export class SpeechPipeline extends Duplex {
       return;
     }
     this.stats.bytes += chunk.length;
-    this.feed({ chunk, offset: 0, callback });
+    const write: HeldWrite = { chunk, offset: 0, callback };
+    if (!this.readStarted && this.readableFlowing === true) {
+      // The consumer is reading ('data' listener, pipe, resume) but its first read is a tick
+      // away (resume() queued it): the write is fed on the tick after, once frames flow, instead
+      // of filling the ring with as much of a large write as it holds and decoding it all later,
+      // out of cache. Measured: a 1.9 MB pcm body written right after on('data') cost 1.14–1.23×
+      // the raw floor fed at once, 0.98–0.99× fed once frames flow.
+      this.waiting = write;
+      process.nextTick(this.feedWaiting);
+      return;
+    }
+    this.feed(write);
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -261,8 +284,9 @@ export class SpeechPipeline extends Duplex {
 
   private failInput(err: unknown): void {
     if (this.fault === null) this.fault = err instanceof Error ? err : new Error(String(err));
-    const held = this.held;
+    const held = this.held ?? this.waiting;
     this.held = null;
+    this.waiting = null;
     held?.callback();
     this.pump();
   }
@@ -278,6 +302,7 @@ export class SpeechPipeline extends Duplex {
   // --- readable side: frames -----------------------------------------------------------------
 
   override _read(): void {
+    this.readStarted = true;
     this.wantFrames = true;
     this.pump();
   }
@@ -376,6 +401,7 @@ export class SpeechPipeline extends Duplex {
     this.stage?.free?.();
     this.decoder.free?.();
     this.held = null;
+    this.waiting = null;
   }
 }
 

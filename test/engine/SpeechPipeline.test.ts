@@ -167,6 +167,48 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     expect(r.sha256).toBe(expected.sha256);
   });
 
+  it('a whole body written right after on(\'data\') waits the tick to the first read, then is decoded slice by slice', async () => {
+    const body = capture('speech.pcm.sse'); // ~155 KiB
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    const ring = (p as unknown as { ring: { buffer: Buffer; totalWritten: number } }).ring;
+    const frames: AudioFrame[] = [];
+    p.on('data', (f: AudioFrame) => frames.push(f)); // flowing from the next tick
+    const ended = new Promise((r) => p.on('end', r));
+    let calledBack = false;
+    p.write(body, () => (calledBack = true));
+    // Fed at once, the scanner would have put all its audio in the ring (grown to 256 KiB) before
+    // any of it was decoded.
+    expect(ring.totalWritten).toBe(0);
+    expect(calledBack).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect(calledBack).toBe(true);
+    expect(frames.length).toBeGreaterThan(0);
+    expect(ring.buffer.length).toBe(64 * 1024);
+    p.end();
+    await ended;
+    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), splitRandom(body, 5, 997));
+    expect(frames.map((f) => f.startSample)).toEqual(r.frames.map((f) => f.startSample));
+    expect(concatFrames(frames)).toEqual(r.pcm);
+    expect(timeline(p)).toEqual(expected.words);
+  });
+
+  it('a source failure while a write waits for the first read: the waiting bytes are still decoded, then the error', async () => {
+    const body = capture('speech.pcm.sse');
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    let samples = 0;
+    p.on('data', (f: AudioFrame) => (samples += f.sampleCount));
+    const failure = new Error('connection reset');
+    const outcome = new Promise<unknown>((resolve) => {
+      p.on('error', resolve);
+      p.on('end', () => resolve('end'));
+    });
+    p.write(body);
+    p.failSource(failure); // in the same tick: the write has not been fed yet
+    expect(await outcome).toBe(failure);
+    expect(samples).toBe(expected.samples);
+    expect(timeline(p)).toEqual(expected.words);
+  });
+
   it('a paused reader whose word listener writes the next event gets every word once, and no error out of read()', async () => {
     const evs = events('speech.pcm.sse');
     const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
