@@ -40,8 +40,11 @@ export class Framer {
   /** Samples per channel in a full frame. */
   readonly frameSamples: number;
   private readonly slab: FrameSlab;
-  /** The frame being filled: its own never-reused span of a slab. */
-  private current: Int16Array;
+  /**
+   * The frame being filled, never handed out before: a span of a slab, or an owned block's buffer
+   * (see push). Null until a sample needs it.
+   */
+  private current: Int16Array | null = null;
   /** Interleaved samples filled in {@link current}. */
   private filled = 0;
   /** Start sample (per channel) of {@link current}. */
@@ -55,7 +58,6 @@ export class Framer {
     this.channels = channels;
     this.frameSamples = samplesPerFrame(sampleRate, frameMs);
     this.slab = new FrameSlab();
-    this.current = this.slab.int16(this.frameSamples * channels);
   }
 
   /** Samples per channel pushed so far (including the partial frame held back). */
@@ -63,14 +65,44 @@ export class Framer {
     return this.start + this.filled / this.channels;
   }
 
-  /** Adds interleaved samples; returns the frames completed by them (possibly none). */
-  push(pcm: Int16Array, into: PcmFrame[] = []): PcmFrame[] {
+  /**
+   * Adds interleaved samples; returns the frames completed by them (possibly none).
+   *
+   * `owned`: the whole of `pcm.buffer` is the caller's to give away (nothing else lives in it and
+   * nothing else references it, as with a native decoder's fresh output; see
+   * `DecodedAudio.ownedBuffers`). The framer then uses that memory for frames instead of slab
+   * memory: a whole frame inside the block is handed out as a view of it, and the block's tail
+   * is moved to the start of its buffer to begin the next frame there. For 20 ms Opus packets,
+   * which straddle two frames after pre-skip, that is one short copy and one move within memory
+   * just written, instead of two copies into fresh slab memory.
+   */
+  push(pcm: Int16Array, into: PcmFrame[] = [], owned = false): PcmFrame[] {
+    const size = this.frameSamples * this.channels;
+    const length = pcm.length;
     let i = 0;
-    const size = this.current.length;
-    while (i < pcm.length) {
-      const take = Math.min(size - this.filled, pcm.length - i);
+    /** A frame handed out is a view of `pcm`'s buffer: its memory is no longer free to reuse. */
+    let viewed = false;
+    while (i < length) {
+      if (owned && this.filled === 0) {
+        if (length - i >= size) {
+          into.push(this.frame(i === 0 && length === size ? pcm : pcm.subarray(i, i + size)));
+          i += size;
+          viewed = true;
+          continue;
+        }
+        if (!viewed && pcm.buffer.byteLength >= size * Int16Array.BYTES_PER_ELEMENT) {
+          const all = new Int16Array(pcm.buffer, 0, pcm.buffer.byteLength >> 1);
+          const from = pcm.byteOffset / Int16Array.BYTES_PER_ELEMENT + i;
+          all.copyWithin(0, from, length + pcm.byteOffset / Int16Array.BYTES_PER_ELEMENT);
+          this.current = all.length === size ? all : all.subarray(0, size);
+          this.filled = length - i;
+          return into;
+        }
+      }
+      const current = (this.current ??= this.slab.int16(size));
+      const take = Math.min(size - this.filled, length - i);
       // A block that fits whole (a 20 ms packet into a 20 ms frame) needs no subarray view.
-      this.current.set(take === pcm.length ? pcm : pcm.subarray(i, i + take), this.filled);
+      current.set(take === length ? pcm : pcm.subarray(i, i + take), this.filled);
       this.filled += take;
       i += take;
       if (this.filled === size) into.push(this.take(size));
@@ -91,13 +123,18 @@ export class Framer {
     this.start = 0;
   }
 
+  /** Hands out the first `length` samples of {@link current}. */
   private take(length: number): PcmFrame {
-    const samples = length === this.current.length ? this.current : this.current.subarray(0, length);
-    const sampleCount = length / this.channels;
+    const current = this.current!;
+    this.current = null;
+    return this.frame(length === current.length ? current : current.subarray(0, length));
+  }
+
+  private frame(samples: Int16Array): PcmFrame {
+    const sampleCount = samples.length / this.channels;
     const frame: PcmFrame = { samples, encoding: 's16le', sampleRate: this.sampleRate, channels: this.channels, startSample: this.start, sampleCount };
     this.start += sampleCount;
     this.filled = 0;
-    this.current = this.slab.int16(this.frameSamples * this.channels);
     return frame;
   }
 }

@@ -88,7 +88,7 @@ export class OggOpusDecoder implements AudioDecoder {
   }
 
   decode(bytes: Uint8Array): DecodedAudio {
-    const out: DecodedAudio = { pcm: [], errors: [] };
+    const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
     this.#out = out;
     if (this.#failed) return out;
     if (bytes.length > 0) {
@@ -132,7 +132,7 @@ export class OggOpusDecoder implements AudioDecoder {
   }
 
   flush(): DecodedAudio {
-    const out: DecodedAudio = { pcm: [], errors: [] };
+    const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
     this.#out = out;
     if (this.#failed) return out;
     this.#drain(Infinity);
@@ -216,6 +216,9 @@ export class OggOpusDecoder implements AudioDecoder {
       );
       return 0;
     }
+    // The native backend's output is a fresh ArrayBuffer of its own; the wasm one's comes from
+    // Node's shared Buffer pool, so the framer must not reuse that memory (DecodedAudio.ownedBuffers).
+    if (pcm.byteOffset !== 0 || pcm.byteLength !== pcm.buffer.byteLength) this.#out.ownedBuffers = false;
     const decoded = pcm.length / channels;
     let from = 0;
     let count = decoded;

@@ -47,6 +47,12 @@ export interface DecodedAudio {
   /** Faults found. One with `fatal: true` means the stream cannot go on; `pcm` still holds
    * everything decoded before it. */
   errors: CodecError[];
+  /**
+   * Every block of `pcm` is a view into an ArrayBuffer that holds nothing else and that no one
+   * else references (a native decoder's fresh output): a Framer may then hand that memory out as
+   * frames instead of copying it into its slabs (`Framer.push(pcm, into, true)`).
+   */
+  ownedBuffers?: boolean;
 }
 
 /**

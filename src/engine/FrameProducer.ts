@@ -124,11 +124,12 @@ export class FrameProducer {
       const direct = this.o.stage === null;
       const frames: PcmFrame[] = direct ? (out as PcmFrame[]) : this.staged;
       const before = out.length;
+      const owned = result.ownedBuffers === true;
       for (const pcm of blocks) {
         if (pcm.length === 0) continue;
         const framer = this.framer ?? this.startFraming();
         if (framer === null) break;
-        framer.push(pcm, frames);
+        framer.push(pcm, frames, owned);
       }
       if (!direct) {
         this.toOut(frames, out);

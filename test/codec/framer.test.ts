@@ -118,3 +118,72 @@ describe('FrameSlab', () => {
     expect(small.buffer).not.toBe(big.buffer);
   });
 });
+
+describe('Framer with owned blocks (a native decoder\'s fresh output)', () => {
+  /** `samples` in an ArrayBuffer of their own, seen through a view starting `skip` samples in. */
+  const ownBlock = (samples: Int16Array, skip: number): Int16Array => {
+    const whole = new Int16Array(samples.length + skip);
+    whole.set(samples, skip);
+    return whole.subarray(skip);
+  };
+
+  it('gives the same frames as copying, and no frame changes after it was handed out (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.record({ length: fc.integer({ min: 0, max: 40 }), skip: fc.integer({ min: 0, max: 9 }) }), { maxLength: 30 }),
+        (channels, frameMs, blocks) => {
+          let next = 0;
+          const inputs = blocks.map(({ length }) => ramp(length * channels, (next += length * channels) - length * channels));
+          const copied = new Framer({ sampleRate: 1000, channels, frameMs });
+          const expected: PcmFrame[] = [];
+          for (const block of inputs) copied.push(block, expected);
+          copied.flush(expected);
+          const owned = new Framer({ sampleRate: 1000, channels, frameMs });
+          const frames: PcmFrame[] = [];
+          const atHandout: number[][] = [];
+          const note = () => { while (atHandout.length < frames.length) atHandout.push(Array.from(frames[atHandout.length]!.samples)); };
+          inputs.forEach((block, i) => {
+            owned.push(ownBlock(block, blocks[i]!.skip * channels), frames, true);
+            note();
+          });
+          owned.flush(frames);
+          note();
+          const shape = (x: PcmFrame) => [x.startSample, x.sampleCount, Array.from(x.samples)];
+          expect(frames.map(shape)).toEqual(expected.map(shape));
+          expect(frames.map((x) => Array.from(x.samples))).toEqual(atHandout);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('20 ms packets behind a pre-skip: every frame is a decoded block\'s own memory, no slab', () => {
+    const f = new Framer({ sampleRate: 48000, channels: 1 }); // 960-sample frames
+    const frames: PcmFrame[] = [];
+    const blocks: Int16Array[] = [];
+    for (let p = 0; p < 10; p++) {
+      const block = ramp(960, p * 960);
+      blocks.push(block);
+      f.push(p === 0 ? block.subarray(312) : block, frames, true); // pre-skip of 312 on the first
+    }
+    f.flush(frames);
+    expect(frames.map((x) => x.sampleCount)).toEqual([...Array(9).fill(960), 648]);
+    frames.forEach((x, i) => {
+      expect(x.samples.buffer).toBe(blocks[i]!.buffer);
+      expect(Array.from(x.samples)).toEqual(Array.from(ramp(x.sampleCount, 312 + i * 960)));
+    });
+  });
+
+  it('a block in a shared buffer (Node\'s Buffer pool, the wasm backend) is copied, never reused', () => {
+    const f = new Framer({ sampleRate: 1000, channels: 1, frameMs: 4 });
+    const pool = new Int16Array(64).fill(7);
+    const block = pool.subarray(8, 14); // 6 samples; the rest of the pool is someone else's
+    block.set(ramp(6));
+    const frames = [...f.push(block, [], false), ...f.flush()];
+    expect(frames.map((x) => Array.from(x.samples))).toEqual([[0, 1, 2, 3], [4, 5]]);
+    expect(frames.every((x) => x.samples.buffer !== pool.buffer)).toBe(true);
+    expect(Array.from(pool.subarray(0, 8))).toEqual(Array(8).fill(7));
+  });
+});

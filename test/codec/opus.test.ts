@@ -43,6 +43,16 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
     }
   }
 
+  it('native blocks are marked owned (each its own ArrayBuffer); wasm blocks, from the shared Buffer pool, are not', () => {
+    for (const backend of BACKENDS) {
+      const dec = new OggOpusDecoder({ backend });
+      const out = dec.decode(fixture('opus/20ms-pages.opus'));
+      expect(out.pcm.length).toBeGreaterThan(10);
+      const ownBuffers = new Set(out.pcm.map((b) => b.buffer)).size === out.pcm.length;
+      expect({ backend, owned: out.ownedBuffers, ownBuffers }).toEqual({ backend, owned: backend === 'native', ownBuffers: backend === 'native' });
+    }
+  });
+
   it('the OpusHead output gain (-6 dB in stereo.opus) is applied, as opusdec does', () => {
     const ref = readWav('opus/stereo.ref.wav');
     const { pcm } = decodeWhole('stereo');
