@@ -6,7 +6,9 @@
  * Frames are views cut from slabs ({@link FrameSlab}): `frame.samples.buffer` is shared with
  * neighbouring frames, so read it through `byteOffset`/`byteLength`, and transfer
  * `frame.samples.slice()` (not `.buffer`) to a worker. One ArrayBuffer per slab instead of one
- * per frame is what keeps many concurrent real-time streams free of GC stalls.
+ * per frame is what keeps many concurrent real-time streams free of GC stalls. Blocks whose
+ * memory the caller gives away (`push(pcm, into, true)`: a native decoder's fresh output, which
+ * exists anyway) are used for frames in place of slab memory.
  */
 import { InvalidOptionError } from '../errors.js';
 import { FrameSlab } from './FrameSlab.js';

@@ -57,6 +57,13 @@ export class WordClock {
   private readonly lateWords = new WeakSet<TimelineWord>();
   private seconds = 0;
   private count = 0;
+  /**
+   * Updates whose handlers are running, innermost last. A handler may re-enter update() (a
+   * consumer that writes the next event from its listener); a newer snapshot of the same chunk
+   * supersedes the rest of an older update's revisions and late words (it classified that chunk's
+   * words itself), so those are dropped rather than emitted twice or after it.
+   */
+  private readonly running: Array<{ chunkSeq: number; superseded: boolean }> = [];
 
   constructor(private readonly handlers: WordClockHandlers) {}
 
@@ -92,10 +99,12 @@ export class WordClock {
    * then grew a new one (≈ 1.5 KB per event of a long stream).
    *
    * Handlers run only once the new list is in place (revisions and late words are collected
-   * first), so a handler that re-enters update() sees a consistent clock and is not undone.
+   * first), so a handler that re-enters update() sees a consistent clock and is not undone; one
+   * that delivers the same chunk's next snapshot ends this update's handlers (see `running`).
    */
   update(change: AlignmentChange): void {
     const { chunkSeq, current } = change;
+    for (const run of this.running) if (run.chunkSeq === chunkSeq) run.superseded = true;
     let done = this.emitted.get(chunkSeq);
     if (done === undefined) this.emitted.set(chunkSeq, (done = []));
     // Pending words of other chunks stay; this chunk's are replaced by `current`.
@@ -138,8 +147,15 @@ export class WordClock {
     this.spare = pending;
     this.pending = next;
     this.head = 0;
-    if (revisions !== null) for (const revision of revisions) this.handlers.onRevised(revision);
-    if (late !== null) for (const word of sortWords(late)) this.emit(word, true);
+    if (revisions === null && late === null) return;
+    const run = { chunkSeq, superseded: false };
+    this.running.push(run);
+    try {
+      if (revisions !== null) for (const revision of revisions) if (!run.superseded) this.handlers.onRevised(revision);
+      if (late !== null) for (const word of sortWords(late)) if (!run.superseded) this.emit(word, true);
+    } finally {
+      this.running.pop();
+    }
   }
 
   /** End of the audio: the words still pending (starting at or after its end) are reached now. */

@@ -57,6 +57,54 @@ describe('WordClock', () => {
     expect(clock.emittedCount).toBe(3);
   });
 
+  it('late words: a word handler that delivers the same chunk\'s next snapshot gets each word once', () => {
+    const store = new AlignmentStore();
+    const words: string[] = [];
+    const revised: string[] = [];
+    let fed = false;
+    const clock: WordClock = new WordClock({
+      onWord: (w) => {
+        words.push(`${w.text}${w.late ? '!' : ''}`);
+        if (!fed) {
+          fed = true; // inside the first late word: the next snapshot, with 'b' retimed later and 'c' gone
+          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 2.0, 2.1]) });
+          if (change) clock.update(change);
+        }
+      },
+      onRevised: (r) => revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`),
+    });
+    clock.advance(1); // the playhead is past every word below before its snapshot arrives
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]) })!);
+    clock.advance(3);
+    // 'b' and 'c' of the superseded snapshot are not emitted late after the newer one was applied:
+    // 'b' comes once, on time at 2.0 s, and 'c' never.
+    expect(words).toEqual(['a!', 'b']);
+    expect(revised).toEqual([]);
+    expect(clock.emittedCount).toBe(2);
+  });
+
+  it('a revision handler that delivers the same chunk\'s next snapshot: no stale revision after the newer one', () => {
+    const store = new AlignmentStore();
+    const revised: string[] = [];
+    let fed = false;
+    const clock: WordClock = new WordClock({
+      onWord: () => undefined,
+      onRevised: (r) => {
+        revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`);
+        if (!fed) {
+          fed = true;
+          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a2', 0.1, 0.2], ['b3', 0.3, 0.4]) });
+          if (change) clock.update(change);
+        }
+      },
+    });
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4]) })!);
+    clock.advance(1);
+    clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a2', 0.1, 0.2], ['b2', 0.3, 0.4]) })!);
+    // The b → b2 revision of the superseded update would land after b2 → b3 and leave a consumer at b2.
+    expect(revised).toEqual(['a→a2', 'b2→b3']);
+  });
+
   it('a revision handler that delivers another snapshot is not undone by the update that called it', () => {
     const store = new AlignmentStore();
     const revised: string[] = [];
