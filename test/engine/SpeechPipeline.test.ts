@@ -176,7 +176,7 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     const ended = new Promise((r) => p.on('end', r));
     let calledBack = false;
     p.write(body, () => (calledBack = true));
-    // Fed at once, the scanner would have put all its audio in the ring (grown to 256 KiB) before
+    // Fed at once, the scanner would have put all its audio in the ring (grown to 128 KiB) before
     // any of it was decoded.
     expect(ring.totalWritten).toBe(0);
     expect(calledBack).toBe(false);
