@@ -87,7 +87,6 @@ export class SpeechPipeline extends Duplex {
   private queue: AudioFrame[] = [];
   private queueHead = 0;
   private held: HeldWrite | null = null;
-  private readonly seenChunks = new Set<number>();
   private wantFrames = false;
   /** Whether `_read()` has run yet. */
   private readStarted = false;
@@ -274,10 +273,8 @@ export class SpeechPipeline extends Duplex {
 
   private onSpeechEvent(meta: SpeechEventMeta): void {
     this.stats.events = meta.index + 1;
-    if (!this.seenChunks.has(meta.chunkSeq)) {
-      this.seenChunks.add(meta.chunkSeq);
-      this.producer.markChunkStart(meta.audioStart); // for one-WAV-per-chunk streams
-    }
+    // A chunk_seq the store has never seen: its audio begins here (one-WAV-per-chunk streams).
+    if (this.alignment.chunk(meta.chunkSeq) === undefined) this.producer.markChunkStart(meta.audioStart);
     const change = this.alignment.apply(meta);
     if (change !== null) this.clock.update(change);
   }

@@ -1,5 +1,6 @@
-// Regenerates base64simd.ts from base64simd.wat. Needs `wabt` (npm), a build-time tool only:
-//   npm install --no-save wabt && node src/events/wasm/build.mjs
+// Regenerates base64simd.ts from base64simd.wat with `wabt` (a devDependency):
+//   npm run build:wasm
+// test/events/wasmBuild.test.ts fails while base64simd.ts is not the build of the .wat.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
