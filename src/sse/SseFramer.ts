@@ -45,7 +45,6 @@ const FIELD_EVENT = 2;
 const FIELD_ID = 3;
 const FIELD_RETRY = 4;
 
-
 export interface SseFramerOptions {
   /** Called at each dispatched event (a blank line after at least one `data` field). Return
    * `false` to make {@link SseFramer.feed} return right after this event. */
