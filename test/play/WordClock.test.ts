@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AlignmentStore, type AlignmentSnapshot } from '../../src/align/AlignmentStore.js';
+import { AlignmentStore, type AlignmentInput, type AlignmentSnapshot } from '../../src/align/AlignmentStore.js';
 import { Playhead } from '../../src/play/Playhead.js';
 import { WordClock, type WordEvent, type WordRevision } from '../../src/play/WordClock.js';
 import { InvalidOptionError } from '../../src/errors.js';
@@ -22,6 +22,21 @@ function setup() {
   return { store, clock, words, revisions, apply };
 }
 
+/**
+ * What a consumer does that writes the next event from inside a clock handler: the first call
+ * applies `input` to the store and hands the change to the clock (re-entering it); later calls
+ * do nothing.
+ */
+function feedOnce(store: AlignmentStore, clock: () => WordClock, input: AlignmentInput): () => void {
+  let fed = false;
+  return () => {
+    if (fed) return;
+    fed = true;
+    const change = store.apply(input);
+    if (change) clock().update(change);
+  };
+}
+
 describe('WordClock', () => {
   it('emits a word when the playhead passes its start, not before', () => {
     const { clock, words, apply } = setup();
@@ -39,15 +54,12 @@ describe('WordClock', () => {
   it('a word handler that delivers the next snapshot (update inside advance) neither crashes the clock nor repeats a word', () => {
     const store = new AlignmentStore();
     const words: string[] = [];
-    let fed = false;
+    // The consumer writes the next event from its 'word' listener.
+    const next = feedOnce(store, () => clock, { chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]) });
     const clock: WordClock = new WordClock({
       onWord: (w) => {
         words.push(w.text);
-        if (!fed) {
-          fed = true; // the consumer writes the next event from its 'word' listener
-          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]) });
-          if (change) clock.update(change);
-        }
+        next();
       },
       onRevised: () => undefined,
     });
@@ -61,15 +73,12 @@ describe('WordClock', () => {
     const store = new AlignmentStore();
     const words: string[] = [];
     const revised: string[] = [];
-    let fed = false;
+    // Inside the first late word: the next snapshot, with 'b' retimed later and 'c' gone.
+    const next = feedOnce(store, () => clock, { chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 2.0, 2.1]) });
     const clock: WordClock = new WordClock({
       onWord: (w) => {
         words.push(`${w.text}${w.late ? '!' : ''}`);
-        if (!fed) {
-          fed = true; // inside the first late word: the next snapshot, with 'b' retimed later and 'c' gone
-          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 2.0, 2.1]) });
-          if (change) clock.update(change);
-        }
+        next();
       },
       onRevised: (r) => revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`),
     });
@@ -86,16 +95,12 @@ describe('WordClock', () => {
   it('a revision handler that delivers the same chunk\'s next snapshot: no stale revision after the newer one', () => {
     const store = new AlignmentStore();
     const revised: string[] = [];
-    let fed = false;
+    const next = feedOnce(store, () => clock, { chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a2', 0.1, 0.2], ['b3', 0.3, 0.4]) });
     const clock: WordClock = new WordClock({
       onWord: () => undefined,
       onRevised: (r) => {
         revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`);
-        if (!fed) {
-          fed = true;
-          const change = store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a2', 0.1, 0.2], ['b3', 0.3, 0.4]) });
-          if (change) clock.update(change);
-        }
+        next();
       },
     });
     clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4]) })!);
@@ -109,16 +114,12 @@ describe('WordClock', () => {
     const store = new AlignmentStore();
     const revised: string[] = [];
     const words: string[] = [];
-    let fed = false;
+    const next = feedOnce(store, () => clock, { chunkSeq: 1, chunkAudioOffsetSec: 1, alignment: snap(['next', 0.1, 0.3]) });
     const clock: WordClock = new WordClock({
       onWord: (w) => words.push(w.text),
       onRevised: (r) => {
         revised.push(`${r.old.text}→${r.new?.text ?? '∅'}`);
-        if (!fed) {
-          fed = true;
-          const change = store.apply({ chunkSeq: 1, chunkAudioOffsetSec: 1, alignment: snap(['next', 0.1, 0.3]) });
-          if (change) clock.update(change);
-        }
+        next();
       },
     });
     clock.update(store.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['helo', 0.1, 0.2]) })!);
