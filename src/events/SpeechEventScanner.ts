@@ -4,10 +4,9 @@
  *
  * How it stays cheap: SSE framing is byte-level ({@link SseFramer}, the same core as the generic
  * parser), and an event that arrives whole in one read is not even copied out of it; the event's
- * JSON is scanned in place ({@link scanEventJson}); the audio is decoded from
- * the body bytes into the ring without a string or ArrayBuffer per event; a snapshot whose bytes
- * equal the previous snapshot of its `chunk_seq` is found by one memcmp and not parsed; `content`
- * and the offset are parsed only when their bytes change. Anything unusual goes through the
+ * fields are read from its JSON bytes in place, and only what changed since the last event is
+ * parsed ({@link EventFields}); the audio is decoded from the body bytes into the ring without a
+ * string or ArrayBuffer per event. Anything unusual goes through the
  * general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
  * general path's (a fast-check property test holds it to that).
  *
@@ -21,12 +20,13 @@ import type { SpeechEventError, VoicewireError } from '../errors.js';
 import { DEFAULT_MAX_SSE_BYTES, SseFramer } from '../sse/SseFramer.js';
 import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
-import { inspectSpeechEvent, parseEventJson, validateAlignment } from './SpeechEvent.js';
+import { inspectSpeechEvent, parseEventJson } from './SpeechEvent.js';
 import { BASE64_QUAD_CHARS, base64DecodedLength, base64PadCount, isStrictBase64Bytes } from './base64.js';
 import { AUDIO_PREFIX, Base64Stage, PUSH_FULL, stagingAvailable } from './Base64Stage.js';
-import { ByteMemo, ensureCapacity } from './ByteMemo.js';
+import { ensureCapacity } from './ByteMemo.js';
+import { EventFields } from './EventFields.js';
 import { RingBase64Writer } from './RingBase64Writer.js';
-import { bytesEqual, EventSpans, scanEventJson } from './scanEventJson.js';
+import { bytesEqual } from './scanEventJson.js';
 
 export interface SpeechEventMeta {
   /** 0-based index among `message` events (skipped invalid events keep their index). */
@@ -64,13 +64,6 @@ export interface SpeechEventScannerOptions {
 }
 
 const INITIAL_SCRATCH_BYTES = 1024;
-
-interface TailFields {
-  chunkSeq: number;
-  offset: number;
-  content: string;
-  alignment: Alignment | null;
-}
 /** Staging (Base64Stage) starts after a read of at most this many bytes: it pays off for small
  * reads (one native copy + one wasm call instead of a JS byte loop); for large reads the plain
  * path (native copies and searches, one decode at the event's end) measured as fast or faster. */
@@ -94,7 +87,8 @@ export class SpeechEventScanner {
   private readonly onWarningCb: ((w: VoicewireError) => void) | undefined;
   private readonly skip: boolean;
   private readonly framer: SseFramer;
-  private readonly spans = new EventSpans();
+  /** The fields of fast-path events, and what is remembered of earlier ones. */
+  private readonly fields = new EventFields();
   private readonly audio: RingBase64Writer;
   /** Small reads inside an audio string go straight to wasm (null without wasm SIMD). */
   private readonly stage: Base64Stage | null;
@@ -109,14 +103,6 @@ export class SpeechEventScanner {
   /** The byte that ended the paused event was framed but reported as not consumed. */
   private holdBack = false;
 
-  // The latest non-null snapshot (one slot: memory stays bounded however many chunks come).
-  private prevAlignSeq = -1;
-  private readonly prevAlign = new ByteMemo<Alignment | null>(null, INITIAL_SCRATCH_BYTES);
-  private readonly prevContent = new ByteMemo('', INITIAL_SCRATCH_BYTES);
-  private readonly prevOffset = new ByteMemo(0);
-  /** The bytes after the audio of the last fast-path event in the service's order (audio first),
-   * and its fields: a byte-identical rest means identical fields (the common case). */
-  private readonly prevTail = new ByteMemo<TailFields | null>(null, INITIAL_SCRATCH_BYTES);
   // Skip-mode stand-ins for invalid chunk_seq / offset.
   private lastChunkSeq = 0;
   private lastOffsetSec = 0;
@@ -258,100 +244,23 @@ export class SpeechEventScanner {
     return stage.rebuildEvent(d, start, end, this.joinScratch);
   }
 
-  /** The plain case, `d[start..end)`. Returns false (having changed nothing) when the general path must decide. */
+  /** The plain case, `d[start..end)` (plus `staged` audio bytes already decoded), into the ring and
+   * delivered (or queued). Returns false, having changed nothing, when the general path must decide. */
   private fastEvent(d: Buffer, start: number, end: number, index: number, staged: number): boolean {
-    const tail = this.prevTail;
-    const tn = tail.length;
-    const at = start + AUDIO_PREFIX.length;
-    if (tn > 0 && end - tn >= at && bytesEqual(d, end - tn, tail.raw, 0, tn) && bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) {
-      // Everything after the audio is the previous event's, byte for byte: so are its fields (an
-      // alignment is then a repeat). A quote or backslash inside the "audio" fails the decoder,
-      // and the general path decides.
-      const f = tail.value!;
-      return this.fastAudio(d, at, end - tn, index, staged, f.chunkSeq, f.offset, f.content, f.alignment, f.alignment !== null, -1, -1);
-    }
-    tail.forget(null);
-    const s = this.spans;
-    const prevAlign = this.prevAlign;
-    const contentMemo = this.prevContent;
-    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.length, contentMemo.raw, contentMemo.length)) return false;
-
-    let content = '';
-    if (s.contentStart >= 0) {
-      const memo = contentMemo;
-      if (s.contentSameBytes) content = memo.value;
-      else {
-        content = d.toString('utf8', s.contentStart, s.contentEnd);
-        memo.remember(d, s.contentStart, s.contentEnd, content);
-      }
-    }
-
-    let offset: number;
-    const offsetMemo = this.prevOffset;
-    if (!Number.isNaN(s.offsetInt)) offset = s.offsetInt;
-    else if (offsetMemo.matches(d, s.offsetStart, s.offsetEnd)) offset = offsetMemo.value;
-    else {
-      offset = Number(d.toString('latin1', s.offsetStart, s.offsetEnd));
-      if (!Number.isFinite(offset)) return false; // 1e999: the general path names the fault
-      offsetMemo.remember(d, s.offsetStart, s.offsetEnd, offset);
-    }
-
-    let alignment: Alignment | null = null;
-    let repeat = false;
-    let newSnapshot = false;
-    if (s.alignStart >= 0) {
-      if (s.alignSameBytes && s.chunkSeq === this.prevAlignSeq) {
-        alignment = prevAlign.value;
-        repeat = true;
-      } else {
-        try {
-          alignment = validateAlignment(JSON.parse(d.toString('utf8', s.alignStart, s.alignEnd)), index);
-        } catch {
-          return false;
-        }
-        newSnapshot = true;
-      }
-    }
-
-    const newAlign = newSnapshot ? s.alignStart : -1;
-    if (!this.fastAudio(d, s.audioStart, s.audioEnd, index, staged, s.chunkSeq, offset, content, alignment, repeat, newAlign, s.alignEnd)) {
-      return false;
-    }
-    if (s.audioStart === at && bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) {
-      tail.remember(d, s.audioEnd, end, { chunkSeq: s.chunkSeq, offset, content, alignment });
-    }
-    return true;
-  }
-
-  /**
-   * The audio `d[a..b)` of an event whose other fields are known good (plus `staged` bytes already
-   * decoded), into the ring, and the event delivered (or queued). False, with nothing kept, on bad
-   * base64. `d[alignStart..alignEnd)` is a new snapshot to remember (alignStart -1: none).
-   */
-  private fastAudio(
-    d: Buffer,
-    a: number,
-    b: number,
-    index: number,
-    staged: number,
-    chunkSeq: number,
-    offset: number,
-    content: string,
-    alignment: Alignment | null,
-    repeat: boolean,
-    alignStart: number,
-    alignEnd: number,
-  ): boolean {
+    const f = this.fields;
+    if (!f.read(d, start, end, index)) return false;
+    let a = f.audioStart;
+    let b = f.audioEnd;
     let src = d;
     if ((b - a) % BASE64_QUAD_CHARS !== 0) return false;
     const bytes = staged + base64DecodedLength(b - a, base64PadCount(d, a, b));
     const meta: SpeechEventMeta = {
       index,
-      chunkSeq,
-      chunkAudioOffsetSec: offset,
-      content,
-      alignment,
-      alignmentRepeat: repeat,
+      chunkSeq: f.chunkSeq,
+      chunkAudioOffsetSec: f.offset,
+      content: f.content,
+      alignment: f.alignment,
+      alignmentRepeat: f.repeat,
       audioStart: this.ring.totalWritten,
       audioBytes: bytes,
     };
@@ -372,10 +281,7 @@ export class SpeechEventScanner {
       a = 0;
     } else if (!isStrictBase64Bytes(d, a, b)) return false;
 
-    if (alignStart >= 0) {
-      this.prevAlign.remember(d, alignStart, alignEnd, alignment);
-      this.prevAlignSeq = chunkSeq;
-    }
+    f.keep(d, end);
     this.finishEvent(meta, src, a, b);
     return true;
   }
@@ -422,7 +328,7 @@ export class SpeechEventScanner {
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
   private generalEvent(d: Buffer, start: number, end: number, index: number): void {
-    this.prevTail.forget(null);
+    this.fields.forgetRest();
     let json: unknown;
     try {
       json = parseEventJson(d.toString('utf8', start, end), index);
@@ -439,11 +345,7 @@ export class SpeechEventScanner {
     const b64 = ev.audio_base64;
     this.audioScratch = ensureCapacity(this.audioScratch, b64.length);
     const n = this.audioScratch.write(b64, 0, 'latin1');
-    if (ev.alignment !== null) {
-      // No raw bytes for this snapshot: nothing compares equal to it until a fast-path one.
-      this.prevAlign.forget(ev.alignment);
-      this.prevAlignSeq = ev.chunk_seq;
-    }
+    if (ev.alignment !== null) this.fields.keepParsedSnapshot(ev.alignment, ev.chunk_seq);
     const meta: SpeechEventMeta = {
       index,
       chunkSeq: ev.chunk_seq,
