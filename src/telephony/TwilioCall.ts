@@ -13,11 +13,7 @@ import { InboundAudio } from './InboundAudio.js';
 import { createClientSpeechSource } from './clientSpeechSource.js';
 import { SendPacer } from './SendPacer.js';
 import { resolveCallOptions, type ResolvedCallOptions, type TwilioCallOptions } from './callOptions.js';
-
 import type { CallEndReason, CallState, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
-
-export type { TwilioCallOptions } from './callOptions.js';
-export type { CallEndReason, CallState, TelephonyWordEvent, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
 import type { SpeechSource, SpeechStream } from './speechSource.js';
 import { TELEPHONY_REQUEST_DEFAULTS } from './speechSource.js';
 import {
@@ -25,6 +21,9 @@ import {
   TWILIO_SAMPLE_RATE, type InboundMessage, type StartInfo,
 } from './twilioMessages.js';
 import { MARK_PREFIX, Utterance, type UtteranceResult, type UtteranceSink } from './Utterance.js';
+
+export type { TwilioCallOptions } from './callOptions.js';
+export type { CallEndReason, CallState, TelephonyWordEvent, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
 
 const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
 const WS_OPEN = 1;
