@@ -42,8 +42,9 @@ export class EventFields {
   repeat = false;
 
   private readonly spans = new EventSpans();
-  /** A snapshot the last read parsed (`d[newAlignStart..newAlignEnd)`, -1: none), and whether the
-   * event's rest is worth remembering: both kept by {@link keep} once the event is accepted. */
+  /** A snapshot the last read parsed (`d[newAlignStart..newAlignEnd)`, -1: none), and where the
+   * event's rest starts (-1: not in the service's order, not worth remembering): both kept by
+   * {@link keep} once the event is accepted. */
   private newAlignStart = -1;
   private newAlignEnd = -1;
   private tailFrom = -1;
@@ -55,9 +56,10 @@ export class EventFields {
   private readonly prevTail = new ByteMemo<TailFields | null>(null, INITIAL_FIELD_BYTES);
 
   /**
-   * Reads the fields of the event `d[start..end)` (the `index`th: for a snapshot's errors). False,
-   * with nothing remembered, when the general path must decide (malformed JSON, an unexpected
-   * key or type, an offset out of range, an invalid snapshot).
+   * Reads the fields of the event `d[start..end)` (the `index`th: for a snapshot's errors). False
+   * when the general path must decide (malformed JSON, an unexpected key or type, an offset out of
+   * range, an invalid snapshot); no snapshot or rest is remembered then (the `content` and offset
+   * caches may be: they only map bytes to the value parsed from them).
    */
   read(d: Buffer, start: number, end: number, index: number): boolean {
     const tail = this.prevTail;
