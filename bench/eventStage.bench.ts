@@ -27,6 +27,12 @@ const AUDIO_BYTES_PER_EVENT = 6144; // 8 KiB of base64
 const EVENTS_PER_CHUNK_SEQ = 50;
 const WORDS_IN_ALIGNMENT = 200;
 const SPEEDUP_TARGET = 5;
+/** Whole passes of each contender before the timed rounds. With `interleave`'s default of 3, the
+ * first row measured (1–64 B reads) read ~10 % low in two processes out of three (3.83 and 3.85×
+ * against 4.15–4.31× for the same row measured again in the same process); with 12 the first
+ * measurement matched the later ones (4.15–4.23 against 4.14–4.37×). */
+const WARMUP_PASSES = 12;
+const QUICK_WARMUP_PASSES = 3;
 const HEAP_TARGET_BYTES = 1024;
 const COMMAND = 'npm run bench -- eventStage';
 const NAIVE = 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)';
@@ -165,6 +171,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const events = opts.quick ? 120 : 600;
   const rounds = opts.quick ? 2 : 6;
   const minSampleMs = opts.quick ? 20 : 200;
+  const warmup = opts.quick ? QUICK_WARMUP_PASSES : WARMUP_PASSES;
   const scenarios: Scenario[] = [];
   for (const [label, min, max] of SPLITS) {
     scenarios.push({ label: `8 KiB events, ASCII, null alignment / ${label}`, input: { events, nonAscii: false, alignment: 'null' }, min, max });
@@ -186,7 +193,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         { name: 'naive', run: () => wholePass(naiveStage, chunks) },
         { name: 'scanner', run: () => wholePass(scannerStage, chunks) },
       ],
-      { rounds, minSampleMs, clock: 'cpu' },
+      { rounds, minSampleMs, clock: 'cpu', warmup },
     );
     // Allocation: one chunk_seq for the whole stream, so after the first event every snapshot in
     // the window is a byte-identical repeat (or every one null).
@@ -232,7 +239,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         { name: 'naive', run: () => wholePass(naiveStage, chunks) },
         { name: 'scanner', run: () => wholePass(scannerStage, chunks) },
       ],
-      { rounds, minSampleMs, clock: 'cpu' },
+      { rounds, minSampleMs, clock: 'cpu', warmup },
     );
     results.push({
       scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, 200-word snapshot CHANGED on every event / 1–4000 B splits`,

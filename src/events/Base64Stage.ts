@@ -20,20 +20,18 @@
  * repeated 200-word snapshot: 4.2 → 6.2–6.8× naive, interleaved).
  *
  * Memory: one wasm page per slot (32 KiB of characters, their 24 KiB of bytes), leased per event
- * from a pool shared by the scanners of the process (max {@link MAX_SLOTS} pages, grown on demand,
- * never per event, never shrunk). With every slot busy the least recently leased one is taken
- * back: its owner gets its characters back into its framer's buffer and goes on on the plain path
- * (nothing is lost; the property tests interleave more streams than slots). */
+ * from the process's pool ({@link leaseSlot}). With every slot busy the least recently leased one
+ * is taken back: its owner gets its characters back into its framer's buffer and goes on on the
+ * plain path (nothing is lost; the property tests interleave more streams than slots). */
 import type { RingBuffer } from '../buffer/RingBuffer.js';
 import type { SseFramer } from '../sse/SseFramer.js';
-import { growSimdMemory, lineEndSimd, scanBlocksSimd, simdMemory, SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS, WASM_PAGE_BYTES } from './simdBase64.js';
+import { lineEndSimd, scanBlocksSimd, simdMemory, SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS } from './simdBase64.js';
+import { leaseSlot, type Slot, type SlotOwner } from './slotPool.js';
 
 /** Base64 characters one slot holds; a longer audio string finishes on the plain path. */
 export const SLOT_CHARS = 32768;
 /** Where a slot's decoded bytes start (its characters are at the slot's base). */
 const SLOT_OUT = SLOT_CHARS;
-/** Slots in the process (each one wasm page): concurrent streams beyond this take turns. */
-export const MAX_SLOTS = 32;
 /** Up to this many characters a JS loop moves them into wasm memory (a view costs more). */
 const SMALL_COPY = 8;
 /** A read this large leaves the stage (the plain path copies it natively and decodes the whole
@@ -55,49 +53,13 @@ const STAGING = 1;
 /** The audio string ended; the decoded bytes wait in the slot for the event's dispatch. */
 const HOLDING = 2;
 
-interface Slot {
-  base: number;
-  /** Weak: a stream dropped in the middle of an event must not keep its scanner (and ring)
-   * alive through the pool; a collected owner's slot is simply free. */
-  owner: WeakRef<Base64Stage> | null;
-  lastUse: number;
-}
-
-const slots: Slot[] = [];
-let useClock = 0;
-
-function lease(owner: Base64Stage): Slot | null {
-  let lru: Slot | null = null;
-  for (const s of slots) {
-    if (s.owner === null || s.owner.deref() === undefined) {
-      s.owner = null;
-      lru = s;
-      break;
-    }
-    if (lru === null || s.lastUse < lru.lastUse) lru = s;
-  }
-  if (lru === null || (lru.owner !== null && slots.length < MAX_SLOTS)) {
-    try {
-      const slot: Slot = { base: growSimdMemory(1) * WASM_PAGE_BYTES, owner: null, lastUse: 0 };
-      slots.push(slot);
-      lru = slot;
-    } catch {
-      if (lru === null) return null;
-    }
-  }
-  lru.owner?.deref()?.evict();
-  lru.owner = owner.ref;
-  lru.lastUse = ++useClock;
-  return lru;
-}
-
 /** Whether the stage can run here at all (wasm SIMD present). */
 export const stagingAvailable = scanBlocksSimd !== null;
 
-export class Base64Stage {
+export class Base64Stage implements SlotOwner {
   private readonly framer: SseFramer;
   /** What a slot holds of its owner (made once, so a lease allocates nothing). */
-  readonly ref: WeakRef<Base64Stage> = new WeakRef(this);
+  private readonly ref: WeakRef<SlotOwner> = new WeakRef(this);
   private slot: Slot | null = null;
   /** The slot's base offset in wasm memory. */
   private base = 0;
@@ -149,7 +111,7 @@ export class Base64Stage {
     const at = AUDIO_PREFIX.length;
     const n = f.pendingDataLength - at;
     if (n > SLOT_CHARS) return false;
-    const slot = lease(this);
+    const slot = leaseSlot(this.ref);
     if (slot === null) return false;
     const mem = simdMemory();
     if (n <= SMALL_COPY) for (let k = 0; k < n; k++) mem[slot.base + k] = d[at + k]!;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RingBuffer } from '../../src/buffer/RingBuffer.js';
-import { MAX_SLOTS, SLOT_CHARS } from '../../src/events/Base64Stage.js';
+import { SLOT_CHARS } from '../../src/events/Base64Stage.js';
+import { MAX_SLOTS } from '../../src/events/slotPool.js';
 import { growSimdMemory, lineEndSimd, simdMemory, WASM_PAGE_BYTES } from '../../src/events/simdBase64.js';
 import { SpeechEventScanner } from '../../src/events/SpeechEventScanner.js';
 import type { SpeechEventMeta } from '../../src/events/SpeechEventScanner.js';
