@@ -3,6 +3,9 @@
  * drive the playhead, barge-in that clears the phone's buffer and tells what was heard, and the
  * caller's audio and DTMF in.
  *
+ * This is the call's state machine and its handling of what Twilio sends; what goes out to
+ * Twilio, and when (pacing, socket backpressure), is `OutboundMedia`'s.
+ *
  * @see ../../../shared/spec/service-facts.md "Twilio Media Streams"
  */
 import { EventEmitter } from 'node:events';
@@ -11,22 +14,17 @@ import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { InboundAudio } from './InboundAudio.js';
 import { createClientSpeechSource } from './clientSpeechSource.js';
-import { SendPacer } from './SendPacer.js';
+import { OutboundMedia, WS_OPEN } from './OutboundMedia.js';
 import { resolveCallOptions, type ResolvedCallOptions, type TwilioCallOptions } from './callOptions.js';
 import type { CallEndReason, CallState, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
 import type { SpeechSource, SpeechStream } from './speechSource.js';
 import { TELEPHONY_REQUEST_DEFAULTS } from './speechSource.js';
-import {
-  checkMediaFormat, clearMessage, markMessage, mediaMessage, parseInboundMessage,
-  TWILIO_SAMPLE_RATE, type InboundMessage, type StartInfo,
-} from './twilioMessages.js';
-import { MARK_PREFIX, Utterance, type UtteranceResult, type UtteranceSink } from './Utterance.js';
+import { checkMediaFormat, parseInboundMessage, type InboundMessage, type StartInfo } from './twilioMessages.js';
+import { MARK_PREFIX, unspokenResult, Utterance, type UtteranceResult } from './Utterance.js';
 
 export type { TwilioCallOptions } from './callOptions.js';
 export type { CallEndReason, CallState, TelephonyWordEvent, TwilioCallEvents, TwilioCallStats } from './callTypes.js';
 
-const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
-const WS_OPEN = 1;
 const WS_NORMAL_CLOSURE = 1000;
 const WS_UNSUPPORTED_DATA = 1003;
 
@@ -43,35 +41,17 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
   private stateValue: CallState = { status: 'awaitingStart' };
   private readonly config: ResolvedCallOptions;
   private readonly queue: QueuedSpeech[] = [];
-  private streamSidJson = '""';
   private nextUtteranceId = 1;
-  private readonly pacer: SendPacer;
-  private socketBlocked = false;
-  private pumping = false;
+  private readonly outbound: OutboundMedia;
   private ending = false;
-  private repump = false;
-  private readonly sink: UtteranceSink;
   private defaultSource: SpeechSource | undefined;
 
   constructor(readonly socket: WebSocket, private readonly options: TwilioCallOptions = {}) {
     super();
     this.config = resolveCallOptions(options);
-    this.pacer = new SendPacer(this.config.clock, this.config.leadMs, () => this.pump());
-    this.stats = {
-      mediaMessages: 0, markMessages: 0, mediaBytes: 0, lateness: this.pacer.lateness, socketPauses: 0, maxUnacknowledgedMs: 0,
-    };
+    this.outbound = new OutboundMedia(socket, this.config, () => this.currentUtterance());
+    this.stats = this.outbound.stats;
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
-    this.sink = {
-      sendMedia: (mulaw) => {
-        this.stats.mediaMessages++;
-        this.stats.mediaBytes += mulaw.length;
-        this.sendText(mediaMessage(this.streamSidJson, mulaw));
-      },
-      sendMark: (name) => {
-        this.stats.markMessages++;
-        this.sendText(markMessage(this.streamSidJson, name));
-      },
-    };
     socket.on('message', this.onMessage);
     socket.on('close', this.onClose);
     socket.on('error', this.onSocketError);
@@ -98,11 +78,11 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
       : { ...TELEPHONY_REQUEST_DEFAULTS, ...this.options.requestDefaults, ...textOrRequest };
     const id = this.nextUtteranceId++;
     if (this.stateValue.status === 'ended' || this.ending) {
-      return Promise.resolve(failedResult(id, 'cancelled', new TelephonyError('TELEPHONY_CLOSED', 'the call has ended')));
+      return Promise.resolve(unspokenResult(id, 'cancelled', new TelephonyError('TELEPHONY_CLOSED', 'the call has ended')));
     }
     const max = this.config.maxQueuedUtterances;
     if (this.queue.length >= max) {
-      return Promise.resolve(failedResult(id, 'cancelled', new InvalidOptionError('maxQueuedUtterances', `more than ${max} utterances queued`)));
+      return Promise.resolve(unspokenResult(id, 'cancelled', new InvalidOptionError('maxQueuedUtterances', `more than ${max} utterances queued`)));
     }
     return new Promise((resolve) => {
       this.queue.push({ id, request, resolve });
@@ -119,8 +99,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     this.cancelQueue();
     const state = this.stateValue;
     if (state.status !== 'speaking') return null;
-    this.sendText(clearMessage(this.streamSidJson));
-    this.pacer.reset(); // the phone's buffer is empty now
+    this.outbound.clear(); // the phone's buffer is empty now
     const result = this.finish(state.utterance, 'interrupted');
     this.emit('interrupted', result);
     return result;
@@ -129,7 +108,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
   /** Sends a mark of your own; its echo comes back as a `mark` event. */
   sendMark(name: string): void {
     if (name.startsWith(MARK_PREFIX)) throw new InvalidOptionError('name', `mark names starting with ${MARK_PREFIX} are the bridge's`);
-    this.sendText(markMessage(this.streamSidJson, name));
+    this.outbound.sendMark(name);
   }
 
   /** Ends the call from our side: aborts speech, frees everything, closes the socket. */
@@ -144,10 +123,10 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     const previous = this.stateValue;
     if (previous.status === 'speaking' && (next.status !== 'speaking' || next.utterance !== previous.utterance)) {
       previous.utterance.dispose();
-      this.pacer.cancel();
+      this.outbound.cancelPacing();
     }
     if (next.status === 'ended') {
-      this.pacer.cancel();
+      this.outbound.cancelPacing();
       this.socket.off('message', this.onMessage);
       this.socket.off('close', this.onClose);
       this.socket.off('error', this.onSocketError);
@@ -181,27 +160,28 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
       started = Promise.reject(err);
     }
     started.then((stream) => {
-      if (!this.isCurrent(utterance)) {
+      if (this.currentUtterance() !== utterance) {
         stream.on('error', noop);
         stream.destroy();
         return;
       }
       utterance.attach(stream, {
-        wake: () => this.pump(),
+        wake: () => this.outbound.pump(),
         word: (w) => this.emit('word', { ...w, utteranceId: utterance.id }),
         warning: (w) => this.emit('warning', w),
       });
-      this.pump();
+      this.outbound.pump();
     }, (err: unknown) => {
-      if (!this.isCurrent(utterance)) return;
+      if (this.currentUtterance() !== utterance) return;
       utterance.fail(err);
       this.finish(utterance, 'failed');
     });
   }
 
-  private isCurrent(utterance: Utterance): boolean {
+  /** The utterance being spoken, or null when the call is not speaking. */
+  private currentUtterance(): Utterance | null {
     const s = this.stateValue;
-    return s.status === 'speaking' && s.utterance === utterance;
+    return s.status === 'speaking' ? s.utterance : null;
   }
 
   /** Settles an utterance and moves on. The one place an utterance ends. */
@@ -219,71 +199,6 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     this.startNext();
     return result;
   }
-
-  /**
-   * Sends what is due: frames go out while the phone's estimated buffer is under the lead, so
-   * the schedule is absolute (`playEnd` grows by each frame's exact duration) and never drifts.
-   */
-  private pump(): void {
-    if (this.pumping) {
-      this.repump = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.repump = false;
-        this.pumpOnce();
-      } while (this.repump);
-    } finally {
-      this.pumping = false;
-    }
-  }
-
-  private pumpOnce(): void {
-    const state = this.stateValue;
-    if (state.status !== 'speaking') return;
-    const utterance = state.utterance;
-    if (utterance.stream === null) return; // still starting
-    for (;;) {
-      if (this.stateValue !== state) return;
-      if (this.socket.bufferedAmount > this.config.maxSocketBufferedBytes) {
-        if (!this.socketBlocked) this.stats.socketPauses++;
-        this.socketBlocked = true; // the send callback wakes us
-        return;
-      }
-      if (utterance.unacknowledgedSamples >= this.config.maxUnacknowledgedSamples) return; // a mark echo wakes us
-      const now = this.config.clock.now();
-      const due = this.pacer.due;
-      if (due > now) {
-        this.pacer.schedule(due, now);
-        return;
-      }
-      const frame = utterance.nextFrame();
-      if (frame === null) {
-        this.pacer.idle();
-        if (utterance.sourceDone && !utterance.endMarkSent) utterance.sendEndMark(this.sink);
-        return; // 'readable' or the end mark's echo wakes us
-      }
-      const samples = utterance.sendFrame(frame, this.sink);
-      this.pacer.sent(now, due, samples / SAMPLES_PER_MS);
-      const unackMs = utterance.unacknowledgedSamples / SAMPLES_PER_MS;
-      if (unackMs > this.stats.maxUnacknowledgedMs) this.stats.maxUnacknowledgedMs = unackMs;
-    }
-  }
-
-  private sendText(text: string): void {
-    if (this.socket.readyState !== WS_OPEN) return;
-    this.socket.send(text, this.onSent);
-  }
-
-  private readonly onSent = (err?: Error): void => {
-    if (err !== undefined && err !== null) return; // the socket's close/error handler ends the call
-    if (this.socketBlocked && this.socket.bufferedAmount <= this.config.maxSocketBufferedBytes) {
-      this.socketBlocked = false;
-      this.pump();
-    }
-  };
 
   private readonly onMessage = (data: RawData, isBinary: boolean): void => {
     if (isBinary) {
@@ -317,7 +232,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
           if (this.socket.readyState === WS_OPEN) this.socket.close(WS_UNSUPPORTED_DATA);
           return;
         }
-        this.streamSidJson = JSON.stringify(message.start.streamSid);
+        this.outbound.setStreamSid(message.start.streamSid);
         this.transition({ status: 'idle', stream: message.start });
         this.emit('start', message.start);
         this.startNext();
@@ -352,15 +267,15 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     const end = utterance.onMarkPlayed(name); // may emit words, whose handlers may interrupt
     if (this.stateValue !== state) return;
     if (end) {
-      this.pacer.anchor(this.config.clock.now()); // the phone has played everything: re-anchor on the truth
+      this.outbound.playedOut();
       this.finish(utterance, utterance.error === undefined ? 'completed' : 'failed');
     } else {
-      this.pump();
+      this.outbound.pump();
     }
   }
 
   private cancelQueue(): void {
-    for (const q of this.queue.splice(0)) q.resolve(failedResult(q.id, 'cancelled'));
+    for (const q of this.queue.splice(0)) q.resolve(unspokenResult(q.id, 'cancelled'));
   }
 
   private end(reason: CallEndReason, error?: VoicewireError): void {
@@ -385,12 +300,6 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
 /** Attaches a bridge to a Twilio Media Stream socket (from a `ws` WebSocketServer). */
 export function attachTwilioMediaStream(socket: WebSocket, options?: TwilioCallOptions): TwilioCall {
   return new TwilioCall(socket, options);
-}
-
-function failedResult(id: number, status: UtteranceResult['status'], error?: VoicewireError): UtteranceResult {
-  const r: UtteranceResult = { id, status, heardText: '', heard: [], cut: [], playedSec: 0, sentSec: 0 };
-  if (error !== undefined) r.error = error;
-  return r;
 }
 
 function rawText(data: RawData): string {

@@ -257,5 +257,15 @@ export class Utterance {
   }
 }
 
+/**
+ * The result of an utterance that never reached the phone (dropped from the queue, or refused
+ * by `speak()`): nothing was sent or heard, and no words are known to be cut.
+ */
+export function unspokenResult(id: number, status: UtteranceStatus, error?: VoicewireError): UtteranceResult {
+  const r: UtteranceResult = { id, status, heardText: '', heard: [], cut: [], playedSec: 0, sentSec: 0 };
+  if (error !== undefined) r.error = error;
+  return r;
+}
+
 const NO_WORDS: readonly SpeechWord[] = [];
 function noop(): void {}
