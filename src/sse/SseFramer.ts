@@ -4,20 +4,15 @@
  * event over as BYTES (the joined `data` in a reusable buffer), so that the hot path never builds
  * a string per event; {@link SseParser} decodes to strings on top of it.
  *
- * Memory: field values are copied into growable buffers that are reused for the whole stream,
- * except the common case of an event whose one `data` line lies whole inside the chunk being fed:
- * that line is handed over in place (`data` is then the chunk itself, from `dataStart`), so large
- * network reads cost no copy at all (native-notes/engine-performance.md).
- * We never `Buffer.concat` the pending bytes with each new chunk: with a line arriving in k small
- * chunks that re-copies the growing prefix k times (O(N²) in the line length; a 6 MiB data line in
- * 1 KiB chunks would copy ~18 GB). Each byte is copied once here, and the buffers double when they
- * grow (amortized O(N)); both are bounded by the line/event size limits.
+ * The event's joined data (its memory, the in-place hand-over and the event size limit) is
+ * {@link SseEventData}; the values of `event`, `id` and `retry` are {@link SseFieldValues}. This
+ * file keeps the line and field state machine, the line limit, stream offsets and the BOM.
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 import { SseError } from '../errors.js';
+import { SseEventData, type SseDataView, type SseEventStart } from './SseEventData.js';
 import { SseFieldValues } from './SseFieldValues.js';
-import { copyBytes, grow } from './growableBytes.js';
 
 /** Default line and event size limit: 8 MiB. */
 export const DEFAULT_MAX_SSE_BYTES = 8 * 1024 * 1024;
@@ -27,10 +22,7 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
-/** Joins consecutive `data` lines (WHATWG: append the value, then a LF). */
-const LF_BYTE = Uint8Array.of(LF);
-const INITIAL_BUFFER_BYTES = 1024;
-/** Field names are at most "retry".length bytes; longer names are "other". */
+/** Bytes of a field name kept: the longest known name is "retry" (the length counts the rest). */
 const MAX_FIELD_NAME = 5;
 
 const STATE_START = 0; // at the start of a line, nothing read
@@ -38,12 +30,6 @@ const STATE_FIELD = 1; // reading the field name
 const STATE_VALUE_FIRST = 2; // after the colon: one leading space is stripped
 const STATE_VALUE = 3; // reading the value
 const STATE_COMMENT = 4; // a line starting with ':'
-
-const FIELD_OTHER = 0;
-const FIELD_DATA = 1;
-const FIELD_EVENT = 2;
-const FIELD_ID = 3;
-const FIELD_RETRY = 4;
 
 export interface SseFramerOptions {
   /** Called at each dispatched event (a blank line after at least one `data` field). Return
@@ -59,10 +45,9 @@ export interface SseFramerOptions {
 
 /** Up to this many bytes, line ends are searched with a loop instead of indexOf. */
 const SMALL_SCAN = 96;
-export class SseFramer {
+export class SseFramer implements SseDataView, SseEventStart {
   private readonly opts: SseFramerOptions;
   private readonly maxLine: number;
-  private readonly maxEvent: number;
 
   /** Joined `data` of the event being dispatched: `data[dataStart..dataStart + dataLength)`: the
    * framer's own buffer, or the fed chunk itself. Valid during onFrame only. */
@@ -78,20 +63,14 @@ export class SseFramer {
   /** Stream bytes consumed so far (BOM included). */
   offset = 0;
 
-  /** The growable buffer the joined data is copied into (when not in place). */
-  private buf: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES);
-  /** The event's only data line so far, still in the chunk being fed: chunk[inPlaceStart..inPlaceEnd). */
-  private inPlace: Buffer | null = null;
-  private inPlaceStart = 0;
-  private inPlaceEnd = 0;
-  private dataLines = 0;
-  /** Bytes of the current event's data held outside {@link buf} (by a fast path, see skipData). */
-  private externalData = 0;
+  /** The current event's joined `data`, and its size limit. */
+  private readonly eventData: SseEventData;
   /** `event`, `id` and `retry`. */
   private readonly fields = new SseFieldValues();
 
   private state = STATE_START;
-  private field = FIELD_OTHER;
+  /** The line being read is a `data` field (any other field is {@link fields}'). */
+  private dataField = false;
   private fieldName = new Uint8Array(MAX_FIELD_NAME);
   private fieldLength = 0;
   private lineBytes = 0;
@@ -110,8 +89,8 @@ export class SseFramer {
   constructor(options: SseFramerOptions) {
     this.opts = options;
     this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_SSE_BYTES;
-    this.maxEvent = options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES;
-    this.data = this.buf;
+    this.eventData = new SseEventData(options.maxEventBytes ?? DEFAULT_MAX_SSE_BYTES, this);
+    this.data = this.eventData.buffer;
   }
 
   /** The dispatched event's type (`'message'` when none was given). Allocates a string. */
@@ -130,14 +109,14 @@ export class SseFramer {
   /** Whether the stream is inside the value of the current event's first and only `data` line
    * (its bytes so far are {@link pendingData}`[0..`{@link pendingDataLength}`)`). */
   get inFirstDataLine(): boolean {
-    return this.state === STATE_VALUE && this.field === FIELD_DATA && this.dataLines === 1 && this.inPlace === null;
+    return this.state === STATE_VALUE && this.dataField && this.eventData.firstLineInBuffer;
   }
   /** The current event's data so far (valid between feeds). */
   get pendingData(): Buffer {
-    return this.buf;
+    return this.eventData.buffer;
   }
   get pendingDataLength(): number {
-    return this.dataLength;
+    return this.eventData.length;
   }
 
   /**
@@ -145,8 +124,7 @@ export class SseFramer {
    * `keep` bytes is now held outside; the framer still counts it against the event limit.
    */
   takePendingData(keep: number): void {
-    this.externalData += this.dataLength - keep;
-    this.dataLength = keep;
+    this.eventData.takeAfter(keep);
   }
   /** `n` more bytes of the current data line were consumed (and kept) outside the framer: offsets
    * and the line and event limits count them as if they had been framed here. */
@@ -154,25 +132,17 @@ export class SseFramer {
     this.offset += n;
     this.lineBytes += n;
     if (this.lineBytes > this.maxLine) this.lineTooLong();
-    this.externalData += n;
-    if (this.dataLength + this.externalData > this.maxEvent) this.eventTooLarge();
+    this.eventData.skip(n);
   }
   /** Data bytes the current line can still take before a line or event limit is exceeded. */
   get dataRoom(): number {
     const line = this.maxLine - this.lineBytes;
-    const event = this.maxEvent - this.dataLength - this.externalData;
+    const event = this.eventData.room;
     return line < event ? line : event;
   }
   /** Bytes held outside come back: `src[a..b)` is inserted into the pending data at `at`. */
   restoreData(at: number, src: Uint8Array, a: number, b: number): void {
-    const n = b - a;
-    const len = this.dataLength + n;
-    if (len > this.buf.length) this.buf = grow(this.buf, len);
-    const d = this.buf;
-    if (at < this.dataLength) d.copyWithin(at + n, at, this.dataLength);
-    copyBytes(src, a, b, d, at);
-    this.dataLength = len;
-    this.externalData -= n;
+    this.eventData.restore(at, src, a, b);
   }
 
   /** Frames `chunk[start..]`; returns where it stopped (chunk.length unless onFrame returned false). */
@@ -236,16 +206,13 @@ export class SseFramer {
       }
       const st = this.state;
       if (st === STATE_VALUE || st === STATE_COMMENT) {
-        const isData = st === STATE_VALUE && this.field === FIELD_DATA;
+        const isData = st === STATE_VALUE && this.dataField;
         const eol = isData && n - i <= SMALL_SCAN ? this.copyDataToEol(chunk, i, n) : this.lineEnd(chunk, i, n);
-        if (isData && eol < n && !this.copied && this.dataLines === 1 && this.dataLength === 0 && chunk instanceof Buffer) {
+        if (isData && eol < n && !this.copied && this.eventData.firstLineEmpty && chunk instanceof Buffer) {
           // The event's first data line, whole in this chunk: keep it where it is (no copy).
           this.lineBytes += eol - i;
           if (this.lineBytes > this.maxLine) this.lineTooLong();
-          if (eol - i > this.maxEvent) this.eventTooLarge();
-          this.inPlace = chunk;
-          this.inPlaceStart = i;
-          this.inPlaceEnd = eol;
+          this.eventData.holdInPlace(chunk, i, eol);
           this.skipLF = chunk[eol] === CR;
           i = eol + 1;
           this.endLine();
@@ -257,7 +224,7 @@ export class SseFramer {
         if (this.lineBytes > this.maxLine) this.lineTooLong();
         if (this.copied) {
           this.copied = false;
-          if (this.dataLength + this.externalData > this.maxEvent) this.eventTooLarge();
+          this.eventData.checkLimit();
         } else if (st === STATE_VALUE && segEnd > i) this.appendValue(chunk, i, segEnd);
         if (eol >= n) {
           i = n;
@@ -313,16 +280,9 @@ export class SseFramer {
       }
     }
     // The chunk is the caller's again after this call: an undispatched in-place line is copied.
-    if (this.inPlace !== null) this.materialize();
+    this.eventData.copyInPlace();
     this.offset = base + i;
     return i;
-  }
-
-  /** Copies the in-place data line into the framer's buffer (more data follows, or the chunk ends). */
-  private materialize(): void {
-    const src = this.inPlace!;
-    this.inPlace = null;
-    this.appendData(src, this.inPlaceStart, this.inPlaceEnd);
   }
 
   private lineEnd(chunk: Uint8Array, i: number, n: number): number {
@@ -351,88 +311,26 @@ export class SseFramer {
     });
   }
 
-  private resolveField(): number {
-    const f = this.fieldName;
-    switch (this.fieldLength) {
-      case 2:
-        return f[0] === 0x69 && f[1] === 0x64 ? FIELD_ID : FIELD_OTHER; // id
-      case 4:
-        return f[0] === 0x64 && f[1] === 0x61 && f[2] === 0x74 && f[3] === 0x61 ? FIELD_DATA : FIELD_OTHER; // data
-      case 5:
-        if (f[0] === 0x65 && f[1] === 0x76 && f[2] === 0x65 && f[3] === 0x6e && f[4] === 0x74) return FIELD_EVENT;
-        if (f[0] === 0x72 && f[1] === 0x65 && f[2] === 0x74 && f[3] === 0x72 && f[4] === 0x79) return FIELD_RETRY;
-        return FIELD_OTHER;
-      default:
-        return FIELD_OTHER;
-    }
-  }
-
+  /** The field name is complete: `data` is framed here, any other field is {@link fields}'. */
   private beginValue(): void {
-    const kind = this.resolveField();
-    this.field = kind;
-    if (kind === FIELD_DATA) {
-      if (this.inPlace !== null) this.materialize();
-      if (this.dataLines > 0) this.appendData(LF_BYTE, 0, 1);
-      this.dataLines++;
-    } else if (kind === FIELD_EVENT) this.fields.beginEvent();
-    else if (kind === FIELD_ID) this.fields.beginId();
-    else if (kind === FIELD_RETRY) this.fields.beginRetry();
+    const f = this.fieldName;
+    const isData = this.fieldLength === 4 && f[0] === 0x64 && f[1] === 0x61 && f[2] === 0x74 && f[3] === 0x61; // data
+    this.dataField = isData;
+    if (isData) this.eventData.beginLine();
+    else this.fields.begin(f, this.fieldLength);
   }
 
-  /**
-   * Small chunks (network splits of a few bytes): find the line end and copy the data in one
-   * loop instead of a search and then a copy. Returns the line end (n when none).
-   */
+  /** Small chunks: the line end is found while the data is copied (one loop, not a search and
+   * a copy); the copy is then checked against the limits by the caller, line limit first. */
   private copyDataToEol(chunk: Uint8Array, i: number, n: number): number {
-    const start = this.dataLength;
-    if (start + (n - i) > this.buf.length) this.buf = grow(this.buf, start + (n - i));
-    const d = this.buf;
-    let o = start;
-    let k = i;
-    for (; k < n; k++) {
-      const c = chunk[k]!;
-      if (c === LF || c === CR) break;
-      d[o++] = c;
-    }
-    this.dataLength = o; // checked against the limit by the caller, after the line limit
-
+    const eol = this.eventData.copyToEol(chunk, i, n);
     this.copied = true;
-    return k;
-  }
-
-  private eventTooLarge(): never {
-    throw new SseError(
-      'SSE_EVENT_TOO_LARGE',
-      `SSE event starting at byte ${this.eventStartOffset} has more than ${this.maxEvent} bytes of data`,
-      { byteOffset: this.eventStartOffset },
-    );
-  }
-
-  private appendData(src: Uint8Array, a: number, b: number): void {
-    const len = this.dataLength + (b - a);
-    if (len + this.externalData > this.maxEvent) this.eventTooLarge();
-    if (len > this.buf.length) this.buf = grow(this.buf, len);
-    copyBytes(src, a, b, this.buf, this.dataLength);
-    this.dataLength = len;
+    return eol;
   }
 
   private appendValue(chunk: Uint8Array, a: number, b: number): void {
-    switch (this.field) {
-      case FIELD_DATA:
-        this.appendData(chunk, a, b);
-        return;
-      case FIELD_EVENT:
-        this.fields.appendEvent(chunk, a, b);
-        return;
-      case FIELD_ID:
-        this.fields.appendId(chunk, a, b);
-        return;
-      case FIELD_RETRY:
-        this.fields.appendRetry(chunk, a, b);
-        return;
-      default:
-        return;
-    }
+    if (this.dataField) this.eventData.append(chunk, a, b);
+    else this.fields.append(chunk, a, b);
   }
 
   private endLine(): void {
@@ -445,43 +343,26 @@ export class SseFramer {
     }
     if (st === STATE_COMMENT) return;
     if (st === STATE_FIELD) this.beginValue(); // a field with no colon: the whole line is the name
-    switch (this.field) {
-      case FIELD_ID:
-        if (this.fields.commitId()) this.hasOwnId = true;
-        return;
-      case FIELD_RETRY: {
-        const retry = this.fields.retry();
-        if (retry >= 0) this.opts.onRetry?.(retry);
-        return;
-      }
-      default:
-        return;
-    }
+    if (this.dataField) return;
+    const retry = this.fields.endLine();
+    this.hasOwnId = this.fields.hasOwnId;
+    if (retry >= 0) this.opts.onRetry?.(retry);
   }
 
   private dispatch(): void {
-    if (this.dataLines > 0) {
+    if (this.eventData.lines > 0) {
       this.isMessage = this.fields.isMessage;
-      if (this.inPlace !== null) {
-        this.data = this.inPlace;
-        this.dataStart = this.inPlaceStart;
-        this.dataLength = this.inPlaceEnd - this.inPlaceStart;
-      } else {
-        this.data = this.buf;
-        this.dataStart = 0;
-      }
+      this.eventData.viewInto(this);
       if (this.opts.onFrame(this) === false) this.paused = true;
     }
     this.resetEvent();
   }
 
   private resetEvent(): void {
-    this.inPlace = null;
-    this.data = this.buf;
+    this.eventData.reset();
+    this.data = this.eventData.buffer;
     this.dataStart = 0;
     this.dataLength = 0;
-    this.dataLines = 0;
-    this.externalData = 0;
     this.fields.endEvent();
     this.hasOwnId = false;
     this.eventOpen = false;
