@@ -22,12 +22,13 @@ import { createDecoder } from '../codec/createDecoder.js';
 import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
 import type { AudioDecoder, AudioFrame } from '../codec/types.js';
 import { DECODE_STEP_MS } from '../codec/types.js';
-import { AbortError, CodecError, InvalidOptionError, VoicewireError } from '../errors.js';
+import { AbortError, CodecError, InvalidOptionError, type VoicewireError } from '../errors.js';
 import { SpeechEventScanner, type SpeechEventMeta } from '../events/SpeechEventScanner.js';
 import { Playhead } from '../play/Playhead.js';
 import { WordClock, type WordEvent, type WordRevision } from '../play/WordClock.js';
 import { FrameProducer, type OutputFormat } from './FrameProducer.js';
 import { defaultStageFactory, type FrameStage } from './outputStage.js';
+import { WriteFeeder } from './WriteFeeder.js';
 
 import type { SpeechPipelineOptions, SpeechSummary } from './types.js';
 
@@ -45,12 +46,6 @@ export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
  * kept back the buffer is refilled before it empties.
  */
 const READABLE_HIGH_WATER_FRAMES = 1;
-/**
- * A write larger than this is fed to the scanner in pieces of this size, with a decode step
- * between them (see feed): about what one socket read delivers, and small enough to stay in cache.
- */
-const WRITE_SLICE_BYTES = 64 * 1024;
-
 
 export interface SpeechPipeline {
   on(event: 'word', listener: (word: WordEvent) => void): this;
@@ -66,18 +61,13 @@ export interface SpeechPipeline {
   once(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-interface HeldWrite {
-  chunk: Uint8Array;
-  offset: number;
-  callback: (error?: Error | null) => void;
-}
-
 export class SpeechPipeline extends Duplex {
   readonly playhead: Playhead;
   readonly alignment = new AlignmentStore();
   private readonly options: SpeechPipelineOptions;
   private readonly ring: RingBuffer;
-  private readonly scanner: SpeechEventScanner;
+  /** The write side: body bytes into the scanner, a write held while the ring is full. */
+  private readonly input: WriteFeeder;
   private readonly decoder: AudioDecoder;
   private readonly clock: WordClock;
   private readonly frameMs: number;
@@ -86,17 +76,9 @@ export class SpeechPipeline extends Duplex {
   /** Frames waiting for the readable side. */
   private queue: AudioFrame[] = [];
   private queueHead = 0;
-  private held: HeldWrite | null = null;
   private wantFrames = false;
   /** Whether `_read()` has run yet. */
   private readStarted = false;
-  /** A write that came while the consumer's first read was a tick away (see _write). */
-  private waiting: HeldWrite | null = null;
-  private readonly feedWaiting = (): void => {
-    const waiting = this.waiting;
-    this.waiting = null;
-    if (waiting !== null) this.feed(waiting); // null: failed or destroyed meanwhile
-  };
   private pumping = false;
   private inputEnded = false;
   /** First fault of the input (SSE / event) or of decoding: the stream ends with it once drained. */
@@ -105,7 +87,7 @@ export class SpeechPipeline extends Duplex {
   private decoderReady: boolean;
   private finished = false;
   private cleaned = false;
-  private stats = { events: 0, bytes: 0, frames: 0 };
+  private stats = { events: 0, frames: 0 };
   private readonly onAbort = (): void => {
     this.destroy(new AbortError('speech pipeline aborted', this.options.signal?.reason));
   };
@@ -145,12 +127,18 @@ export class SpeechPipeline extends Duplex {
         this.emit('format', format);
       },
     });
-    this.scanner = new SpeechEventScanner({
+    this.input = new WriteFeeder({
       ring: this.ring,
-      onEvent: (meta) => this.onSpeechEvent(meta),
-      onWarning: (warning) => this.emit('warning', warning),
-      onInvalidEvent: options.onInvalidEvent ?? 'fail',
-      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+      scanner: new SpeechEventScanner({
+        ring: this.ring,
+        onEvent: (meta) => this.onSpeechEvent(meta),
+        onWarning: (warning) => this.emit('warning', warning),
+        onInvalidEvent: options.onInvalidEvent ?? 'fail',
+        ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+      }),
+      pump: () => this.pump(),
+      stopped: () => this.fault !== null || this.destroyed,
+      fail: (err) => this.failInput(err),
     });
     this.clock = new WordClock({
       onWord: (word) => this.emit('word', word),
@@ -174,7 +162,7 @@ export class SpeechPipeline extends Duplex {
       durationSec: rate > 0 ? this.producer.samples / rate : 0,
       words: this.alignment.timeline().length,
       events: this.stats.events,
-      bytes: this.stats.bytes,
+      bytes: this.input.bytes,
       audioBytes: this.ring.totalWritten,
       frames: this.stats.frames,
     };
@@ -188,9 +176,7 @@ export class SpeechPipeline extends Duplex {
    */
   failSource(error: Error): void {
     if (this.destroyed || this.finished) return;
-    const waiting = this.waiting; // received before the fault: fed first
-    this.waiting = null;
-    if (waiting !== null) this.feed(waiting);
+    this.input.feedWaiting(); // received before the fault: fed first
     this.failInput(error);
   }
 
@@ -201,25 +187,19 @@ export class SpeechPipeline extends Duplex {
       callback(); // the input already failed: later bytes are ignored, the error comes once drained
       return;
     }
-    this.stats.bytes += chunk.length;
-    const write: HeldWrite = { chunk, offset: 0, callback };
-    if (!this.readStarted && this.readableFlowing === true) {
-      // The consumer is reading ('data' listener, pipe, resume) but its first read is a tick
-      // away (resume() queued it): the write is fed on the tick after, once frames flow, instead
-      // of filling the ring with as much of a large write as it holds and decoding it all later,
-      // out of cache. Measured: a 1.9 MB pcm body written right after on('data') cost 1.14–1.23×
-      // the raw floor fed at once, 0.98–0.99× fed once frames flow.
-      this.waiting = write;
-      process.nextTick(this.feedWaiting);
-      return;
-    }
-    this.feed(write);
+    // With the consumer reading ('data' listener, pipe, resume) but its first read a tick away
+    // (resume() queued it), the write is fed on the tick after, once frames flow, instead of
+    // filling the ring with as much of a large write as it holds and decoding it all later, out
+    // of cache. Measured: a 1.9 MB pcm body written right after on('data') cost 1.14–1.23× the
+    // raw floor fed at once, 0.98–0.99× fed once frames flow.
+    const firstReadATickAway = !this.readStarted && this.readableFlowing === true;
+    this.input.write(chunk, callback, firstReadATickAway);
   }
 
   override _final(callback: (error?: Error | null) => void): void {
     if (this.fault === null) {
       try {
-        this.scanner.end();
+        this.input.end();
       } catch (err) {
         this.failInput(err);
       }
@@ -234,43 +214,6 @@ export class SpeechPipeline extends Duplex {
     callback(error);
   }
 
-  /**
-   * Feeds a write into the scanner; holds it (and its callback) while the ring is full.
-   *
-   * A large write (a whole body handed over at once, a file) goes in {@link WRITE_SLICE_BYTES} at
-   * a time, decoding what each slice completed when the consumer wants frames: the ring then
-   * holds about a slice, not the whole write up to its capacity (growing, with a copy per
-   * doubling, and out of cache by the time it is decoded).
-   */
-  private feed(write: HeldWrite): void {
-    const { chunk } = write;
-    try {
-      while (write.offset < chunk.length) {
-        const end = chunk.length - write.offset > WRITE_SLICE_BYTES ? write.offset + WRITE_SLICE_BYTES : chunk.length;
-        // A view from 0, so that offsets (and the framer's in-place data lines) stay the chunk's.
-        const piece = end === chunk.length ? chunk : chunk.subarray(0, end);
-        const n = this.scanner.feed(piece, write.offset);
-        write.offset += n;
-        if (write.offset < end) {
-          if (n === 0 && this.ring.length === 0) {
-            throw new VoicewireError('RING_OVERFLOW', `the scanner made no progress with an empty ring of ${this.ring.capacity} bytes`, { byteOffset: this.stats.bytes - chunk.length + write.offset });
-          }
-          this.held = write; // ring full: the callback waits until the consumer drains it
-          this.pump();
-          return;
-        }
-        if (end < chunk.length) {
-          this.pump(); // decodes the slice's events (a no-op when feed runs inside pump)
-          if (this.fault !== null || this.destroyed) break; // later bytes are ignored, as in _write
-        }
-      }
-    } catch (err) {
-      this.failInput(err);
-    }
-    write.callback();
-    this.pump();
-  }
-
   private onSpeechEvent(meta: SpeechEventMeta): void {
     this.stats.events = meta.index + 1;
     // A chunk_seq the store has never seen: its audio begins here (one-WAV-per-chunk streams).
@@ -281,10 +224,7 @@ export class SpeechPipeline extends Duplex {
 
   private failInput(err: unknown): void {
     if (this.fault === null) this.fault = err instanceof Error ? err : new Error(String(err));
-    const held = this.held ?? this.waiting;
-    this.held = null;
-    this.waiting = null;
-    held?.callback();
+    this.input.release();
     this.pump();
   }
 
@@ -337,13 +277,8 @@ export class SpeechPipeline extends Duplex {
         }
         if (!this.wantFrames || !this.decoderReady) return;
         if (this.decodeStep()) continue;
-        if (this.held !== null && this.ring.free > 0) {
-          const held = this.held;
-          this.held = null;
-          this.feed(held); // may hold again, or call back (which may write again)
-          continue;
-        }
-        if ((this.inputEnded || this.fault !== null) && this.held === null && !this.decodeDone) {
+        if (this.input.resume()) continue; // the held write, into the room just made
+        if ((this.inputEnded || this.fault !== null) && !this.input.holding && !this.decodeDone) {
           this.flushAll();
           continue;
         }
@@ -361,9 +296,7 @@ export class SpeechPipeline extends Duplex {
   /** Decodes one span of validated audio (or, with a full ring, of the event being received). */
   private decodeStep(): boolean {
     if (this.decodeDone) return false;
-    const ring = this.ring;
-    const limit = this.held !== null ? ring.totalWritten : Math.min(this.scanner.committedAudio, ring.totalWritten);
-    const progressed = this.producer.step(limit, this.queue);
+    const progressed = this.producer.step(this.input.decodable, this.queue);
     if (this.producer.fault !== null) this.fault ??= this.producer.fault;
     return progressed;
   }
@@ -397,8 +330,7 @@ export class SpeechPipeline extends Duplex {
     this.options.signal?.removeEventListener('abort', this.onAbort);
     this.stage?.free?.();
     this.decoder.free?.();
-    this.held = null;
-    this.waiting = null;
+    this.input.drop();
   }
 }
 
