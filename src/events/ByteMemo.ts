@@ -3,17 +3,10 @@
  * the chunk offset and the alignment snapshot from event to event, so on the hot path an unchanged
  * field costs one byte compare instead of a parse (and a string).
  */
+import { ensureCapacity } from '../internal/growableBytes.js';
 import { bytesEqual } from './scanEventJson.js';
 
 const INITIAL_MEMO_BYTES = 64;
-
-/** `buf` when it holds `need` bytes, else a new (uninitialised) buffer of the next doubled size. */
-export function ensureCapacity(buf: Buffer, need: number): Buffer {
-  if (need <= buf.length) return buf;
-  let size = buf.length;
-  while (size < need) size *= 2;
-  return Buffer.allocUnsafe(size);
-}
 
 export class ByteMemo<T> {
   /** The remembered bytes: `raw[0..length)`. */

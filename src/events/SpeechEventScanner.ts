@@ -17,13 +17,13 @@
  */
 import type { RingBuffer } from '../buffer/RingBuffer.js';
 import type { SpeechEventError, VoicewireError } from '../errors.js';
+import { ensureCapacity } from '../internal/growableBytes.js';
 import { DEFAULT_MAX_SSE_BYTES, SseFramer } from '../sse/SseFramer.js';
 import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
 import { inspectSpeechEvent, parseEventJson } from './SpeechEvent.js';
 import { BASE64_QUAD_CHARS, base64DecodedLength, base64PadCount, isStrictBase64Bytes } from './base64.js';
 import { AUDIO_PREFIX, Base64Stage, PUSH_FULL, stagingAvailable } from './Base64Stage.js';
-import { ensureCapacity } from './ByteMemo.js';
 import { EventFields } from './EventFields.js';
 import { RingBase64Writer } from './RingBase64Writer.js';
 import { bytesEqual } from './scanEventJson.js';

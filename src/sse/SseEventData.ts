@@ -21,7 +21,7 @@
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 import { SseError } from '../errors.js';
-import { copyBytes, grow } from './growableBytes.js';
+import { copyBytes, grow } from '../internal/growableBytes.js';
 
 // Module-local, not shared with SseFramer: copyToEol's loop compares against them, and TurboFan
 // does not constant-fold imported bindings.

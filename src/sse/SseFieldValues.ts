@@ -8,7 +8,7 @@
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
-import { copyBytes, grow } from './growableBytes.js';
+import { copyBytes, grow } from '../internal/growableBytes.js';
 
 const NUL = 0x00;
 const DIGIT_0 = 0x30;

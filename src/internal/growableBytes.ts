@@ -1,6 +1,7 @@
 /**
- * Byte copies for the SSE framer's growable buffers (field values arrive in pieces, a line may
- * span many reads): each byte is copied once, and a buffer doubles when it must grow.
+ * Growable byte buffers: the SSE framer's (field values arrive in pieces, a line may span many
+ * reads: each byte is copied once) and the event scanner's scratch and memo buffers. A buffer
+ * doubles when it must grow.
  */
 
 /** Below this many bytes a plain loop beats `set(subarray())`, which allocates a view (measured
@@ -16,11 +17,17 @@ export function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array
   else dst.set(new Uint8Array(src.buffer, src.byteOffset + a, b - a), at);
 }
 
-/** A buffer of at least `need` bytes (the next doubling of `buf`) holding `buf`'s bytes. */
-export function grow(buf: Buffer, need: number): Buffer {
+/** `buf` when it holds `need` bytes, else a new (uninitialised) buffer of the next doubled size. */
+export function ensureCapacity(buf: Buffer, need: number): Buffer {
+  if (need <= buf.length) return buf;
   let size = buf.length;
   while (size < need) size *= 2;
-  const next = Buffer.allocUnsafe(size);
-  buf.copy(next);
+  return Buffer.allocUnsafe(size);
+}
+
+/** A buffer of at least `need` bytes (the next doubling of `buf`) holding `buf`'s bytes. */
+export function grow(buf: Buffer, need: number): Buffer {
+  const next = ensureCapacity(buf, need);
+  if (next !== buf) buf.copy(next);
   return next;
 }
