@@ -6,6 +6,12 @@
  * at its line's end. Apart from the framer because only `data` lines are on the hot path: the
  * framer recognises `data` itself and hands every other field line here.
  *
+ * The `id` takes effect in two steps, as the spec's "last event ID buffer" and "last event ID
+ * string": its line's end sets the pending id of the block being read, and only the blank line
+ * that dispatches the block (with data or without) makes it the last event ID. A block cut off
+ * by the end of the stream leaves the last event ID as it was: a client resuming with
+ * `Last-Event-ID` must be sent again the event it never received whole.
+ *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 import { copyBytes, grow } from '../internal/growableBytes.js';
@@ -43,11 +49,16 @@ export class SseFieldValues {
   private field = FIELD_OTHER;
   private eventBuf: Buffer = Buffer.allocUnsafe(INITIAL_VALUE_BYTES);
   private eventLength = 0;
-  /** The `id` line being read; it replaces the last event ID at its end unless it holds a NUL. */
+  /** The `id` line being read; it becomes the pending id at its end unless it holds a NUL. */
   private idTmp: Buffer = Buffer.allocUnsafe(INITIAL_VALUE_BYTES);
   private idTmpLength = 0;
   private idHasNul = false;
-  /** The last event ID (sticky). */
+  /** The spec's last event ID buffer, set by an `id` line of the block being read: meaningful
+   * only while {@link idPending} is true (otherwise it equals the last event ID). */
+  private idNext: Buffer = Buffer.allocUnsafe(INITIAL_VALUE_BYTES);
+  private idNextLength = 0;
+  private idPending = false;
+  /** The last event ID (sticky), as of the last dispatched block. */
   private idBuf: Buffer = Buffer.allocUnsafe(INITIAL_VALUE_BYTES);
   private idLength = 0;
   private idString: string | null = '';
@@ -121,14 +132,15 @@ export class SseFieldValues {
     this.idTmpLength = len;
   }
 
-  /** The `id` line ended: it becomes the last event ID unless it held a NUL. True when it did. */
+  /** The `id` line ended: it becomes the block's pending id unless it held a NUL. True when it
+   * did. The buffers are swapped, not copied, so a long id costs no copy and no allocation. */
   private commitId(): boolean {
     if (this.idHasNul) return false;
-    const t = this.idBuf;
-    this.idBuf = this.idTmp;
+    const t = this.idNext;
+    this.idNext = this.idTmp;
     this.idTmp = t;
-    this.idLength = this.idTmpLength;
-    this.idString = null;
+    this.idNextLength = this.idTmpLength;
+    this.idPending = true;
     return true;
   }
 
@@ -162,20 +174,38 @@ export class SseFieldValues {
     return this.eventLength === 0 ? 'message' : this.eventBuf.toString('utf8', 0, this.eventLength);
   }
 
+  /** The last event ID, as of the last dispatched block. */
   get lastEventId(): string {
     if (this.idString === null) this.idString = this.idBuf.toString('utf8', 0, this.idLength);
     return this.idString;
   }
 
-  /** The event was dispatched (or dropped): the next one starts without a type or own id. */
+  /** A blank line dispatches the block (whether or not it had data): its pending id, if an `id`
+   * line set one, becomes the last event ID. Called before the event is handed over, so that
+   * {@link lastEventId} is the event's own id while it is. */
+  dispatch(): void {
+    if (!this.idPending) return;
+    const t = this.idBuf;
+    this.idBuf = this.idNext;
+    this.idNext = t; // stale now, and unread until the next `id` line sets it again
+    this.idLength = this.idNextLength;
+    this.idString = null;
+    this.idPending = false;
+  }
+
+  /** The event was dispatched or dropped: the next one starts without a type, own id or pending
+   * id (after a drop, the cut-off block's id is forgotten: it never took effect). */
   endEvent(): void {
     this.eventLength = 0;
     this.ownId = false;
+    this.idPending = false;
   }
 
   /** A new stream: the last event ID is forgotten too. */
   reset(): void {
     this.eventLength = 0;
+    this.ownId = false;
+    this.idPending = false;
     this.idLength = 0;
     this.idString = '';
   }

@@ -97,7 +97,8 @@ export class SseFramer implements SseDataView, SseEventStart {
   eventType(): string {
     return this.fields.eventType();
   }
-  /** The last event ID (sticky across events). */
+  /** The last event ID: sticky across events, and set only when a blank line dispatches a block
+   * (an unfinished block's `id` does not count). During onFrame, the dispatched event's. */
   get lastEventId(): string {
     return this.fields.lastEventId;
   }
@@ -350,6 +351,7 @@ export class SseFramer implements SseDataView, SseEventStart {
   }
 
   private dispatch(): void {
+    this.fields.dispatch();
     if (this.eventData.lines > 0) {
       this.isMessage = this.fields.isMessage;
       this.eventData.viewInto(this);

@@ -4,9 +4,11 @@
  * It follows the spec's interpretation rules: a leading BOM (also split across chunks) is
  * dropped; CR, LF and CRLF end lines (also a CRLF split across chunks); `:` lines are comments; a
  * field with no colon has an empty value; exactly one space after the colon is stripped; `data`
- * lines are joined with `\n`; an `id` containing NUL is ignored; `retry` counts only when it is
- * all ASCII digits; an unfinished last event is dropped at the end (and reported as a warning);
- * UTF-8 is decoded per complete field, so a character split across chunks survives.
+ * lines are joined with `\n`; an `id` containing NUL is ignored; an `id` becomes the last event
+ * ID only when the blank line ending its block is read (also for a block without data); `retry`
+ * counts only when it is all ASCII digits; an unfinished last event is dropped at the end (and
+ * reported as a warning), its `id` with it; UTF-8 is decoded per complete field, so a character
+ * split across chunks survives.
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  * @example
@@ -48,7 +50,8 @@ export interface SseParser {
   end(): void;
   /** Starts over for a new stream (forgets the last event ID too). */
   reset(): void;
-  /** The sticky last event ID. */
+  /** The sticky last event ID, as of the last blank line that ended a block: an unfinished
+   * block's `id` is not counted, so a reconnect with it resumes at the event that was cut off. */
   readonly lastEventId: string;
   /** Bytes consumed so far. */
   readonly byteOffset: number;

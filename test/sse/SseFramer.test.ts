@@ -41,6 +41,20 @@ describe('SseFramer', () => {
     expect(out).toEqual([value]);
   });
 
+  it('an id takes effect when its block is dispatched, also for a data line handed over in place', () => {
+    const value = 'A'.repeat(200);
+    const seen: string[] = [];
+    const framer = new SseFramer({ onFrame: (f) => void seen.push(f.lastEventId) });
+    framer.feed(Buffer.from(`id: 1\ndata: ${value}\n\nid: 2\ndata: ${value}\n`));
+    expect(seen).toEqual(['1']);
+    expect(framer.lastEventId).toBe('1');
+    expect(framer.end()).toBe(true); // the second block never finished
+    expect(framer.lastEventId).toBe('1');
+    framer.feed(Buffer.from('id: 3\n\n'));
+    expect(framer.lastEventId).toBe('3');
+    expect(seen).toEqual(['1']);
+  });
+
   it('gives the same events for any split, in place or not, Buffer or plain Uint8Array chunks', () => {
     fc.assert(
       fc.property(

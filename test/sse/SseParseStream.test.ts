@@ -28,6 +28,20 @@ describe('SseParseStream', () => {
     expect(r.events).toEqual([{ event: 'a', data: 'x', id: '4' }, { event: 'message', data: 'y' }]);
     expect(r.stream.lastEventId).toBe('4');
   });
+  it('an id in a block cut off by the end of the stream does not become the last event id', async () => {
+    const r = await collect(['id: 1\ndata: a\n\nid: 2\ndata: b']);
+    expect(r.events).toEqual([{ event: 'message', data: 'a', id: '1' }]);
+    expect(r.stream.lastEventId).toBe('1');
+  });
+  it('end(chunk) with an unfinished last block keeps the id of the last finished one', async () => {
+    const s = new SseParseStream();
+    s.on('warning', () => {});
+    s.resume();
+    const done = new Promise((resolve) => s.on('end', resolve));
+    s.end('id: 1\ndata: a\n\nid: 2\ndata: b');
+    await done;
+    expect(s.lastEventId).toBe('1');
+  });
   it('emits retry values and a warning for an unfinished last event', async () => {
     const r = await collect(['retry: 3000\ndata: a\n\ndata: cut']);
     expect(r.retries).toEqual([3000]);

@@ -31,6 +31,23 @@ function parse(chunks: (string | Uint8Array)[], opts: Partial<SseParserOptions> 
 }
 const bytes = (...xs: number[]): Uint8Array => Uint8Array.from(xs);
 
+/** A plain model of the WHATWG last event ID: an `id` line without NUL sets the buffer, a blank
+ * line makes the buffer the last event ID; the unterminated rest of `text` changes nothing. */
+function dispatchedLastEventId(text: string): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  lines.pop(); // the last piece has no line end yet
+  let buffer = '';
+  let last = '';
+  for (const line of lines) {
+    if (line === '') last = buffer;
+    else if (line === 'id' || line.startsWith('id:')) {
+      const value = line.slice(3).replace(/^ /, '');
+      if (!value.includes('\u0000')) buffer = value;
+    }
+  }
+  return last;
+}
+
 describe('SseParser (WHATWG event-stream rules)', () => {
   it('a leading BOM is dropped', () => {
     expect(parse(['\uFEFFdata: a\n\n']).events).toEqual([{ event: 'message', data: 'a' }]);
@@ -93,6 +110,76 @@ describe('SseParser (WHATWG event-stream rules)', () => {
   });
   it('an empty id resets the last event id', () => {
     expect(parse(['id: 1\n\nid\ndata: x\n\n']).lastEventId).toBe('');
+  });
+  it('an id becomes the last event id at the blank line that ends its block, not at its own line', () => {
+    const p = createSseParser({ onEvent: () => {} });
+    p.feed(Buffer.from('id: 1\ndata: a\n\nid: 2\ndata: b\n'));
+    expect(p.lastEventId).toBe('1');
+    p.feed(Buffer.from('\n'));
+    expect(p.lastEventId).toBe('2');
+  });
+  it('an unfinished block at the end leaves the last event id as it was', () => {
+    const r = parse(['id: 1\ndata: a\n\nid: 2\ndata: b']);
+    expect(r.events).toEqual([{ event: 'message', data: 'a', id: '1' }]);
+    expect(r.lastEventId).toBe('1');
+    expect(parse(['id: 1\ndata: a\n\nid: 2\n']).lastEventId).toBe('1');
+  });
+  it('the id of a block cut off at the end does not count for a block read after it', () => {
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e) });
+    p.feed(Buffer.from('id: 1\ndata: a\n\nid: 2\ndata: b'));
+    p.end();
+    p.feed(Buffer.from('data: c\n\n'));
+    expect(events.at(-1)).toEqual({ event: 'message', data: 'c' });
+    expect(p.lastEventId).toBe('1');
+  });
+  it('a block with an id but no data sets the last event id at its blank line, and dispatches nothing', () => {
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e) });
+    p.feed(Buffer.from('id: 1\ndata: a\n\nid: 2\n'));
+    expect(p.lastEventId).toBe('1');
+    p.feed(Buffer.from('\n'));
+    expect(p.lastEventId).toBe('2');
+    expect(events).toEqual([{ event: 'message', data: 'a', id: '1' }]);
+  });
+  it('while an event is handed over, the last event id is its own', () => {
+    const seen: string[] = [];
+    const p = createSseParser({ onEvent: () => seen.push(p.lastEventId) });
+    p.feed(Buffer.from('id: 1\ndata: a\n\ndata: b\n\nid: 3\ndata: c\n\n'));
+    expect(seen).toEqual(['1', '1', '3']);
+  });
+  it('the last event id after any split is that of the last dispatched block (property)', () => {
+    const lineArb = fc.constantFrom('', '', 'data: d', 'data', ': c', 'event: e', 'id: 1', 'id:2', 'id', 'id: €', 'id: a\u0000b', 'id: ', 'retry: 5');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(lineArb, fc.constantFrom('\n', '\r\n', '\r')), { maxLength: 16 }),
+        fc.constantFrom('', 'id: 9', 'id: 9\ndata: cut', 'data: cut'),
+        fc.array(fc.nat(200), { maxLength: 10 }),
+        (lines, tail, cuts) => {
+          const all = Buffer.from(lines.map(([l, e]) => l + e).join('') + tail);
+          const expected = dispatchedLastEventId(all.toString('utf8'));
+          expect(parse([all]).lastEventId).toBe(expected);
+          const pts = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((a, b) => a - b);
+          const chunks: Uint8Array[] = [];
+          let prev = 0;
+          for (const at of pts) {
+            chunks.push(all.subarray(prev, at));
+            prev = at;
+          }
+          chunks.push(all.subarray(prev));
+          expect(parse(chunks).lastEventId).toBe(expected);
+          // Byte by byte, the id seen after each byte is that of the blocks dispatched so far.
+          const p = createSseParser({ onEvent: () => {} });
+          for (let k = 0; k < all.length; k++) {
+            p.feed(all.subarray(k, k + 1));
+            expect(p.lastEventId).toBe(dispatchedLastEventId(all.toString('utf8', 0, k + 1)));
+          }
+          p.end();
+          expect(p.lastEventId).toBe(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
   it('retry counts only when it is all ASCII digits', () => {
     expect(parse(['retry: 1500\nretry: 15x\nretry: -1\nretry:\nretry: 1.5\nretry:30\n\n']).retries).toEqual([1500, 30]);
