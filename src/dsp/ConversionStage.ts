@@ -1,11 +1,12 @@
 import { InvalidOptionError } from '../errors.js';
+import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
 import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
 /**
- * The output conversion stage (ENGINE-CONTRACT C): s16 frames from the decoder's framer in,
+ * The output conversion stage: s16 frames from the decoder's framer in,
  * fixed-size frames out at the output rate, encoding and channel count.
  *
  * Order: channel mix (at the input rate, cheapest) → resample (state kept across frames, tail
@@ -30,21 +31,76 @@ export interface OutputOptions {
   encoding?: SampleEncoding;
   /** @defaultValue the input channel count; 1 downmixes stereo (mean of L and R) */
   channels?: 1 | 2;
-  /** Output frame length. @defaultValue 20 */
+  /** Output frame length in ms, above 0 and at most {@link MAX_FRAME_MS}. @defaultValue the
+   * pipeline's `frameMs` in a pipeline; {@link DEFAULT_OUTPUT_FRAME_MS} (20) for a stage alone */
   frameMs?: number;
 }
 
-export const DEFAULT_OUTPUT_FRAME_MS = 20;
-const MS_PER_SECOND = 1000;
+/** `output.frameMs` when neither it nor a pipeline `frameMs` is given: the framer's default. */
+export const DEFAULT_OUTPUT_FRAME_MS = DEFAULT_FRAME_MS;
+/**
+ * The longest frame accepted, for `frameMs` and `output.frameMs` alike. The framers (the decoder's
+ * and this stage's) accept any positive finite size (at least one sample), but each holds a whole
+ * frame before handing it out: the frame size is also the delay before the first audio and the
+ * step at which a consumer-driven playhead (and so word timing) moves, and it is memory held per
+ * stream (a second at 384 kHz stereo is 3 MB as float). A second bounds all three.
+ */
+export const MAX_FRAME_MS = 1000;
 const S16_SCALE = 32768;
 const S16_MAX = 32767;
 const S16_MIN = -32768;
 const MAX_RATE = 384000;
+
+/** {@link OutputOptions} after {@link resolveOutputOptions}: checked, with the defaults filled in
+ * (`sampleRate` and `channels` stay undefined for "as the input"). */
+export interface ResolvedOutputOptions {
+  readonly sampleRate: number | undefined;
+  readonly encoding: SampleEncoding;
+  readonly channels: 1 | 2 | undefined;
+  readonly frameMs: number;
+}
+
+/**
+ * Checks a frame size given in milliseconds: a finite number in (0, {@link MAX_FRAME_MS}].
+ * `field` names the option in the error (`frameMs`, `output.frameMs`).
+ */
+export function checkFrameMs(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_FRAME_MS) {
+    const got = typeof value === 'number' ? String(value) : typeof value;
+    throw new InvalidOptionError(field, `${field} must be a number of milliseconds above 0 and at most ${MAX_FRAME_MS}, got ${got}`);
+  }
+  return value;
+}
+
+/**
+ * The one place {@link OutputOptions} are read: checks them and fills in the defaults. An option
+ * given as `undefined` counts as not given. `defaultFrameMs` is the frame size when
+ * `output.frameMs` is not given (the pipeline's own `frameMs`; checked by the caller).
+ */
+export function resolveOutputOptions(options: OutputOptions = {}, defaultFrameMs: number = DEFAULT_OUTPUT_FRAME_MS): ResolvedOutputOptions {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('output', `output must be an object, got ${options === null ? 'null' : typeof options}`);
+  const { sampleRate, encoding = 's16le', channels, frameMs } = options;
+  if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
+    throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
+  }
+  if (encoding !== 's16le' && encoding !== 'f32le' && encoding !== 'mulaw') {
+    throw new InvalidOptionError('output.encoding', `output.encoding must be s16le, f32le or mulaw, got ${String(encoding)}`);
+  }
+  if (channels !== undefined && channels !== 1 && channels !== 2) {
+    throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);
+  }
+  return { sampleRate, encoding, channels, frameMs: frameMs === undefined ? defaultFrameMs : checkFrameMs(frameMs, 'output.frameMs') };
+}
+
+/** The format of the frames a stage with `options` makes from `input` (encoding included). */
+export function outputFormatFor(options: ResolvedOutputOptions, input: PcmFormat): PcmFormat & { encoding: SampleEncoding } {
+  return { sampleRate: options.sampleRate ?? input.sampleRate, channels: options.channels ?? input.channels, encoding: options.encoding };
+}
 /** #frames outside push/flush (nothing is delivered then). */
 const NO_TARGET: AudioFrame[] = Object.freeze([]) as unknown as AudioFrame[];
 
 export class ConversionStage {
-  readonly options: Readonly<OutputOptions>;
+  readonly options: ResolvedOutputOptions;
   /** Resolves once the resampler wasm is loaded (at once when no rate is asked for). */
   readonly ready: Promise<void>;
   #in: PcmFormat | null = null;
@@ -62,21 +118,11 @@ export class ConversionStage {
   readonly #slab = new FrameSlab();
   readonly #sink = (out: Float32Array): void => this.#append(out);
 
+  /** Throws {@link InvalidOptionError} naming the option (`output.frameMs`, ...) when one is bad. */
   constructor(options: OutputOptions = {}) {
-    const { sampleRate, encoding = 's16le', channels, frameMs = DEFAULT_OUTPUT_FRAME_MS } = options;
-    if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
-      throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
-    }
-    if (encoding !== 's16le' && encoding !== 'f32le' && encoding !== 'mulaw') {
-      throw new InvalidOptionError('output.encoding', `output.encoding must be s16le, f32le or mulaw, got ${String(encoding)}`);
-    }
-    if (channels !== undefined && channels !== 1 && channels !== 2) {
-      throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);
-    }
-    if (!(frameMs > 0)) throw new InvalidOptionError('output.frameMs', `output.frameMs must be > 0, got ${frameMs}`);
-    this.options = { ...options, encoding, frameMs };
-    this.#encoding = encoding;
-    this.ready = sampleRate === undefined ? Promise.resolve() : loadResampler();
+    this.options = resolveOutputOptions(options);
+    this.#encoding = this.options.encoding;
+    this.ready = this.options.sampleRate === undefined ? Promise.resolve() : loadResampler();
   }
 
   /** The output format, known after the first frame (or from `configure`). */
@@ -91,7 +137,8 @@ export class ConversionStage {
 
   /** Output format for a given input, without pushing anything. */
   outputFor(input: PcmFormat): PcmFormat {
-    return { sampleRate: this.options.sampleRate ?? input.sampleRate, channels: this.options.channels ?? input.channels };
+    const { sampleRate, channels } = outputFormatFor(this.options, input);
+    return { sampleRate, channels };
   }
 
   /** Converts one frame; returns the output frames it completed (appended to `into` when given). */
@@ -161,12 +208,12 @@ export class ConversionStage {
       if (!resamplerLoaded()) throw new InvalidOptionError('output.sampleRate', 'ConversionStage.push before `ready` resolved (the resampler loads asynchronously)');
       this.#resampler = new Resampler(out.channels, input.sampleRate, out.sampleRate);
     }
-    const frameSamples = Math.round((out.sampleRate * this.options.frameMs!) / MS_PER_SECOND);
+    const frameSamples = samplesPerFrame(out.sampleRate, this.options.frameMs);
     if (frameSamples !== this.#frameSamples || this.#acc.length !== frameSamples * out.channels) {
-      const acc = new Float32Array(Math.max(1, frameSamples) * out.channels);
+      const acc = new Float32Array(frameSamples * out.channels);
       acc.set(this.#acc.subarray(0, Math.min(this.#accFill, acc.length)));
       this.#acc = acc;
-      this.#frameSamples = Math.max(1, frameSamples);
+      this.#frameSamples = frameSamples;
     }
   }
 

@@ -11,7 +11,7 @@ import type { RingBuffer } from '../buffer/RingBuffer.js';
 import { Framer } from '../codec/Framer.js';
 import type { AudioDecoder, AudioFormat, AudioFrame, DecodedAudio, DecodeHint, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
 import { CodecError, type VoicewireError } from '../errors.js';
-import { outputFormatOf, type FrameStage, type OutputOptions } from './outputStage.js';
+import { outputFormatOf, type FrameStage, type ResolvedOutputOptions } from './outputStage.js';
 
 /**
  * Ring bytes handed to the decoder per step: small enough to keep frames flowing early. A decoder
@@ -30,7 +30,8 @@ export interface FrameProducerOptions {
   decoder: AudioDecoder;
   frameMs: number;
   stage: FrameStage | null;
-  output?: OutputOptions;
+  /** The resolved output options (see resolveOutput); null or absent without a stage. */
+  output?: ResolvedOutputOptions | null;
   /** The request's format and sample_rate (a disagreeing stream header is a warning). */
   declared: { format: AudioFormat; sampleRate?: number };
   onWarning(warning: VoicewireError): void;
@@ -169,7 +170,7 @@ export class FrameProducer {
       this.o.onWarning(new CodecError('FORMAT_MISMATCH', `the request asked for ${sampleRate} Hz but the ${declared} stream is ${streamRate} Hz; using the stream's rate`, { field: 'sample_rate', fatal: false }));
     }
     this.framer = new Framer({ ...format, frameMs: this.o.frameMs });
-    this.format = outputFormatOf(format, this.o.output);
+    this.format = outputFormatOf(format, this.o.output ?? null);
     this.o.onFormat(this.format);
     return this.framer;
   }

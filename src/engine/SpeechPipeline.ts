@@ -12,22 +12,19 @@
  *   callback: real backpressure toward the source.
  * - A typed error ends the stream, but only after every frame (and word) from before the fault
  *   has been read by the consumer.
- *
- * @see ../../ENGINE-CONTRACT.md (C)
  */
 import { Duplex } from 'node:stream';
 import { AlignmentStore } from '../align/AlignmentStore.js';
 import { DEFAULT_RING_CAPACITY, INITIAL_RING_BYTES, RingBuffer } from '../buffer/RingBuffer.js';
 import { createDecoder } from '../codec/createDecoder.js';
-import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
 import type { AudioDecoder, AudioFrame } from '../codec/types.js';
 import { DECODE_STEP_MS } from '../codec/types.js';
-import { AbortError, CodecError, InvalidOptionError, type VoicewireError } from '../errors.js';
+import { AbortError, CodecError, type VoicewireError } from '../errors.js';
 import { SpeechEventScanner, type SpeechEventMeta } from '../events/SpeechEventScanner.js';
 import { Playhead } from '../play/Playhead.js';
 import { WordClock, type WordEvent, type WordRevision } from '../play/WordClock.js';
 import { FrameProducer, type OutputFormat } from './FrameProducer.js';
-import { defaultStageFactory, type FrameStage } from './outputStage.js';
+import { defaultStageFactory, resolveOutput, type FrameStage } from './outputStage.js';
 import { WriteFeeder } from './WriteFeeder.js';
 
 import type { SpeechPipelineOptions, SpeechSummary } from './types.js';
@@ -95,13 +92,14 @@ export class SpeechPipeline extends Duplex {
   constructor(options: SpeechPipelineOptions) {
     super({ readableObjectMode: true, readableHighWaterMark: READABLE_HIGH_WATER_FRAMES, decodeStrings: true });
     this.options = options;
-    this.frameMs = options.frameMs ?? DEFAULT_FRAME_MS;
-    if (!(this.frameMs > 0)) throw new InvalidOptionError('frameMs', `frameMs must be > 0, got ${String(options.frameMs)}`);
+    // Frame size and output format are read from the options here, once (and checked).
+    const { frameMs, output } = resolveOutput(options);
+    this.frameMs = frameMs;
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
-    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: options.output?.sampleRate, stepMs: DECODE_STEP_MS, reuseOutput: true });
-    if (options.output !== undefined) this.stage = (options.stageFactory ?? defaultStageFactory)(options.output, this.frameMs);
+    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: output?.sampleRate, stepMs: DECODE_STEP_MS, reuseOutput: true });
+    if (output !== null) this.stage = (options.stageFactory ?? defaultStageFactory)(output);
     // The decoder's wasm (mp3) and the conversion stage's resampler wasm may load asynchronously.
     const loading = [this.decoder.ready, this.stage?.ready].filter((p): p is Promise<void> => p !== undefined);
     this.decoderReady = loading.length === 0;
@@ -119,7 +117,7 @@ export class SpeechPipeline extends Duplex {
       decoder: this.decoder,
       frameMs: this.frameMs,
       stage: this.stage,
-      ...(options.output === undefined ? {} : { output: options.output }),
+      output,
       declared: { format: options.format, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) },
       onWarning: (warning) => this.emit('warning', warning),
       onFormat: (format) => {

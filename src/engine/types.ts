@@ -8,7 +8,8 @@ export interface SpeechPipelineOptions {
   format: AudioFormat;
   /** The request's `sample_rate`: required for pcm; for the others a disagreeing header wins (with a `warning`). */
   sampleRate?: number;
-  /** @defaultValue 20 */
+  /** Frame size in ms, above 0 and at most `MAX_FRAME_MS` (1000); also the output's frame size
+   * unless `output.frameMs` is given. Checked at construction. @defaultValue 20 */
   frameMs?: number;
   /** Bytes of decoded audio held between the SSE input and the decoder. @defaultValue 1 MiB */
   ringCapacity?: number;

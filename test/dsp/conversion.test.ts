@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConversionStage } from '../../src/dsp/ConversionStage.js';
+import { ConversionStage, DEFAULT_OUTPUT_FRAME_MS, MAX_FRAME_MS } from '../../src/dsp/ConversionStage.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import { MULAW_ENCODE_TABLE } from '../../src/dsp/mulaw.js';
 import type { AudioFrame, PcmFrame } from '../../src/codec/types.js';
@@ -109,6 +109,15 @@ describe('ConversionStage', () => {
     expect(() => new ConversionStage({ encoding: 'alaw' as never })).toThrow(/output.encoding/);
     expect(() => new ConversionStage({ channels: 3 as never })).toThrow(/output.channels/);
     expect(() => new ConversionStage({ frameMs: 0 })).toThrow(/output.frameMs/);
+  });
+
+  it('a frame size that is not a finite number of ms in (0, MAX_FRAME_MS] is refused at construction', () => {
+    for (const frameMs of [Infinity, -Infinity, NaN, -1, MAX_FRAME_MS + 0.5, '20', null]) {
+      expect(() => new ConversionStage({ frameMs: frameMs as number })).toThrow(InvalidOptionError);
+      expect(() => new ConversionStage({ frameMs: frameMs as number })).toThrow(/^output\.frameMs must be/);
+    }
+    expect(new ConversionStage({ frameMs: MAX_FRAME_MS }).options.frameMs).toBe(MAX_FRAME_MS);
+    expect(new ConversionStage({ frameMs: undefined }).options.frameMs).toBe(DEFAULT_OUTPUT_FRAME_MS);
   });
 });
 

@@ -4,6 +4,7 @@ import { pipeline as streamPipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../../src/codec/types.js';
 import { createSpeechPipeline, SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
+import { MAX_FRAME_MS } from '../../src/dsp/ConversionStage.js';
 import { AbortError, CodecError, InvalidOptionError } from '../../src/errors.js';
 import { capture, concatFrames, events, expected, round3, runPipeline, splitRandom, sse } from './helpers.js';
 
@@ -47,6 +48,47 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
   it('frameMs sets the frame size', async () => {
     const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10 }), [capture('speech.wav.sse')]);
     expect(r.frames[0]!.sampleCount).toBe(221);
+  });
+
+  it('output: { frameMs: undefined } keeps the pipeline frameMs for the output frames', async () => {
+    // 10 ms at 22050 Hz is 221 samples; output.frameMs given as undefined must not mean 20 ms (441).
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'f32le', frameMs: undefined } }), [capture('speech.wav.sse')]);
+    expect(r.error).toBeNull();
+    expect(r.frames[0]!.encoding).toBe('f32le');
+    expect(r.frames.slice(0, -1).every((f) => f.sampleCount === 221)).toBe(true);
+    const resampled = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { sampleRate: 8000, frameMs: undefined } }), [capture('speech.wav.sse')]);
+    expect(resampled.frames.slice(0, -1).every((f) => f.sampleCount === 80)).toBe(true);
+  });
+
+  it('output.frameMs, when given, sets the output frame size over the pipeline frameMs', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'mulaw', frameMs: 40 } }), [capture('speech.wav.sse')]);
+    expect(r.frames[0]!.sampleCount).toBe(882);
+  });
+
+  for (const [name, value] of [['Infinity', Infinity], ['NaN', NaN], ['0', 0], ['a negative size', -20], ['a string', '20'], ['null', null], ['more than MAX_FRAME_MS', MAX_FRAME_MS + 1]] as const) {
+    it(`frameMs or output.frameMs set to ${name} throws InvalidOptionError at construction, naming the option`, () => {
+      const thrown = (make: () => unknown): InvalidOptionError => {
+        try {
+          make();
+        } catch (err) {
+          expect(err).toBeInstanceOf(InvalidOptionError);
+          return err as InvalidOptionError;
+        }
+        throw new Error('no error thrown');
+      };
+      const top = thrown(() => createSpeechPipeline({ format: 'wav', frameMs: value as number }));
+      expect(top.field).toBe('frameMs');
+      expect(top.message).toMatch(/^frameMs /);
+      const out = thrown(() => createSpeechPipeline({ format: 'wav', output: { encoding: 'mulaw', frameMs: value as number } }));
+      expect(out.field).toBe('output.frameMs');
+      expect(out.message).toMatch(/^output\.frameMs /);
+    });
+  }
+
+  it('a frameMs of MAX_FRAME_MS is accepted', async () => {
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: MAX_FRAME_MS }), [capture('speech.wav.sse')]);
+    expect(r.error).toBeNull();
+    expect(r.frames[0]!.sampleCount).toBe(22050);
   });
 
   it('any transport split gives the same audio, events and words', async () => {
