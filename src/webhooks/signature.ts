@@ -199,11 +199,16 @@ export function verifyWebhookSignature(params: VerifyWebhookSignatureParams): tr
 
 /**
  * Builds a signature header value, e.g. for tests of your receiver or for a local sender.
+ * Bad arguments throw `InvalidOptionError` naming the one at fault (`params`, `payload`,
+ * `secret`, `timestamp`), with a hint that fits what was passed.
  *
  * @example
  * const header = signWebhookPayload({ payload: body, secret, timestamp: Math.floor(Date.now() / 1000) });
  */
 export function signWebhookPayload(params: SignWebhookPayloadParams): string {
+  if (typeof params !== 'object' || params === null) {
+    throw new InvalidOptionError('params', `signWebhookPayload takes { payload, secret, timestamp? }, got ${params === null ? 'null' : typeof params}`);
+  }
   const timestamp = params.timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new InvalidOptionError('timestamp', 'timestamp must be non-negative integer unix seconds');
@@ -211,11 +216,26 @@ export function signWebhookPayload(params: SignWebhookPayloadParams): string {
   if (typeof params.secret !== 'string' || params.secret.length === 0) {
     throw new InvalidOptionError('secret', 'secret must be a non-empty string');
   }
-  let body: Buffer;
-  try {
-    body = payloadBytes(params.payload);
-  } catch (e) {
-    throw new InvalidOptionError('payload', (e as Error).message);
+  // The signature covers the exact bytes sent: only those forms are taken, and the hint says how
+  // to get there from what was passed (the receiver verifies bytes, never a re-serialized object).
+  const payload: unknown = params.payload;
+  if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+    let got: string;
+    let hint: string;
+    if (payload instanceof ArrayBuffer || payload instanceof SharedArrayBuffer) {
+      got = `an ${payload.constructor.name}`;
+      hint = 'wrap it: pass Buffer.from(arrayBuffer) or new Uint8Array(arrayBuffer)';
+    } else if (ArrayBuffer.isView(payload)) {
+      got = `a ${payload.constructor.name}`;
+      hint = 'pass a Uint8Array over the same bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';
+    } else if (typeof payload === 'object' && payload !== null) {
+      got = Array.isArray(payload) ? 'an array' : 'an object';
+      hint = 'sign the raw body string you send (serialize once, e.g. JSON.stringify(body), and send that same string), not a parsed JSON body';
+    } else {
+      got = payload === null ? 'null' : typeof payload;
+      hint = 'pass the body you send';
+    }
+    throw new InvalidOptionError('payload', `payload must be the exact body bytes you send (a string, Buffer or Uint8Array), got ${got}: ${hint}`);
   }
-  return `t=${timestamp},v1=${hmac(params.secret, String(timestamp), body).toString('hex')}`;
+  return `t=${timestamp},v1=${hmac(params.secret, String(timestamp), payloadBytes(payload)).toString('hex')}`;
 }

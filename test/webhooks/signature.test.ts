@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WebhookVerificationError } from '../../src/errors.js';
+import { InvalidOptionError, WebhookVerificationError } from '../../src/errors.js';
 import { signWebhookPayload, verifyWebhookSignature } from '../../src/webhooks/index.js';
 
 const SECRET = 'whsec_test_secret_value_123';
@@ -232,5 +232,59 @@ describe('signWebhookPayload', () => {
   it('refuses a non-integer timestamp and an empty secret', () => {
     expect(() => signWebhookPayload({ payload: 'x', secret: 'k', timestamp: 1.5 })).toThrow(/timestamp/);
     expect(() => signWebhookPayload({ payload: 'x', secret: '', timestamp: 1 })).toThrow(/secret/);
+  });
+
+  /** Runs fn, expects an InvalidOptionError, returns it. */
+  function invalid(fn: () => unknown): InvalidOptionError {
+    try {
+      fn();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidOptionError);
+      return e as InvalidOptionError;
+    }
+    throw new Error('expected an InvalidOptionError');
+  }
+
+  it('called without its argument (or with null) throws InvalidOptionError naming params, not a TypeError', () => {
+    for (const bad of [undefined, null, 'body']) {
+      const e = invalid(() => (signWebhookPayload as (p?: unknown) => string)(bad));
+      expect(e.field).toBe('params');
+      expect(e.message).toMatch(/\{ payload, secret, timestamp\? \}/);
+    }
+  });
+
+  it('an ArrayBuffer payload is refused with a hint to wrap it in a Buffer or Uint8Array, not a JSON hint', () => {
+    const e = invalid(() => signWebhookPayload({ payload: new TextEncoder().encode('abc').buffer as never, secret: 'k', timestamp: 5 }));
+    expect(e.field).toBe('payload');
+    expect(e.message).toMatch(/got an ArrayBuffer/);
+    expect(e.message).toMatch(/Buffer\.from\(arrayBuffer\)|new Uint8Array\(arrayBuffer\)/);
+    expect(e.message).not.toMatch(/JSON/);
+  });
+
+  it('a parsed object payload is refused with a hint to sign the raw body string', () => {
+    const e = invalid(() => signWebhookPayload({ payload: JSON.parse(BODY.toString()) as never, secret: 'k', timestamp: 5 }));
+    expect(e.field).toBe('payload');
+    expect(e.message).toMatch(/got an object/);
+    expect(e.message).toMatch(/sign the raw body string .*not a parsed JSON body/);
+  });
+
+  it('another typed array is refused with a hint to view the same bytes as a Uint8Array', () => {
+    const e = invalid(() => signWebhookPayload({ payload: new Float32Array(2) as never, secret: 'k', timestamp: 5 }));
+    expect(e.field).toBe('payload');
+    expect(e.message).toMatch(/got a Float32Array: pass a Uint8Array over the same bytes/);
+  });
+
+  it('a missing or non-object payload is refused naming payload', () => {
+    for (const [payload, got] of [[undefined, 'undefined'], [null, 'null'], [42, 'number']] as const) {
+      const e = invalid(() => signWebhookPayload({ payload: payload as never, secret: 'k', timestamp: 5 }));
+      expect(e.field).toBe('payload');
+      expect(e.message).toContain(`got ${got}:`);
+      expect(e.message).not.toMatch(/JSON/);
+    }
+  });
+
+  it('a Uint8Array view is signed over its own bytes only', () => {
+    const whole = Buffer.from('xxabcxx');
+    expect(signWebhookPayload({ payload: new Uint8Array(whole.buffer, whole.byteOffset + 2, 3), secret: 'k', timestamp: 5 })).toBe(`t=5,v1=${hex('k', 5, Buffer.from('abc'))}`);
   });
 });
