@@ -85,6 +85,12 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     });
   }
 
+  it('output given as something other than an object throws InvalidOptionError naming output', () => {
+    for (const output of [null, 20, 'mulaw']) {
+      expect(() => createSpeechPipeline({ format: 'wav', output: output as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', field: 'output' }));
+    }
+  });
+
   it('a frameMs of MAX_FRAME_MS is accepted', async () => {
     const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: MAX_FRAME_MS }), [capture('speech.wav.sse')]);
     expect(r.error).toBeNull();
