@@ -23,6 +23,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const STEP_TIMEOUT_MS = 150_000;
 const RUN_TIMEOUT_MS = 60_000;
+/** A test that runs child processes (npx, node, tsc): bounded by their own timeouts, with slack. */
+const TEST_TIMEOUT_MS = 2 * RUN_TIMEOUT_MS;
 /** One export each entry must have, so an empty or wrong module cannot pass for it. */
 const MARKERS: Record<string, string> = {
   voicewire: 'createSpeechPipeline',
@@ -88,14 +90,14 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(specifiers).toEqual(expect.arrayContaining(Object.keys(MARKERS)));
   });
 
-  it('npx voicewire --help and say --help run from the installed package', () => {
+  it('npx voicewire --help and say --help run from the installed package', { timeout: TEST_TIMEOUT_MS }, () => {
     const help = execFileSync('npx', ['--no-install', 'voicewire', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
     expect(help).toContain('usage: voicewire <command>');
     const sayHelp = execFileSync('npx', ['--no-install', 'voicewire', 'say', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
     expect(sayHelp).toContain('--format opus|mp3|wav|pcm');
   });
 
-  it('npx voicewire say "…" --out x.wav writes a valid WAV of real speech', () => {
+  it('npx voicewire say "…" --out x.wav writes a valid WAV of real speech', { timeout: TEST_TIMEOUT_MS }, () => {
     const r = run('npx', ['--no-install', 'voicewire', 'say', 'Hello from the installed package.', '--out', 'x.wav']);
     expect(r.status, r.out).toBe(0);
     const wav = readFileSync(join(project, 'x.wav'));
@@ -115,7 +117,7 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(dataBytes / blockAlign / sampleRate).toBeGreaterThan(0.5); // seconds of audio
   });
 
-  it('every entry imports from an .mjs file, and the root entry holds none of the subpaths’ APIs', () => {
+  it('every entry imports from an .mjs file, and the root entry holds none of the subpaths’ APIs', { timeout: TEST_TIMEOUT_MS }, () => {
     const lines = specifiers.map((s, i) =>
       s.endsWith('.json')
         ? `await import(${JSON.stringify(s)}, { with: { type: 'json' } });`
@@ -127,7 +129,7 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(r.status, r.out).toBe(0);
   });
 
-  it('every entry require()s from a .cjs file (require(esm), no second build)', () => {
+  it('every entry require()s from a .cjs file (require(esm), no second build)', { timeout: TEST_TIMEOUT_MS }, () => {
     const lines = specifiers.map((s) =>
       s.endsWith('.json')
         ? `require(${JSON.stringify(s)});`
@@ -141,7 +143,7 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
   });
 
   for (const resolution of ['node16', 'bundler'] as const) {
-    it(`a strict TypeScript consumer compiles against the shipped types (moduleResolution ${resolution}, skipLibCheck false)`, () => {
+    it(`a strict TypeScript consumer compiles against the shipped types (moduleResolution ${resolution}, skipLibCheck false)`, { timeout: TEST_TIMEOUT_MS }, () => {
       writeConsumer();
       const tsconfig = `tsconfig.${resolution}.json`;
       writeFileSync(join(project, tsconfig), JSON.stringify({
