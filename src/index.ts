@@ -1,5 +1,7 @@
 /**
- * voicewire: the speech stream engine and the client side of the voice service interface.
+ * voicewire: the speech stream engine and what every user of it needs (SSE parsing, speech events,
+ * decoders, conversion, sinks, captions, errors). It loads nothing else: the rest is behind its
+ * subpath, so importing the engine does not pay for a WebSocket server or a webhook toolkit.
  *
  * Subpaths: `voicewire/client` (speech, agents, sessions), `voicewire/webhooks` (signatures,
  * receivers, dedup), `voicewire/service` (the local service), `voicewire/telephony` (Twilio
@@ -7,7 +9,8 @@
  *
  * @example
  * ```ts
- * import { createClient, createWavFileSink } from 'voicewire';
+ * import { createWavFileSink } from 'voicewire';
+ * import { createClient } from 'voicewire/client';
  * import { pipeline } from 'node:stream/promises';
  *
  * const client = createClient({ baseUrl, apiKey });
@@ -102,38 +105,7 @@ export {
   type LatencyMode,
 } from './protocol/ttsRequest.js';
 
-// ---- client (also at voicewire/client)
-export { createClient, type Client, type ClientOptions } from './client/createClient.js';
-export type {
-  TtsApi,
-  TtsStreamOptions,
-  TtsStreamResult,
-  TtsStreamMetrics,
-  TtsResponseInfo,
-} from './client/tts.js';
-
-// ---- sinks and captions
+// ---- sinks (WAV file, player, frames → bytes) and captions
 export * from './sinks/index.js';
 export * from './captions/index.js';
 export { WavWriter, wavHeader, WAV_SIZE_UNKNOWN, type WavFormat } from './sinks/WavWriter.js';
-
-// ---- webhooks (the full toolkit is at voicewire/webhooks)
-export {
-  verifyWebhookSignature,
-  signWebhookPayload,
-  parseWebhookEvent,
-  createWebhookReceiver,
-  createConversationInitReceiver,
-  MemoryDedupStore,
-  RedisDedupStore,
-  validateDynamicVariables,
-  fillPlaceholders,
-} from './webhooks/index.js';
-
-// ---- telephony (the full bridge API is at voicewire/telephony)
-export {
-  attachTwilioMediaStream,
-  TwilioCall,
-  createTwilioBridge,
-  createClientSpeechSource,
-} from './telephony/index.js';

@@ -7,8 +7,8 @@
  * unechoed bound (a mark echo, through the call). The call owns which utterance is current;
  * this owns the socket's write side, so backpressure is decided in one place.
  */
-import type { WebSocket } from 'ws';
 import type { ResolvedCallOptions } from './callOptions.js';
+import type { MediaSocket } from './mediaSocket.js';
 import type { TwilioCallStats } from './callTypes.js';
 import { SendPacer } from './SendPacer.js';
 import { clearMessage, markMessage, mediaMessage, TWILIO_SAMPLE_RATE } from './twilioMessages.js';
@@ -31,7 +31,7 @@ export class OutboundMedia {
 
   /** `current` is the utterance being spoken, or null when the call is not speaking. */
   constructor(
-    private readonly socket: WebSocket,
+    private readonly socket: MediaSocket,
     private readonly config: ResolvedCallOptions,
     private readonly current: () => Utterance | null,
   ) {

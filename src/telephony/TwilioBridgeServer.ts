@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import type { Server as HttpServer } from 'node:http';
 import { WebSocketServer } from 'ws';
+import type { MediaSocketServer } from './mediaSocket.js';
 import { attachTwilioMediaStream, type TwilioCall, type TwilioCallOptions } from './TwilioCall.js';
 
 export interface TwilioBridgeOptions extends TwilioCallOptions {
@@ -21,7 +22,8 @@ export interface TwilioBridgeOptions extends TwilioCallOptions {
 }
 
 export interface TwilioBridge {
-  readonly wss: WebSocketServer;
+  /** The `ws` WebSocketServer underneath (typed by what the bridge promises of it). */
+  readonly wss: MediaSocketServer;
   /** `ws://host:port` (with `path`), when the bridge listens on its own port. */
   readonly url: string | null;
   readonly calls: ReadonlySet<TwilioCall>;

@@ -9,10 +9,10 @@
  * @see ../../../shared/spec/service-facts.md "Twilio Media Streams"
  */
 import { EventEmitter } from 'node:events';
-import type { RawData, WebSocket } from 'ws';
 import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { InboundAudio } from './InboundAudio.js';
+import type { MediaSocket, MediaSocketData } from './mediaSocket.js';
 import { createClientSpeechSource } from './clientSpeechSource.js';
 import { OutboundMedia, WS_OPEN } from './OutboundMedia.js';
 import { resolveCallOptions, type ResolvedCallOptions, type TwilioCallOptions } from './callOptions.js';
@@ -46,7 +46,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
   private ending = false;
   private defaultSource: SpeechSource | undefined;
 
-  constructor(readonly socket: WebSocket, private readonly options: TwilioCallOptions = {}) {
+  constructor(readonly socket: MediaSocket, private readonly options: TwilioCallOptions = {}) {
     super();
     this.config = resolveCallOptions(options);
     this.outbound = new OutboundMedia(socket, this.config, () => this.currentUtterance());
@@ -200,7 +200,7 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     return result;
   }
 
-  private readonly onMessage = (data: RawData, isBinary: boolean): void => {
+  private readonly onMessage = (data: MediaSocketData, isBinary: boolean): void => {
     if (isBinary) {
       this.emit('warning', new TelephonyError('TELEPHONY_PROTOCOL', 'binary frame from Twilio ignored', { field: 'message' }));
       return;
@@ -298,11 +298,11 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
 }
 
 /** Attaches a bridge to a Twilio Media Stream socket (from a `ws` WebSocketServer). */
-export function attachTwilioMediaStream(socket: WebSocket, options?: TwilioCallOptions): TwilioCall {
+export function attachTwilioMediaStream(socket: MediaSocket, options?: TwilioCallOptions): TwilioCall {
   return new TwilioCall(socket, options);
 }
 
-function rawText(data: RawData): string {
+function rawText(data: MediaSocketData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.from(data).toString('utf8');

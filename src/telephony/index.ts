@@ -21,6 +21,7 @@ export {
   UNACKNOWLEDGED_SLACK_MS,
 } from './callOptions.js';
 export { createTwilioBridge, type TwilioBridge, type TwilioBridgeOptions } from './TwilioBridgeServer.js';
+export type { MediaSocket, MediaSocketData, MediaSocketServer } from './mediaSocket.js';
 export { createClientSpeechSource, type ClientSpeechSourceOptions } from './clientSpeechSource.js';
 export {
   TELEPHONY_OUTPUT,
