@@ -60,8 +60,9 @@ export interface RedisDedupStoreOptions extends DedupTtlOptions {
   operationTimeoutMs?: number;
   /**
    * Told about the built-in client's connection errors (about one per reconnect attempt while
-   * Redis is down). Without it they are logged with `console.warn`, one line at most a minute.
-   * Failed operations are not sent here: they reach the receiver's `onError` with the delivery.
+   * Redis is down) and about a late claim that could not be released. Without it they are logged
+   * with `console.warn`, one line at most a minute, never a stack. Failed operations are not sent
+   * here: they reach the receiver's `onError` with their delivery.
    */
   onError?: (error: Error) => void;
 }

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,21 +12,9 @@ import {
   resolveIoredis,
   whenReady,
 } from '../../src/webhooks/redisClient.js';
+import { freePort } from './redisServer.js';
 
 const CLOSE_MARGIN_MS = 200;
-
-/** A loopback port with nothing listening (bound, then closed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the built-in ioredis client options', () => {
   it('reconnects forever: 50 ms doubling, never more than 1 s apart', () => {
@@ -71,7 +58,7 @@ describe('rateLimitedLog (the default error sink)', () => {
 
 describe('whenReady on a real ioredis client', () => {
   it('rejects at the next failed connection attempt and leaves no listener behind', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const errors: Error[] = [];
     const client = await createOwnClient(resolveIoredis(import.meta.url), `redis://127.0.0.1:${port}`, 1000, (e) => void errors.push(e));
     try {
@@ -96,7 +83,7 @@ describe('whenReady on a real ioredis client', () => {
   });
 
   it('rejects when the deadline aborts first, removing its listener', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const client = await createOwnClient(resolveIoredis(import.meta.url), `redis://127.0.0.1:${port}`, 1000, () => undefined);
     try {
       const emitter = client as unknown as EventEmitter;

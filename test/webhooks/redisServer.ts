@@ -27,7 +27,8 @@ export function redisServerAvailable(): boolean {
   return r.status === 0;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago (bound, then closed): nothing listens on it. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
