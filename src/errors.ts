@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'WEBHOOK_VERIFICATION_FAILED'
   | 'WEBHOOK_BAD_PAYLOAD'
   | 'WEBHOOK_HANDLER_TIMEOUT'
+  | 'WEBHOOK_STORE_UNAVAILABLE'
   // sinks and players
   | 'NO_AUDIO_DEVICE'
   | 'PLAYER_FAILED'
@@ -58,7 +59,9 @@ export type ErrorCode =
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'
   // options given to a voicewire API
-  | 'INVALID_OPTION';
+  | 'INVALID_OPTION'
+  // an optional peer dependency an API needs is not installed
+  | 'DEPENDENCY_MISSING';
 
 export interface ErrorContext {
   /** 0-based index of the SSE `message` event where the fault was found. */
@@ -122,6 +125,16 @@ export class RequestValidationError extends VoicewireError {
 export class InvalidOptionError extends VoicewireError {
   constructor(field: string, message: string) {
     super('INVALID_OPTION', message, { field });
+  }
+}
+
+/** An optional peer dependency that the chosen option needs cannot be found (names the package). */
+export class MissingDependencyError extends VoicewireError {
+  /** The npm package to install, e.g. `'ioredis'`. */
+  readonly packageName: string;
+  constructor(packageName: string, message: string, context: ErrorContext = {}) {
+    super('DEPENDENCY_MISSING', message, context);
+    this.packageName = packageName;
   }
 }
 
@@ -219,6 +232,16 @@ export class AbortError extends VoicewireError {
 export class WebhookVerificationError extends VoicewireError {
   constructor(message: string) {
     super('WEBHOOK_VERIFICATION_FAILED', message);
+  }
+}
+
+/**
+ * A dedup store operation failed or ran out of time (Redis down, unreachable or hung). The
+ * receiver answers 503 `store_unavailable`, so the sender retries the delivery later.
+ */
+export class DedupStoreUnavailableError extends VoicewireError {
+  constructor(message: string, cause?: unknown) {
+    super('WEBHOOK_STORE_UNAVAILABLE', message, cause === undefined ? {} : { cause });
   }
 }
 

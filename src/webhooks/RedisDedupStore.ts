@@ -11,12 +11,20 @@
  * the same as the memory store's and testable; Redis' own `PX` (the logical TTL plus a margin)
  * only reclaims memory.
  *
+ * Outages: every operation either finishes or fails with `DedupStoreUnavailableError` within
+ * `operationTimeoutMs` (the receiver then answers 503 `store_unavailable` and the sender retries),
+ * and the store reconnects by itself when Redis is back (see redisClient.ts for the ioredis
+ * options behind that). Dedup is as durable as Redis: a Redis restarted without persistence
+ * (no AOF/RDB) has forgotten the ids it held, so a retry of a delivery handled before the restart
+ * is handled again, as at-least-once delivery allows. Run Redis with `appendonly yes` to keep them.
+ *
  * The Redis client is an optional peer dependency: pass your own client (ioredis, or an adapter
- * with the two methods of {@link RedisLikeClient}), or give `url` and the store imports `ioredis`.
+ * with the two methods of {@link RedisLikeClient}), or give `url` and the store uses `ioredis`.
  */
-import { InvalidOptionError } from '../errors.js';
+import { DedupStoreUnavailableError } from '../errors.js';
 import type { ClaimResult, DedupKey, DedupStore, DedupTtlOptions } from './dedup.js';
-import { newClaimToken, ttlsMs } from './dedup.js';
+import { newClaimToken, positiveOption, ttlsMs } from './dedup.js';
+import { closeOwnClient, createOwnClient, rateLimitedLog, resolveIoredis, whenReady, type OwnRedisClient } from './redisClient.js';
 
 /**
  * The two commands the store uses, in ioredis' calling convention. For node-redis, adapt:
@@ -30,15 +38,42 @@ export interface RedisLikeClient {
 }
 
 export interface RedisDedupStoreOptions extends DedupTtlOptions {
-  /** Your Redis client. Without it, `url` is used with a dynamically imported `ioredis`. */
+  /**
+   * Your Redis client. Without it, `url` is used with the optional peer `ioredis` (construction
+   * throws `MissingDependencyError` when it is not installed). Your client keeps its own options
+   * and error listeners; with ioredis, `enableOfflineQueue: false` keeps a command that timed out
+   * here from running on Redis later.
+   */
   client?: RedisLikeClient;
   /** Connection URL for the built-in ioredis client. @defaultValue `'redis://127.0.0.1:6379'` */
   url?: string;
   /** Prefix of every key. @defaultValue `'voicewire:webhook:'` */
   keyPrefix?: string;
-  /** Clock in ms. @defaultValue Date.now */
+  /** Clock in ms (TTLs, and the pace of the default error log). @defaultValue Date.now */
   now?: () => number;
+  /**
+   * Longest time one store operation (claim, complete, release) may take, waiting for a
+   * connection included, before it fails with `DedupStoreUnavailableError`: the receiver then
+   * answers 503 well inside the sender's 10 s. Also the built-in client's connect and command
+   * timeout. @defaultValue 1000
+   */
+  operationTimeoutMs?: number;
+  /**
+   * Told about the built-in client's connection errors (about one per reconnect attempt while
+   * Redis is down) and about a late claim that could not be released. Without it they are logged
+   * with `console.warn`, one line at most a minute, never a stack. Failed operations are not sent
+   * here: they reach the receiver's `onError` with their delivery.
+   */
+  onError?: (error: Error) => void;
 }
+
+/** Not part of the public options: where `ioredis` is resolved from (tests point it elsewhere). */
+interface InternalOptions extends RedisDedupStoreOptions {
+  resolveFrom?: string | URL;
+}
+
+export const DEFAULT_OPERATION_TIMEOUT_MS = 1000;
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /** Redis keeps a key this long past its logical expiry, so clock skew never loses state early. */
 const PHYSICAL_TTL_MARGIN_MS = 60_000;
@@ -102,17 +137,28 @@ return 1
 
 const CLAIM_OUTCOMES = new Set(['done', 'in_flight', 'stale']);
 
-async function importIoredis(url: string): Promise<RedisLikeClient> {
-  const name = 'ioredis'; // a variable: the package is an optional peer, resolved only when used
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(name)) as Record<string, unknown>;
-  } catch (cause) {
-    throw new InvalidOptionError('client', `RedisDedupStore needs a Redis client: pass { client } or install ioredis (${String(cause)})`);
-  }
-  const def = mod['default'] as Record<string, unknown> | undefined;
-  const Ctor = (mod['Redis'] ?? def?.['Redis'] ?? def) as new (url: string) => RedisLikeClient;
-  return new Ctor(url);
+/**
+ * Settles with `work`, or rejects with the deadline's reason once `signal` aborts. When `work`
+ * succeeds only after the deadline, its value goes to `onLate` (the caller has already failed).
+ */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal, onLate?: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) onLate?.(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        // After the deadline this rejection has no one to reach: it must not go unhandled.
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -125,29 +171,78 @@ async function importIoredis(url: string): Promise<RedisLikeClient> {
  */
 export class RedisDedupStore implements DedupStore {
   readonly #client: Promise<RedisLikeClient>;
-  readonly #ownsClient: boolean;
+  /** The client the store made from `url` (connection state, close); undefined for yours. */
+  #own: OwnRedisClient | undefined;
   readonly #prefix: string;
   readonly #claimTtlMs: number;
   readonly #doneTtlMs: number;
+  readonly #timeoutMs: number;
   readonly #now: () => number;
+  /** Where connection errors and failed late releases go (`onError`, or the rate-limited log). */
+  readonly #onError: (error: Error) => void;
 
   constructor(options: RedisDedupStoreOptions = {}) {
     ({ claimTtlMs: this.#claimTtlMs, doneTtlMs: this.#doneTtlMs } = ttlsMs(options));
+    this.#timeoutMs = positiveOption('operationTimeoutMs', options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
     this.#now = options.now ?? Date.now;
     this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.#ownsClient = options.client === undefined;
-    this.#client = options.client
-      ? Promise.resolve(options.client)
-      : importIoredis(options.url ?? 'redis://127.0.0.1:6379');
-    this.#client.catch(() => undefined); // surfaced on first use
+    this.#onError = options.onError ?? rateLimitedLog(this.#now, (line) => console.warn(line));
+    if (options.client) {
+      this.#client = Promise.resolve(options.client);
+      return;
+    }
+    // Synchronous: a missing ioredis throws here, not on every delivery. The import stays lazy.
+    const modulePath = resolveIoredis((options as InternalOptions).resolveFrom ?? import.meta.url);
+    this.#client = createOwnClient(modulePath, options.url ?? DEFAULT_URL, this.#timeoutMs, this.#onError).then((client) => {
+      this.#own = client;
+      return client;
+    });
+    this.#client.catch(() => undefined); // a broken install surfaces on first use, as a 503
   }
 
   #key(key: DedupKey): string {
     return this.#prefix + key.id;
   }
 
-  async claim(key: DedupKey): Promise<ClaimResult> {
-    const client = await this.#client;
+  /**
+   * Runs one store operation under the deadline: waits for a connection (the built-in client),
+   * then the commands. Any failure becomes a `DedupStoreUnavailableError` naming the operation.
+   */
+  async #run<T>(operation: string, work: (client: RedisLikeClient) => Promise<T>, onLate?: (value: T) => void): Promise<T> {
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new Error(`no answer within operationTimeoutMs (${this.#timeoutMs} ms)`)),
+      this.#timeoutMs,
+    );
+    try {
+      const client = await beforeDeadline(this.#client, deadline.signal);
+      if (this.#own) await whenReady(this.#own, deadline.signal);
+      return await beforeDeadline(work(client), deadline.signal, onLate);
+    } catch (error) {
+      const cause = deadline.signal.aborted ? deadline.signal.reason : error;
+      throw new DedupStoreUnavailableError(`RedisDedupStore ${operation} failed: ${(cause as Error)?.message ?? String(cause)}`, cause);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * A claim whose answer comes after its deadline (a hung or slow Redis) was already answered 503;
+   * if it took the key, it is released at once so the sender's retry is not answered 409 until
+   * the claim TTL. (A claim the built-in client gave up on, after `LATE_REPLY_WINDOW_MS`, cannot
+   * be seen landing: it blocks retries for the claim TTL at most.)
+   */
+  claim(key: DedupKey): Promise<ClaimResult> {
+    return this.#run(
+      'claim',
+      (client) => this.#claim(client, key),
+      (late) => {
+        if (late.outcome === 'claimed') this.release(key, late.token).catch((error: Error) => this.#onError(error));
+      },
+    );
+  }
+
+  async #claim(client: RedisLikeClient, key: DedupKey): Promise<ClaimResult> {
     const now = Math.floor(this.#now());
     const token = newClaimToken();
     const version = key.version ?? '';
@@ -160,25 +255,29 @@ export class RedisDedupStore implements DedupStore {
     );
     if (outcome === 'claimed') return { outcome, token };
     if (CLAIM_OUTCOMES.has(outcome)) return { outcome: outcome as 'done' | 'in_flight' | 'stale' };
-    throw new Error(`RedisDedupStore: unexpected script answer ${JSON.stringify(outcome)}`);
+    throw new Error(`unexpected script answer ${JSON.stringify(outcome)}`);
   }
 
   async complete(key: DedupKey, token: string): Promise<void> {
-    const client = await this.#client;
-    const now = Math.floor(this.#now());
-    await client.eval(COMPLETE_SCRIPT, 1, this.#key(key), token, String(now), String(now + this.#doneTtlMs), String(PHYSICAL_TTL_MARGIN_MS));
+    await this.#run('complete', (client) => {
+      const now = Math.floor(this.#now());
+      return client.eval(COMPLETE_SCRIPT, 1, this.#key(key), token, String(now), String(now + this.#doneTtlMs), String(PHYSICAL_TTL_MARGIN_MS));
+    });
   }
 
   async release(key: DedupKey, token: string): Promise<void> {
-    const client = await this.#client;
-    const now = Math.floor(this.#now());
-    await client.eval(RELEASE_SCRIPT, 1, this.#key(key), token, String(now), String(PHYSICAL_TTL_MARGIN_MS));
+    await this.#run('release', (client) => {
+      const now = Math.floor(this.#now());
+      return client.eval(RELEASE_SCRIPT, 1, this.#key(key), token, String(now), String(PHYSICAL_TTL_MARGIN_MS));
+    });
   }
 
-  /** Closes the client if the store created it (a client you passed in stays yours). */
+  /**
+   * Closes the client if the store created it, and stops its reconnecting even while Redis is
+   * down (a client you passed in stays yours).
+   */
   async close(): Promise<void> {
-    if (!this.#ownsClient) return;
     const client = await this.#client.catch(() => undefined);
-    await client?.quit?.();
+    if (this.#own && client) await closeOwnClient(this.#own);
   }
 }

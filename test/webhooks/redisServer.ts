@@ -1,6 +1,7 @@
 /**
  * Starts a private redis-server on a free loopback port for one test file.
  * Returns undefined (and says so loudly) when the binary is missing; in CI it is installed.
+ * It runs without persistence (`--save '' --appendonly no`): a restart starts empty.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -8,7 +9,14 @@ import { createServer } from 'node:net';
 export interface RedisServer {
   port: number;
   url: string;
+  /** Stops the server (SIGTERM) and resolves once the process has exited. */
   stop(): Promise<void>;
+  /** Starts it again on the same port after `stop()` (an outage that ends). */
+  restart(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered (a hung server). */
+  pause(): void;
+  /** SIGCONT after `pause()`. */
+  resume(): void;
 }
 
 const READY = /Ready to accept connections/;
@@ -19,7 +27,8 @@ export function redisServerAvailable(): boolean {
   return r.status === 0;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago (bound, then closed): nothing listens on it. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -31,21 +40,23 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
+function spawnRedisServer(port: number): Promise<ChildProcess> {
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<ChildProcess>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), START_TIMEOUT_MS);
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       if (READY.test(out)) {
         clearTimeout(timer);
-        resolve();
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve(child);
       }
     });
     child.once('exit', (code) => {
@@ -53,16 +64,26 @@ export async function startRedisServer(): Promise<RedisServer> {
       reject(new Error(`redis-server exited with ${code}: ${out}`));
     });
   });
-  child.stdout?.resume();
-  child.stderr?.resume();
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  let child = await spawnRedisServer(port);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
+        child.kill('SIGCONT'); // a paused server would hold SIGTERM until resumed
         child.kill('SIGTERM');
       }),
+    restart: async () => {
+      if (child.exitCode === null && child.signalCode === null) throw new Error('restart() needs stop() first');
+      child = await spawnRedisServer(port);
+    },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
   };
 }
