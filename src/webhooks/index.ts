@@ -1,7 +1,7 @@
 /**
  * `voicewire/webhooks`: verify, parse, deduplicate and answer the service's webhooks.
  */
-export { WebhookVerificationError } from '../errors.js';
+export { WebhookVerificationError, DedupStoreUnavailableError, MissingDependencyError } from '../errors.js';
 export {
   verifyWebhookSignature,
   signWebhookPayload,
