@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { toWebVtt } from '../../src/captions/toWebVtt.js';
 import { toSrt } from '../../src/captions/toSrt.js';
-import { formatTimestamp, groupIntoCues, type CaptionWord } from '../../src/captions/captionCues.js';
+import { cueLines, formatTimestamp, groupIntoCues, type CaptionWord } from '../../src/captions/captionCues.js';
 import { createLineCaptionRenderer, createTtyCaptionRenderer } from '../../src/captions/CaptionRenderer.js';
 
 const words: CaptionWord[] = [
@@ -53,7 +53,7 @@ describe('caption files', () => {
     expect(cues).toHaveLength(2);
   });
 
-  it('cues list every word once, in order, and never overlap (property)', () => {
+  it('cues list every word once, in order, never overlap and keep to 2 lines of 42 characters and 7 s (property)', () => {
     const wordArb = fc.record({
       text: fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !/\s/.test(s)),
       dur: fc.double({ min: 0, max: 2, noNaN: true }),
@@ -72,7 +72,10 @@ describe('caption files', () => {
         for (let i = 0; i < cues.length; i++) {
           expect(cues[i]!.end).toBeGreaterThan(cues[i]!.start);
           if (i > 0) expect(cues[i]!.start).toBeGreaterThanOrEqual(cues[i - 1]!.end);
-          expect(cues[i]!.words.map((w) => w.text).join(' ').length <= 42 || cues[i]!.words.length === 1).toBe(true);
+          const lines = cueLines(cues[i]!);
+          expect(lines.length).toBeLessThanOrEqual(2);
+          for (const line of lines) expect(line.length <= 42 || !line.includes(' ')).toBe(true);
+          expect(cues[i]!.end - cues[i]!.start).toBeLessThanOrEqual(7 + 1e-9);
         }
       }),
     );
