@@ -105,6 +105,30 @@ describe('live caption renderers', () => {
     expect(out.text().endsWith('\r\x1b[2Kagain\n')).toBe(true);
   });
 
+  it('in a TTY with the source text the line reads as written and ends with its sentence', () => {
+    const spoken: CaptionWord[] = ['Hello', 'world', 'Dr', 'Who', 'is', 'here'].map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
+    const out = collector();
+    const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 80, sourceText: '"Hello, world!" Dr. Who is here.' });
+    r.word(spoken[0]!);
+    expect(out.chunks.at(-1)).toBe('\r\x1b[2K\x1b[7m"Hello,\x1b[27m \x1b[2mworld!"\x1b[22m');
+    for (const w of spoken.slice(1)) r.word(w);
+    r.finish();
+    expect(out.text()).toContain('\r\x1b[2K"Hello, world!"\n');
+    expect(out.text().endsWith('\r\x1b[2KDr. Who is here.\n')).toBe(true);
+  });
+
+  it('in a TTY a line is one line of at most the line length, also when the subtitle cue has two', () => {
+    const spoken: CaptionWord[] = 'The quick brown fox jumps over the lazy dog and keeps on running'.split(' ')
+      .map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
+    const out = collector();
+    const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 200 });
+    for (const w of spoken) r.word(w);
+    r.finish();
+    const shown = out.text().split('\n').filter((l) => l !== '').map((l) => l.slice(l.lastIndexOf('\x1b[2K') + 4));
+    expect(shown.join(' ')).toBe(spoken.map((w) => w.text).join(' '));
+    for (const line of shown) expect(line.length).toBeLessThanOrEqual(42);
+  });
+
   it('in a TTY without a timeline the line grows word by word and fits the width', () => {
     const out = collector();
     const r = createTtyCaptionRenderer(out, { columns: () => 8 });
