@@ -101,8 +101,12 @@ export function alignToSource(words: readonly string[], sourceText: string): str
   const matched = new Array<number>(words.length).fill(-1);
   let cursor = 0;
   for (let i = 0; i < words.length; i++) {
-    const t = findAhead(tokens, keys[i]!, cursor, SOURCE_LOOKAHEAD_TOKENS);
+    let t = findAhead(tokens, keys[i]!, cursor, SOURCE_LOOKAHEAD_TOKENS);
     if (t < 0) continue;
+    // The same word twice in a row ("(excited) Excited to …", "the the"): take the second when
+    // only it is followed by the next word.
+    const nextKey = keys[i + 1];
+    if (nextKey !== undefined && tokens[t + 1]?.key === keys[i] && tokens[t + 1]!.key !== nextKey && tokens[t + 2]?.key === nextKey) t++;
     // A jump over source tokens needs the next word to agree, so that one stray word that happens
     // to equal a token further on cannot carry the cursor past the words really spoken.
     const confirmed = t === cursor || i + 1 >= words.length || findAhead(tokens, keys[i + 1]!, t + 1, CONFIRM_TOKENS) >= 0;

@@ -26,8 +26,10 @@ describe('alignToSource: each word takes its written form', () => {
 
   it('a source word the service did not speak is skipped, and the words after it still match', () => {
     expect(alignToSource(['The', 'cat', 'sat'], 'The big cat sat.')).toEqual(['The', 'cat', 'sat.']);
-    // a leading emotion tag is not spoken
+    // a leading emotion tag is not spoken, also when it is the same word as the first one spoken
     expect(alignToSource(['Hello', 'there'], '[happy] Hello there!')).toEqual(['Hello', 'there!']);
+    expect(alignToSource(['Excited', 'to', 'see', 'you'], '(excited) Excited to see you.')).toEqual(['Excited', 'to', 'see', 'you.']);
+    expect(alignToSource(['the', 'the', 'cat'], 'The, the cat.')).toEqual(['The,', 'the', 'cat.']);
   });
 
   it('an extra word keeps its bare text and does not move the words around it', () => {
