@@ -1,6 +1,18 @@
 export { toWebVtt, type WebVttOptions } from './toWebVtt.js';
 export { toSrt } from './toSrt.js';
-export { groupIntoCues, formatTimestamp, type CaptionWord, type CaptionCue, type CueOptions } from './captionCues.js';
+export {
+  groupIntoCues,
+  cueLines,
+  formatTimestamp,
+  MAX_LINE_CHARS,
+  MAX_LINES,
+  MAX_CUE_SEC,
+  MIN_DISPLAY_SEC,
+  type CaptionWord,
+  type CaptionCue,
+  type CueOptions,
+} from './captionCues.js';
+export { alignToSource } from './sourceText.js';
 export {
   createLineCaptionRenderer,
   createTtyCaptionRenderer,

@@ -1,12 +1,15 @@
-import { formatTimestamp, groupIntoCues, type CaptionWord, type CueOptions } from './captionCues.js';
+import { cueLines, formatTimestamp, groupIntoCues, type CaptionWord, type CueOptions } from './captionCues.js';
 
 /**
  * A SubRip (.srt) document for a word timeline (sorted by start, global seconds): numbered cues,
- * `hh:mm:ss,mmm` times, the same lines as {@link toWebVtt}.
+ * `hh:mm:ss,mmm` times, the same lines as {@link toWebVtt}. Pass `sourceText` (the request's text)
+ * for punctuation, casing and cues that end with sentences.
  *
  * @example
  * ```ts
- * await writeFile('speech.srt', toSrt(stream.alignment.timeline()));
+ * const { stream, request } = await client.tts.streamWithTimestamps({ text });
+ * // … consume the stream …
+ * await writeFile('speech.srt', toSrt(stream.alignment.timeline(), { sourceText: request.text }));
  * ```
  */
 export function toSrt(words: readonly CaptionWord[], options: CueOptions = {}): string {
@@ -14,7 +17,7 @@ export function toSrt(words: readonly CaptionWord[], options: CueOptions = {}): 
     .map(
       (cue, i) =>
         `${i + 1}\n${formatTimestamp(cue.start, ',')} --> ${formatTimestamp(cue.end, ',')}\n` +
-        `${cue.words.map((w) => w.text).join(' ')}\n`,
+        `${cueLines(cue).join('\n')}\n`,
     )
     .join('\n');
 }

@@ -1,4 +1,4 @@
-import { formatTimestamp, groupIntoCues, type CaptionWord, type CueOptions } from './captionCues.js';
+import { cueLines, formatTimestamp, groupIntoCues, type CaptionWord, type CueOptions } from './captionCues.js';
 
 export interface WebVttOptions extends CueOptions {
   /**
@@ -10,14 +10,17 @@ export interface WebVttOptions extends CueOptions {
 }
 
 const VTT_HEADER = 'WEBVTT\n';
+const MS_PER_SEC = 1000;
 
 /**
- * A WebVTT document for a word timeline (sorted by start, global seconds).
+ * A WebVTT document for a word timeline (sorted by start, global seconds). Pass `sourceText` (the
+ * request's text) for punctuation, casing and cues that end with sentences.
  *
  * @example
  * ```ts
- * const words = stream.alignment.timeline();
- * await writeFile('speech.vtt', toWebVtt(words));
+ * const { stream, request } = await client.tts.streamWithTimestamps({ text });
+ * // … consume the stream …
+ * await writeFile('speech.vtt', toWebVtt(stream.alignment.timeline(), { sourceText: request.text }));
  * ```
  * @see https://www.w3.org/TR/webvtt1/ — cue text escapes `&`, `<` and `>`; inline timestamps
  * must lie strictly inside their cue, in increasing order.
@@ -26,19 +29,23 @@ export function toWebVtt(words: readonly CaptionWord[], options: WebVttOptions =
   const withTimestamps = options.wordTimestamps ?? true;
   const blocks: string[] = [VTT_HEADER];
   for (const cue of groupIntoCues(words, options)) {
-    const parts: string[] = [];
-    let last = cue.start;
-    cue.words.forEach((word, i) => {
-      let text = escapeVtt(word.text);
-      if (withTimestamps && i > 0 && word.start > last && word.start < cue.end) {
-        text = `<${formatTimestamp(word.start, '.')}>${text}`;
-        last = word.start;
-      }
-      parts.push(text);
+    // Compared as written (whole ms), so that two timestamps never print the same.
+    let lastMs = toMs(cue.start);
+    const endMs = toMs(cue.end);
+    const lines = cueLines(cue, (text, word, i) => {
+      const escaped = escapeVtt(text);
+      const ms = toMs(word.start);
+      if (!withTimestamps || i === 0 || ms <= lastMs || ms >= endMs) return escaped;
+      lastMs = ms;
+      return `<${formatTimestamp(word.start, '.')}>${escaped}`;
     });
-    blocks.push(`${formatTimestamp(cue.start, '.')} --> ${formatTimestamp(cue.end, '.')}\n${parts.join(' ')}\n`);
+    blocks.push(`${formatTimestamp(cue.start, '.')} --> ${formatTimestamp(cue.end, '.')}\n${lines.join('\n')}\n`);
   }
   return blocks.join('\n');
+}
+
+function toMs(seconds: number): number {
+  return Math.round(seconds * MS_PER_SEC);
 }
 
 function escapeVtt(text: string): string {

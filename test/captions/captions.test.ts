@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { toWebVtt } from '../../src/captions/toWebVtt.js';
 import { toSrt } from '../../src/captions/toSrt.js';
-import { formatTimestamp, groupIntoCues, type CaptionWord } from '../../src/captions/captionCues.js';
+import { cueLines, formatTimestamp, groupIntoCues, type CaptionWord } from '../../src/captions/captionCues.js';
 import { createLineCaptionRenderer, createTtyCaptionRenderer } from '../../src/captions/CaptionRenderer.js';
 
 const words: CaptionWord[] = [
@@ -53,7 +53,7 @@ describe('caption files', () => {
     expect(cues).toHaveLength(2);
   });
 
-  it('cues list every word once, in order, and never overlap (property)', () => {
+  it('cues list every word once, in order, never overlap and keep to 2 lines of 42 characters and 7 s (property)', () => {
     const wordArb = fc.record({
       text: fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !/\s/.test(s)),
       dur: fc.double({ min: 0, max: 2, noNaN: true }),
@@ -72,7 +72,10 @@ describe('caption files', () => {
         for (let i = 0; i < cues.length; i++) {
           expect(cues[i]!.end).toBeGreaterThan(cues[i]!.start);
           if (i > 0) expect(cues[i]!.start).toBeGreaterThanOrEqual(cues[i - 1]!.end);
-          expect(cues[i]!.words.map((w) => w.text).join(' ').length <= 42 || cues[i]!.words.length === 1).toBe(true);
+          const lines = cueLines(cues[i]!);
+          expect(lines.length).toBeLessThanOrEqual(2);
+          for (const line of lines) expect(line.length <= 42 || !line.includes(' ')).toBe(true);
+          expect(cues[i]!.end - cues[i]!.start).toBeLessThanOrEqual(7 + 1e-9);
         }
       }),
     );
@@ -100,6 +103,30 @@ describe('live caption renderers', () => {
     expect(out.text()).toContain('\r\x1b[2KHello world\n\r\x1b[2K\x1b[7magain\x1b[27m');
     r.finish();
     expect(out.text().endsWith('\r\x1b[2Kagain\n')).toBe(true);
+  });
+
+  it('in a TTY with the source text the line reads as written and ends with its sentence', () => {
+    const spoken: CaptionWord[] = ['Hello', 'world', 'Dr', 'Who', 'is', 'here'].map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
+    const out = collector();
+    const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 80, sourceText: '"Hello, world!" Dr. Who is here.' });
+    r.word(spoken[0]!);
+    expect(out.chunks.at(-1)).toBe('\r\x1b[2K\x1b[7m"Hello,\x1b[27m \x1b[2mworld!"\x1b[22m');
+    for (const w of spoken.slice(1)) r.word(w);
+    r.finish();
+    expect(out.text()).toContain('\r\x1b[2K"Hello, world!"\n');
+    expect(out.text().endsWith('\r\x1b[2KDr. Who is here.\n')).toBe(true);
+  });
+
+  it('in a TTY a line is one line of at most the line length, also when the subtitle cue has two', () => {
+    const spoken: CaptionWord[] = 'The quick brown fox jumps over the lazy dog and keeps on running'.split(' ')
+      .map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
+    const out = collector();
+    const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 200 });
+    for (const w of spoken) r.word(w);
+    r.finish();
+    const shown = out.text().split('\n').filter((l) => l !== '').map((l) => l.slice(l.lastIndexOf('\x1b[2K') + 4));
+    expect(shown.join(' ')).toBe(spoken.map((w) => w.text).join(' '));
+    for (const line of shown) expect(line.length).toBeLessThanOrEqual(42);
   });
 
   it('in a TTY without a timeline the line grows word by word and fits the width', () => {
