@@ -229,7 +229,10 @@ export class OggOpusDecoder implements AudioDecoder {
       count -= drop;
     }
     if (granule >= 0) {
-      // End trimming: never run past the page's granule position (as opusdec does).
+      // End trimming: never run past the granule position of the page the packet completes on.
+      // Every packet of the page is held to it, not only the last: a final granule lowered by more
+      // than one packet trims the page's earlier packets too, from the end (RFC 7845 §4.4; opusdec
+      // and ffmpeg do the same).
       const maxOut = this.#toOutputRate(granule - this.#head!.preSkip) - this.#linkOut;
       count = Math.max(0, Math.min(count, maxOut));
     }

@@ -65,7 +65,7 @@ describe('OggPageReader', () => {
     const { packets, error } = readAll([page({ packets: [bytes(3, 1), bytes(255, 2), bytes(0, 0), bytes(600, 3)], granule: 960 })]);
     expect(error).toBeNull();
     expect(packets.map((p) => p.bytes.length / 2)).toEqual([3, 255, 0, 600]);
-    expect(packets.map((p) => p.granule)).toEqual([-1, -1, -1, 960]);
+    expect(packets.map((p) => p.granule)).toEqual([960, 960, 960, 960]); // the page's, on every packet completed there
   });
 
   it('joins a packet that spans three pages', () => {

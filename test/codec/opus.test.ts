@@ -69,6 +69,25 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
     expect(pcm.subarray(0, a)).toEqual(decodeWhole('default-pages').pcm);
   });
 
+  it('an end trim longer than the final page\'s last packet trims the earlier packets of that page too', () => {
+    // end-trim-past-packet.opus is default-pages.opus with its final granule lowered by 1700
+    // samples (test/fixtures/lower-final-granule.ts): the last page holds 40 packets of 960, so
+    // the trim reaches back into the second-to-last packet. 131 852 is what opusdec --no-dither
+    // and ffmpeg both gave for this file (measured once, opus-tools 0.2 / ffmpeg 5.1), and it
+    // equals the final granule 132 164 minus the 312-sample pre-skip.
+    const OPUSDEC_SAMPLES = 131_852;
+    const ref = readWav('opus/default-pages.ref.wav').samples;
+    for (const backend of BACKENDS) {
+      const { pcm, errors } = decodeWhole('end-trim-past-packet', { backend });
+      expect(errors).toEqual([]);
+      expect(pcm.length).toBe(OPUSDEC_SAMPLES);
+      // the samples kept are the stream's first ones: the trim is taken from the end
+      expect(maxAbsDiff(pcm, ref.subarray(0, OPUSDEC_SAMPLES))).toBeLessThanOrEqual(1);
+    }
+    // and at a native lower rate, the same trim scaled from 48 kHz units
+    expect(decodeWhole('end-trim-past-packet', { sampleRate: 8000 }).pcm.length).toBe(Math.round(OPUSDEC_SAMPLES / 6));
+  });
+
   it('1-byte feeding gives the same samples as one chunk', () => {
     const b = fixture('opus/20ms-pages.opus');
     const dec = new OggOpusDecoder();

@@ -42,7 +42,9 @@ export interface OggPacketInfo {
   /** Last packet of a logical stream (last packet completed on an EOS page). */
   eos: boolean;
   /**
-   * Granule position of the page this packet completes on, or -1 when that page carries none.
+   * Granule position of the page this packet completes on, or -1 when that page carries none;
+   * every packet completed on a page carries it, not only the last one: an end trim (RFC 7845
+   * §4.4) may reach back past the page's last packet, so it bounds them all.
    * Safe as a number up to 2^53 (≈ 5 900 years of 48 kHz audio).
    */
   granule: number;
@@ -252,19 +254,18 @@ export class OggPageReader {
           this.#partialLength = 0;
         }
         first = false;
-        const packetGranule = last ? granule : -1;
         if (this.#onPacketBytes !== undefined) {
           const info = this.#info;
           info.serial = serial;
           info.bos = bos;
           info.eos = eos;
-          info.granule = packetGranule;
+          info.granule = granule;
           info.lastOnPage = last;
           info.pageSequence = sequence;
           info.pageOffset = pageOffset;
           this.#onPacketBytes(bytes, from, to, info);
         }
-        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule: packetGranule, lastOnPage: last, pageSequence: sequence, pageOffset });
+        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule, lastOnPage: last, pageSequence: sequence, pageOffset });
       }
       packetStart = bodyPos;
     }
