@@ -5,6 +5,7 @@ import { oggCrc } from '../../src/internal/oggCrc.js';
 import { createDecoder } from '../../src/codec/createDecoder.js';
 import type { FormatCheckDecoder } from '../../src/codec/FormatCheckDecoder.js';
 import { collect, fixture, maxAbsDiff, readWav, snrDb } from './audioFixtures.js';
+import { pageOffsets } from './oggPages.js';
 
 const FIXTURES = ['default-pages', '20ms-pages', 'ffmpeg', 'spanning-packet', 'stereo', 'chained'] as const;
 const BACKENDS = ['native', 'wasm'] as const;
@@ -13,19 +14,6 @@ function decodeWhole(name: string, opts: ConstructorParameters<typeof OggOpusDec
   const dec = new OggOpusDecoder(opts);
   const out = collect(dec.decode(fixture(`opus/${name}.opus`)), dec.flush());
   return { ...out, format: dec.format };
-}
-
-/** Page start offsets of an Ogg file. */
-function pageOffsets(b: Uint8Array): number[] {
-  const offsets: number[] = [];
-  for (let p = 0; p < b.length; ) {
-    offsets.push(p);
-    const n = b[p + 26]!;
-    let len = 27 + n;
-    for (let s = 0; s < n; s++) len += b[p + 27 + s]!;
-    p += len;
-  }
-  return offsets;
 }
 
 describe('OggOpusDecoder against opusdec --no-dither', () => {
