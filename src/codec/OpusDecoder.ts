@@ -4,7 +4,7 @@ import { OggPacketQueue } from './ogg/OggPacketQueue.js';
 import { OggPageReader } from './ogg/OggPageReader.js';
 import { OPUS_NATIVE_RATES, OPUS_RATE, isOpusHead, isOpusTags, parseOpusHead, type OpusHead } from './opus/OpusHead.js';
 import { createOpusPacketDecoder, type OpusBackendName, type OpusPacketDecoder } from './opus/backend.js';
-import { opusPacketSamples } from './opus/packetSamples.js';
+import { headPacketStart, opusPacketSamples } from './opus/packetSamples.js';
 
 const MS_PER_SECOND = 1000;
 /**
@@ -46,6 +46,7 @@ type StreamState = 'tags' | 'audio';
  *
  * A chained stream (a new BOS page with OpusHead) re-initialises the decoder. Its channel count
  * is kept from the first stream (libopus up/down-mixes), so the output format never changes.
+ * Pages lost, repeated or swapped on the way fail the stream or are repaired: `onInvalidPage`.
  *
  * @example
  * const dec = new OggOpusDecoder({ sampleRate: 8000 });
@@ -240,23 +241,8 @@ export class OggOpusDecoder implements AudioDecoder {
     }
     let silence = 0;
     if (q.headAfterGap) silence = this.#fillGap(q);
-    else if (Number.isNaN(this.#granulePos)) this.#granulePos = this.#headStart(q);
+    else if (Number.isNaN(this.#granulePos)) this.#granulePos = headPacketStart(q);
     return silence + this.#audio(q.headBytes(), q.headGranule, q.headPageOffset);
-  }
-
-  /**
-   * Where the queue's first packet starts on the granule timeline: its page's granule (the end of
-   * the page's last packet) minus the durations of the packets completed on that page from this
-   * one on. All of them are queued: a page's packets are queued together. 0 when the page has no
-   * granule (then nothing better is known: a stream starts at 0).
-   */
-  #headStart(q: OggPacketQueue): number {
-    const granule = q.headGranule;
-    if (granule < 0) return 0;
-    const page = q.headPageOffset;
-    let span = 0;
-    for (let k = 0; k < q.length && q.pageOffsetAt(k) === page; k++) span += opusPacketSamples(q.bytesAt(k));
-    return granule - span;
   }
 
   /**
@@ -265,7 +251,7 @@ export class OggOpusDecoder implements AudioDecoder {
    * audio after the gap keeps its place in time. Returns the samples per channel inserted.
    */
   #fillGap(q: OggPacketQueue): number {
-    const start = this.#headStart(q);
+    const start = headPacketStart(q);
     const from = Number.isNaN(this.#granulePos) ? 0 : this.#granulePos;
     this.#granulePos = Math.max(from, start);
     const missing = start - from;

@@ -76,7 +76,7 @@ export interface OggPageReaderOptions {
    * packet, which at 50 packets a second per stream is most of the Ogg layer's garbage.
    */
   onPacketBytes?(bytes: Uint8Array, start: number, end: number, info: Readonly<OggPacketInfo>): void;
-  /** Called once per verified page (after its packets), e.g. for latency probes. */
+  /** Called once per verified page used (after its packets; not for a repeated page), e.g. for latency probes. */
   onPage?(info: { serial: number; granule: number; pageOffset: number; pageBytes: number }): void;
   /**
    * A page whose sequence number is not the next one of its logical stream (lost, repeated or

@@ -1,3 +1,5 @@
+import type { OggPacketQueue } from '../ogg/OggPacketQueue.js';
+
 /**
  * The duration of an Opus packet from its TOC byte, without decoding it (RFC 6716 §3.1): the
  * configuration (top 5 bits) gives the frame size, the code (low 2 bits) the frame count (1, 2,
@@ -38,4 +40,19 @@ export function opusPacketSamples(packet: Uint8Array): number {
   }
   const samples = frame * frames;
   return samples > OPUS_MAX_PACKET_SAMPLES ? 0 : samples;
+}
+
+/**
+ * Where the queue's first packet starts on the granule timeline (48 kHz samples): its page's
+ * granule (the end of the page's last packet) minus the durations of the packets completed on
+ * that page from this one on. All of them are queued, since a page's packets are queued together.
+ * 0 when the page has no granule (nothing better is known: a stream starts at 0).
+ */
+export function headPacketStart(q: OggPacketQueue): number {
+  const granule = q.headGranule;
+  if (granule < 0) return 0;
+  const page = q.headPageOffset;
+  let span = 0;
+  for (let k = 0; k < q.length && q.pageOffsetAt(k) === page; k++) span += opusPacketSamples(q.bytesAt(k));
+  return granule - span;
 }
