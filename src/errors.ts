@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'OGG_BAD_CAPTURE'
   | 'OGG_BAD_CRC'
   | 'OGG_BAD_PAGE'
+  | 'OGG_PAGE_SEQUENCE'
   | 'OPUS_BAD_HEAD'
   | 'OPUS_DECODE_FAILED'
   | 'MP3_DECODE_FAILED'
@@ -108,6 +109,34 @@ export class CodecError extends VoicewireError {
   constructor(code: ErrorCode, message: string, context: ErrorContext & { fatal?: boolean } = {}) {
     super(code, message, context);
     this.fatal = context.fatal ?? true;
+  }
+}
+
+/**
+ * An Ogg page whose sequence number is not the next one of its logical stream (RFC 3533): pages
+ * were lost (`gap`), or a page came again or late (`repeat`, e.g. two pages swapped). `byteOffset`
+ * is where the out-of-sequence page starts.
+ */
+export class OggSequenceError extends CodecError {
+  readonly serial: number;
+  /** The sequence number the stream's next page should have had. */
+  readonly expectedSequence: number;
+  /** The sequence number the page has. */
+  readonly foundSequence: number;
+  readonly kind: 'gap' | 'repeat';
+  /** Pages missing before this one (`gap`), else 0. */
+  readonly missingPages: number;
+  constructor(
+    message: string,
+    fields: { serial: number; expectedSequence: number; foundSequence: number; kind: 'gap' | 'repeat'; missingPages: number },
+    context: ErrorContext & { fatal?: boolean } = {},
+  ) {
+    super('OGG_PAGE_SEQUENCE', message, context);
+    this.serial = fields.serial;
+    this.expectedSequence = fields.expectedSequence;
+    this.foundSequence = fields.foundSequence;
+    this.kind = fields.kind;
+    this.missingPages = fields.missingPages;
   }
 }
 

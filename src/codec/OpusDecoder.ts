@@ -1,11 +1,18 @@
-import { CodecError } from '../errors.js';
+import { CodecError, type OggSequenceError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, DecodeStepOptions, PcmFormat } from './types.js';
 import { OggPacketQueue } from './ogg/OggPacketQueue.js';
 import { OggPageReader } from './ogg/OggPageReader.js';
 import { OPUS_NATIVE_RATES, OPUS_RATE, isOpusHead, isOpusTags, parseOpusHead, type OpusHead } from './opus/OpusHead.js';
 import { createOpusPacketDecoder, type OpusBackendName, type OpusPacketDecoder } from './opus/backend.js';
+import { headPacketStart, opusPacketSamples } from './opus/packetSamples.js';
 
 const MS_PER_SECOND = 1000;
+/**
+ * The most silence one sequence gap is repaired with (48 kHz samples: 10 s). Granules that claim
+ * more missing audio than this are not trusted to be filled (nor is that much memory spent on
+ * zeros): the gap is then a fatal OGG_PAGE_SEQUENCE, as under onInvalidPage 'fail'.
+ */
+const MAX_GAP_SILENCE_48K = 10 * OPUS_RATE;
 /** Nothing is added to it: results are only written during a decode or flush call. */
 const IDLE_OUT: DecodedAudio = Object.freeze({ pcm: Object.freeze([]) as unknown as Int16Array[], errors: Object.freeze([]) as unknown as DecodedAudio['errors'] });
 
@@ -18,6 +25,16 @@ export interface OggOpusDecoderOptions extends DecodeStepOptions {
   sampleRate?: number;
   /** Force a backend (tests, benches). @defaultValue native when it loads, else wasm */
   backend?: OpusBackendName;
+  /**
+   * An Ogg page out of sequence in its stream (pages lost, repeated or swapped on the way; an
+   * {@link OggSequenceError}). `'fail'`: a fatal OGG_PAGE_SEQUENCE at that page, after the audio of
+   * the pages before it. `'skip'`: a non-fatal one (a pipeline `warning`) and decoding goes on: a
+   * page seen before is not decoded again, and the audio of lost pages is replaced by silence of
+   * their duration, worked out from the granule positions (RFC 7845 §4.1), so everything after
+   * the gap keeps its time. The pipeline passes its `onInvalidEvent`.
+   * @defaultValue 'fail'
+   */
+  onInvalidPage?: 'fail' | 'skip';
 }
 
 type StreamState = 'tags' | 'audio';
@@ -29,6 +46,7 @@ type StreamState = 'tags' | 'audio';
  *
  * A chained stream (a new BOS page with OpusHead) re-initialises the decoder. Its channel count
  * is kept from the first stream (libopus up/down-mixes), so the output format never changes.
+ * Pages lost, repeated or swapped on the way fail the stream or are repaired: `onInvalidPage`.
  *
  * @example
  * const dec = new OggOpusDecoder({ sampleRate: 8000 });
@@ -51,6 +69,21 @@ export class OggOpusDecoder implements AudioDecoder {
   #skip = 0;
   /** Output-rate samples per channel given out in this stream, after pre-skip. */
   #linkOut = 0;
+  /**
+   * Where this stream's decoding has got to on the granule timeline (48 kHz samples, pre-skip
+   * included): the end of the last packet decoded or silence inserted. NaN until its first audio
+   * packet, whose page's granule places it. Used to size the silence that repairs a gap.
+   */
+  #granulePos = NaN;
+  /** 48 kHz samples per output sample (1, 2, 3, 4 or 6). */
+  readonly #per48k: number;
+  /**
+   * Sequence faults reported under 'skip', each with the count of packets queued before it: given
+   * out when decoding gets there, so a fault comes after the audio before it, as a fatal one does.
+   */
+  readonly #faults: { error: OggSequenceError; after: number }[] = [];
+  #packetsQueued = 0;
+  #packetsDone = 0;
   /** The current call's result; {@link IDLE_OUT} between calls (the caller owns the last one's blocks). */
   #out: DecodedAudio = IDLE_OUT;
   /**
@@ -70,7 +103,16 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#backend = options.backend;
     const stepMs = options.stepMs ?? Infinity;
     this.#stepSamples = stepMs === Infinity ? Infinity : Math.max(1, Math.round((stepMs * this.sampleRate) / MS_PER_SECOND));
-    this.#reader = new OggPageReader({ onPacketBytes: (bytes, start, end, info) => this.#queue.push(bytes, start, end, info) });
+    this.#per48k = OPUS_RATE / this.sampleRate;
+    this.#reader = new OggPageReader({
+      onPacketBytes: (bytes, start, end, info) => {
+        this.#queue.push(bytes, start, end, info);
+        this.#packetsQueued++;
+      },
+      ...(options.onInvalidPage === 'skip'
+        ? { onSequenceFault: (error: OggSequenceError) => this.#faults.push({ error, after: this.#packetsQueued }) }
+        : {}),
+    });
   }
 
   /** The encoder's input rate from the first OpusHead: what a request's `sample_rate` names. */
@@ -114,10 +156,12 @@ export class OggOpusDecoder implements AudioDecoder {
     let decoded = 0;
     try {
       while (queue.length > 0 && decoded < budget) {
+        if (this.#faults.length > 0) this.#faultsUpTo(this.#packetsDone);
         try {
           decoded += this.#packet(queue);
         } finally {
           queue.shift();
+          this.#packetsDone++;
         }
       }
     } catch (error) {
@@ -125,10 +169,20 @@ export class OggOpusDecoder implements AudioDecoder {
     }
     if (queue.length === 0 || this.#failed) {
       queue.clear();
+      if (this.#failed) this.#faults.length = 0;
+      else this.#faultsUpTo(Infinity);
       const deferred = this.#deferred;
       this.#deferred = null;
       if (deferred !== null && !this.#failed) this.#fault(deferred);
     }
+  }
+
+  /** Gives out the sequence faults found before packet number `done` was queued. */
+  #faultsUpTo(done: number): void {
+    const faults = this.#faults;
+    let n = 0;
+    while (n < faults.length && faults[n]!.after <= done) this.#out.errors.push(faults[n++]!.error);
+    if (n > 0) faults.splice(0, n);
   }
 
   flush(): DecodedAudio {
@@ -146,6 +200,9 @@ export class OggOpusDecoder implements AudioDecoder {
   reset(): void {
     this.#reader.reset();
     this.#queue.clear();
+    this.#faults.length = 0;
+    this.#packetsQueued = 0;
+    this.#packetsDone = 0;
     this.#deferred = null;
     this.#decoder?.free();
     this.#decoder = null;
@@ -182,7 +239,33 @@ export class OggOpusDecoder implements AudioDecoder {
       this.#state = 'audio';
       if (isOpusTags(q.headBytes())) return 0;
     }
-    return this.#audio(q.headBytes(), q.headGranule, q.headPageOffset);
+    let silence = 0;
+    if (q.headAfterGap) silence = this.#fillGap(q);
+    else if (Number.isNaN(this.#granulePos)) this.#granulePos = headPacketStart(q);
+    return silence + this.#audio(q.headBytes(), q.headGranule, q.headPageOffset);
+  }
+
+  /**
+   * Pages were lost before the queue's first packet (onInvalidPage 'skip'): silence for the audio
+   * they held, from where decoding got to up to where this packet starts (RFC 7845 §4.1), so the
+   * audio after the gap keeps its place in time. Returns the samples per channel inserted.
+   */
+  #fillGap(q: OggPacketQueue): number {
+    const start = headPacketStart(q);
+    const from = Number.isNaN(this.#granulePos) ? 0 : this.#granulePos;
+    this.#granulePos = Math.max(from, start);
+    const missing = start - from;
+    if (missing <= 0) return 0;
+    if (missing > MAX_GAP_SILENCE_48K) {
+      throw new CodecError(
+        'OGG_PAGE_SEQUENCE',
+        `Ogg pages lost before the page at byte ${q.headPageOffset}: the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap, more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
+        { byteOffset: q.headPageOffset },
+      );
+    }
+    const samples = this.#toOutputRate(missing);
+    this.#emit(new Int16Array(samples * this.#format!.channels), samples, q.headGranule);
+    return samples;
   }
 
   #startStream(q: OggPacketQueue): void {
@@ -198,6 +281,7 @@ export class OggOpusDecoder implements AudioDecoder {
     this.#state = 'tags';
     this.#skip = this.#toOutputRate(head.preSkip);
     this.#linkOut = 0;
+    this.#granulePos = NaN;
   }
 
   #audio(packet: Uint8Array, granule: number, pageOffset: number): number {
@@ -214,12 +298,25 @@ export class OggOpusDecoder implements AudioDecoder {
           cause: error,
         }),
       );
+      // Its audio is lost: later granule arithmetic (a gap's silence) still counts it.
+      this.#granulePos += opusPacketSamples(packet);
       return 0;
     }
     // The native backend's output is a fresh ArrayBuffer of its own; the wasm one's comes from
     // Node's shared Buffer pool, so the framer must not reuse that memory (DecodedAudio.ownedBuffers).
     if (pcm.byteOffset !== 0 || pcm.byteLength !== pcm.buffer.byteLength) this.#out.ownedBuffers = false;
     const decoded = pcm.length / channels;
+    this.#granulePos += decoded * this.#per48k;
+    this.#emit(pcm, decoded, granule);
+    return decoded;
+  }
+
+  /**
+   * Gives out `pcm` (`decoded` samples per channel: a packet's output or a gap's silence) less
+   * what pre-skip and end trimming take.
+   */
+  #emit(pcm: Int16Array, decoded: number, granule: number): void {
+    const channels = this.#format!.channels;
     let from = 0;
     let count = decoded;
     if (this.#skip > 0) {
@@ -229,14 +326,16 @@ export class OggOpusDecoder implements AudioDecoder {
       count -= drop;
     }
     if (granule >= 0) {
-      // End trimming: never run past the page's granule position (as opusdec does).
+      // End trimming: never run past the granule position of the page the packet completes on.
+      // Every packet of the page is held to it, not only the last: a final granule lowered by more
+      // than one packet trims the page's earlier packets too, from the end (RFC 7845 §4.4; opusdec
+      // and ffmpeg do the same).
       const maxOut = this.#toOutputRate(granule - this.#head!.preSkip) - this.#linkOut;
       count = Math.max(0, Math.min(count, maxOut));
     }
-    if (count === 0) return decoded;
+    if (count === 0) return;
     this.#linkOut += count;
     this.#out.pcm.push(from === 0 && count * channels === pcm.length ? pcm : pcm.subarray(from * channels, (from + count) * channels));
-    return decoded;
   }
 
   #toOutputRate(samples48k: number): number {

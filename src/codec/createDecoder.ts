@@ -29,6 +29,13 @@ export interface CreateDecoderOptions {
    * @defaultValue false
    */
   reuseOutput?: boolean;
+  /**
+   * A container fault that can be repaired, so far an Ogg page out of sequence (opus): `'fail'`
+   * ends the stream with a fatal error, `'skip'` reports it non-fatally and repairs it (see
+   * `OggOpusDecoderOptions.onInvalidPage`). The SpeechPipeline passes its `onInvalidEvent`.
+   * @defaultValue 'fail'
+   */
+  onInvalidPage?: 'fail' | 'skip';
 }
 
 /**
@@ -53,6 +60,7 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
       return new OggOpusDecoder({
         ...(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate }),
         ...(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs }),
+        ...(opts.onInvalidPage === undefined ? {} : { onInvalidPage: opts.onInvalidPage }),
       });
     default:
       throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected pcm, wav, mp3 or opus)`);

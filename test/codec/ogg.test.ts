@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { OggPageReader, type OggPacket } from '../../src/codec/ogg/OggPageReader.js';
 import { oggCrc } from '../../src/internal/oggCrc.js';
-import { CodecError } from '../../src/errors.js';
+import { CodecError, OggSequenceError } from '../../src/errors.js';
 import { fixture } from './audioFixtures.js';
+import { dropPage, oggPages, pageOffsets, pageSequence, repeatPage, swapPages } from './oggPages.js';
 
 interface Seen { bytes: string; serial: number; granule: number; bos: boolean; eos: boolean }
 
@@ -20,6 +21,23 @@ function readAll(chunks: Uint8Array[]): { packets: Seen[]; error: unknown; end: 
     error = e;
   }
   return { packets, error, end: error ? null : reader.end() };
+}
+
+/** Reads `b` reporting sequence faults instead of failing on them. */
+function readReporting(b: Uint8Array): { packets: (Seen & { afterGap: boolean })[]; faults: OggSequenceError[]; error: unknown } {
+  const packets: (Seen & { afterGap: boolean })[] = [];
+  const faults: OggSequenceError[] = [];
+  const reader = new OggPageReader({
+    onPacket: (p) => packets.push({ bytes: Buffer.from(p.data).toString('hex'), serial: p.serial, granule: p.granule, bos: p.bos, eos: p.eos, afterGap: p.afterGap }),
+    onSequenceFault: (fault) => faults.push(fault),
+  });
+  let error: unknown = null;
+  try {
+    reader.push(b);
+  } catch (e) {
+    error = e;
+  }
+  return { packets, faults, error };
 }
 
 function splitAt(b: Uint8Array, cuts: number[]): Uint8Array[] {
@@ -65,7 +83,7 @@ describe('OggPageReader', () => {
     const { packets, error } = readAll([page({ packets: [bytes(3, 1), bytes(255, 2), bytes(0, 0), bytes(600, 3)], granule: 960 })]);
     expect(error).toBeNull();
     expect(packets.map((p) => p.bytes.length / 2)).toEqual([3, 255, 0, 600]);
-    expect(packets.map((p) => p.granule)).toEqual([-1, -1, -1, 960]);
+    expect(packets.map((p) => p.granule)).toEqual([960, 960, 960, 960]); // the page's, on every packet completed there
   });
 
   it('joins a packet that spans three pages', () => {
@@ -112,16 +130,79 @@ describe('OggPageReader', () => {
   });
 
   it('the spanning-packet fixture really has packets continued across pages', () => {
-    const b = fixture('opus/spanning-packet.opus');
-    let continued = 0;
-    for (let p = 0; p < b.length; ) {
-      if ((b[p + 5]! & 1) !== 0) continued++;
-      const n = b[p + 26]!;
-      let len = 27 + n;
-      for (let s = 0; s < n; s++) len += b[p + 27 + s]!;
-      p += len;
-    }
-    expect(continued).toBeGreaterThan(0);
+    const continued = oggPages(fixture('opus/spanning-packet.opus')).filter((page) => (page[5]! & 1) !== 0);
+    expect(continued.length).toBeGreaterThan(0);
+  });
+
+  it('a page lost on the way is a fatal OGG_PAGE_SEQUENCE naming the expected and found page and where', () => {
+    const b = dropPage(fixture('opus/20ms-pages.opus'), 40);
+    const whole = readAll([fixture('opus/20ms-pages.opus')]).packets;
+    const { packets, error } = readAll([b]);
+    expect(error).toBeInstanceOf(OggSequenceError);
+    expect(error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'gap', serial: 12, expectedSequence: 40, foundSequence: 41, missingPages: 1, byteOffset: pageOffsets(b)[40], fatal: true });
+    expect((error as Error).message).toMatch(/page 41 of stream 12 at byte \d+, expected page 40/);
+    // every packet of the pages before it was delivered
+    expect(packets).toEqual(whole.slice(0, 40));
+  });
+
+  it('with onSequenceFault, a gap is reported (non-fatal), the page after it is used and its first packet is marked afterGap', () => {
+    const whole = readAll([fixture('opus/20ms-pages.opus')]).packets;
+    const { packets, faults, error } = readReporting(dropPage(fixture('opus/20ms-pages.opus'), 40));
+    expect(error).toBeNull();
+    expect(faults).toHaveLength(1);
+    expect(faults[0]).toMatchObject({ kind: 'gap', expectedSequence: 40, foundSequence: 41, fatal: false });
+    expect(packets.map(({ afterGap, ...p }) => p)).toEqual([...whole.slice(0, 40), ...whole.slice(41)]);
+    expect(packets.map((p, i) => (p.afterGap ? i : -1)).filter((i) => i >= 0)).toEqual([40]);
+  });
+
+  it('a page sent twice is one fault and its packets are not delivered again, in either mode', () => {
+    const original = fixture('opus/default-pages.opus');
+    const whole = readAll([original]).packets;
+    const repeated = repeatPage(original, 2);
+    const { packets, faults } = readReporting(repeated);
+    expect(faults).toHaveLength(1);
+    expect(faults[0]).toMatchObject({ kind: 'repeat', expectedSequence: 3, foundSequence: 2, missingPages: 0, byteOffset: pageOffsets(repeated)[3] });
+    expect(packets.map(({ afterGap, ...p }) => p)).toEqual(whole);
+    expect(readAll([repeated]).error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'repeat', fatal: true });
+  });
+
+  it('two pages swapped are a gap then a late page, the late one not used', () => {
+    const original = fixture('opus/default-pages.opus');
+    const whole = readAll([original]).packets;
+    const { packets, faults } = readReporting(swapPages(original, 2));
+    expect(faults.map((f) => [f.kind, f.expectedSequence, f.foundSequence])).toEqual([['gap', 2, 3], ['repeat', 4, 2]]);
+    // page 3's packets come; page 2's (50 packets) are lost
+    expect(packets.map(({ afterGap, ...p }) => p)).toEqual([...whole.slice(0, 2), ...whole.slice(52)]);
+  });
+
+  it('a chained stream restarts its sequence at the new BOS page: not a gap', () => {
+    const b = fixture('opus/chained.opus');
+    expect(oggPages(b).map(pageSequence)).toEqual([0, 1, 2, 3, 4, 0, 1, 2, 3]);
+    const { faults, error } = readReporting(b);
+    expect(error).toBeNull();
+    expect(faults).toEqual([]);
+    // and a page lost in the second link is that link's gap
+    const lost = readReporting(dropPage(b, 7));
+    expect(lost.faults.map((f) => [f.serial, f.expectedSequence, f.foundSequence])).toEqual([[2, 2, 3]]);
+  });
+
+  it('a packet continued across a lost page is dropped, not glued to the start of another', () => {
+    // page 0 opens packet X, page 1 (lost) ends X and opens Y, page 2 ends Y then holds Z
+    const x = bytes(300, 0x58);
+    const y = bytes(300, 0x59);
+    const p0 = page({ seq: 0, flags: 2, packets: [bytes(3, 1), x.subarray(0, 255)], openLast: true, granule: 960 });
+    const p1 = page({ seq: 1, flags: 1, packets: [x.subarray(255), y.subarray(0, 255)], openLast: true, granule: 1920 });
+    const p2 = page({ seq: 2, flags: 1, packets: [y.subarray(255), bytes(4, 0x5a)], granule: 2880 });
+    const hex = (u: Uint8Array): string => Buffer.from(u).toString('hex');
+    expect(readAll([p0, p1, p2]).packets.map((p) => p.bytes)).toEqual([hex(bytes(3, 1)), hex(x), hex(y), hex(bytes(4, 0x5a))]);
+    const { packets, faults } = readReporting(Buffer.concat([p0, p2]));
+    expect(faults).toHaveLength(1);
+    expect(packets.map((p) => [p.bytes, p.afterGap])).toEqual([[hex(bytes(3, 1)), false], [hex(bytes(4, 0x5a)), true]]);
+  });
+
+  it('sequence numbers wrap at 2^32 without a fault', () => {
+    const { faults } = readReporting(Buffer.concat([page({ seq: 0xffffffff, packets: [bytes(2, 1)] }), page({ seq: 0, packets: [bytes(2, 2)] })]));
+    expect(faults).toEqual([]);
   });
 
   it('gives the same packets however the bytes are split (fast-check)', () => {

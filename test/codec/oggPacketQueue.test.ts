@@ -6,7 +6,7 @@ import { OggPageReader, type OggPacket, type OggPacketInfo } from '../../src/cod
 import { InvalidOptionError } from '../../src/errors.js';
 import { collect, fixture } from './audioFixtures.js';
 
-interface Seen { hex: string; serial: number; bos: boolean; eos: boolean; granule: number; lastOnPage: boolean; pageSequence: number; pageOffset: number }
+interface Seen { hex: string; serial: number; bos: boolean; eos: boolean; granule: number; lastOnPage: boolean; pageSequence: number; pageOffset: number; afterGap: boolean }
 
 const seen = (bytes: Uint8Array, info: Readonly<OggPacketInfo>): Seen => ({
   hex: Buffer.from(bytes).toString('hex'),
@@ -17,10 +17,11 @@ const seen = (bytes: Uint8Array, info: Readonly<OggPacketInfo>): Seen => ({
   lastOnPage: info.lastOnPage,
   pageSequence: info.pageSequence,
   pageOffset: info.pageOffset,
+  afterGap: info.afterGap,
 });
 
 function info(i: number): OggPacketInfo {
-  return { serial: 1000 + i, bos: i === 0, eos: false, granule: i * 960 + 2 ** 40, lastOnPage: true, pageSequence: i, pageOffset: i * 4096 + 2 ** 33 };
+  return { serial: 1000 + i, bos: i === 0, eos: false, granule: i * 960 + 2 ** 40, lastOnPage: true, pageSequence: i, pageOffset: i * 4096 + 2 ** 33, afterGap: i % 3 === 1 };
 }
 
 /** Packet `i`: `i % 300 + 1` bytes of a pattern that names it. */
@@ -29,7 +30,7 @@ function packet(i: number): Uint8Array {
 }
 
 function headOf(q: OggPacketQueue): Seen {
-  return { ...seen(q.headBytes(), { serial: q.headSerial, bos: q.headBos, eos: false, granule: q.headGranule, lastOnPage: true, pageSequence: 0, pageOffset: q.headPageOffset }), pageSequence: 0 };
+  return { ...seen(q.headBytes(), { serial: q.headSerial, bos: q.headBos, eos: false, granule: q.headGranule, lastOnPage: true, pageSequence: 0, pageOffset: q.headPageOffset, afterGap: q.headAfterGap }), pageSequence: 0 };
 }
 
 const expected = (i: number): Seen => ({ ...seen(packet(i), info(i)), pageSequence: 0 });

@@ -5,6 +5,7 @@ import { oggCrc } from '../../src/internal/oggCrc.js';
 import { createDecoder } from '../../src/codec/createDecoder.js';
 import type { FormatCheckDecoder } from '../../src/codec/FormatCheckDecoder.js';
 import { collect, fixture, maxAbsDiff, readWav, snrDb } from './audioFixtures.js';
+import { pageOffsets } from './oggPages.js';
 
 const FIXTURES = ['default-pages', '20ms-pages', 'ffmpeg', 'spanning-packet', 'stereo', 'chained'] as const;
 const BACKENDS = ['native', 'wasm'] as const;
@@ -13,19 +14,6 @@ function decodeWhole(name: string, opts: ConstructorParameters<typeof OggOpusDec
   const dec = new OggOpusDecoder(opts);
   const out = collect(dec.decode(fixture(`opus/${name}.opus`)), dec.flush());
   return { ...out, format: dec.format };
-}
-
-/** Page start offsets of an Ogg file. */
-function pageOffsets(b: Uint8Array): number[] {
-  const offsets: number[] = [];
-  for (let p = 0; p < b.length; ) {
-    offsets.push(p);
-    const n = b[p + 26]!;
-    let len = 27 + n;
-    for (let s = 0; s < n; s++) len += b[p + 27 + s]!;
-    p += len;
-  }
-  return offsets;
 }
 
 describe('OggOpusDecoder against opusdec --no-dither', () => {
@@ -67,6 +55,25 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
     expect(pcm.length).toBe(ref.samples.length);
     // the first link is the same audio as default-pages, sample for sample
     expect(pcm.subarray(0, a)).toEqual(decodeWhole('default-pages').pcm);
+  });
+
+  it('an end trim longer than the final page\'s last packet trims the earlier packets of that page too', () => {
+    // end-trim-past-packet.opus is default-pages.opus with its final granule lowered by 1700
+    // samples (test/fixtures/lower-final-granule.ts): the last page holds 40 packets of 960, so
+    // the trim reaches back into the second-to-last packet. 131 852 is what opusdec --no-dither
+    // and ffmpeg both gave for this file (measured once, opus-tools 0.2 / ffmpeg 5.1), and it
+    // equals the final granule 132 164 minus the 312-sample pre-skip.
+    const OPUSDEC_SAMPLES = 131_852;
+    const ref = readWav('opus/default-pages.ref.wav').samples;
+    for (const backend of BACKENDS) {
+      const { pcm, errors } = decodeWhole('end-trim-past-packet', { backend });
+      expect(errors).toEqual([]);
+      expect(pcm.length).toBe(OPUSDEC_SAMPLES);
+      // the samples kept are the stream's first ones: the trim is taken from the end
+      expect(maxAbsDiff(pcm, ref.subarray(0, OPUSDEC_SAMPLES))).toBeLessThanOrEqual(1);
+    }
+    // and at a native lower rate, the same trim scaled from 48 kHz units
+    expect(decodeWhole('end-trim-past-packet', { sampleRate: 8000 }).pcm.length).toBe(Math.round(OPUSDEC_SAMPLES / 6));
   });
 
   it('1-byte feeding gives the same samples as one chunk', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 import { runPipeline, splitRandom, sse, type WireEvent } from '../engine/helpers.js';
 import { fixture, maxAbsDiff, readWav } from './audioFixtures.js';
+import { dropPage } from './oggPages.js';
 
 /** An SSE body carrying `audio` cut into events of varying size (one chunk_seq). */
 function speechBody(audio: Uint8Array, eventBytes = 3000): Buffer {
@@ -43,6 +44,20 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     expect(r.error).toBeNull();
     expect(r.pcm.length).toBe(ref.length);
     expect(maxAbsDiff(r.pcm, ref)).toBeLessThanOrEqual(1);
+  });
+
+  it('opus: a lost Ogg page follows onInvalidEvent: a warning and the length kept (skip), an error after the audio before it (fail)', async () => {
+    const ref = readWav('opus/20ms-pages.ref.wav').samples;
+    const body = speechBody(dropPage(fixture('opus/20ms-pages.opus'), 40));
+    const skipped = await runPipeline(createSpeechPipeline({ format: 'opus', onInvalidEvent: 'skip' }), splitRandom(body, 11));
+    expect(skipped.error).toBeNull();
+    expect(skipped.warnings).toEqual([expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', expectedSequence: 40, foundSequence: 41, fatal: false })]);
+    expect(skipped.pcm.length).toBe(ref.length);
+    const failed = await runPipeline(createSpeechPipeline({ format: 'opus' }), splitRandom(body, 11));
+    expect(failed.error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', expectedSequence: 40, foundSequence: 41, fatal: true });
+    // the audio of the 38 packets before the lost page still came out, as opusdec decodes it
+    expect(failed.pcm.length).toBe(38 * 960 - 312);
+    expect(maxAbsDiff(failed.pcm, ref)).toBeLessThanOrEqual(1);
   });
 
   it('opus → 8 kHz μ-law: 160-byte frames, decoded natively at 8 kHz, output-sample indices', async () => {

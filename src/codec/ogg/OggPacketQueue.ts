@@ -21,6 +21,7 @@ const INITIAL_ARENA_BYTES = 2048;
 /** An arena grown past this (a big OpusTags) is dropped once the queue empties. */
 const MAX_IDLE_ARENA_BYTES = 64 * 1024;
 const FLAG_BOS = 1;
+const FLAG_AFTER_GAP = 2;
 
 export class OggPacketQueue {
   #arena = Buffer.allocUnsafeSlow(INITIAL_ARENA_BYTES);
@@ -55,7 +56,7 @@ export class OggPacketQueue {
     this.#end[t] = this.#arenaUsed + n;
     this.#arenaUsed += n;
     this.#serial[t] = info.serial;
-    this.#flags[t] = info.bos ? FLAG_BOS : 0;
+    this.#flags[t] = (info.bos ? FLAG_BOS : 0) | (info.afterGap ? FLAG_AFTER_GAP : 0);
     this.#granule[t] = info.granule;
     this.#pageOffset[t] = info.pageOffset;
   }
@@ -78,6 +79,19 @@ export class OggPacketQueue {
   }
   get headPageOffset(): number {
     return this.#pageOffset[this.#head]!;
+  }
+  /** The first packet of its stream after a sequence gap (OggPacketInfo.afterGap). */
+  get headAfterGap(): boolean {
+    return (this.#flags[this.#head]! & FLAG_AFTER_GAP) !== 0;
+  }
+
+  /** The bytes of the `k`-th queued packet (0 is the head), valid as {@link headBytes}'. */
+  bytesAt(k: number): Buffer {
+    return this.#arena.subarray(this.#start[this.#head + k], this.#end[this.#head + k]);
+  }
+  /** The page offset of the `k`-th queued packet (0 is the head). */
+  pageOffsetAt(k: number): number {
+    return this.#pageOffset[this.#head + k]!;
   }
 
   /** Drops the first packet. */

@@ -1,5 +1,6 @@
-import { CodecError, InvalidOptionError } from '../../errors.js';
+import { CodecError, InvalidOptionError, type OggSequenceError } from '../../errors.js';
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
+import { OggSequenceCheck } from './OggSequenceCheck.js';
 
 /**
  * A streaming Ogg page reader (RFC 3533) of our own: prism-media's OggDemuxer drops chained
@@ -42,7 +43,9 @@ export interface OggPacketInfo {
   /** Last packet of a logical stream (last packet completed on an EOS page). */
   eos: boolean;
   /**
-   * Granule position of the page this packet completes on, or -1 when that page carries none.
+   * Granule position of the page this packet completes on, or -1 when that page carries none;
+   * every packet completed on a page carries it, not only the last one: an end trim (RFC 7845
+   * §4.4) may reach back past the page's last packet, so it bounds them all.
    * Safe as a number up to 2^53 (≈ 5 900 years of 48 kHz audio).
    */
   granule: number;
@@ -51,6 +54,11 @@ export interface OggPacketInfo {
   pageSequence: number;
   /** Stream offset of the first byte of the page this packet completes on. */
   pageOffset: number;
+  /**
+   * The first packet of its stream delivered after a sequence gap (pages lost before it, see
+   * {@link OggPageReaderOptions.onSequenceFault}): the audio before it is incomplete.
+   */
+  afterGap: boolean;
 }
 
 export interface OggPacket extends OggPacketInfo {
@@ -68,8 +76,18 @@ export interface OggPageReaderOptions {
    * packet, which at 50 packets a second per stream is most of the Ogg layer's garbage.
    */
   onPacketBytes?(bytes: Uint8Array, start: number, end: number, info: Readonly<OggPacketInfo>): void;
-  /** Called once per verified page (after its packets), e.g. for latency probes. */
+  /** Called once per verified page used (after its packets; not for a repeated page), e.g. for latency probes. */
   onPage?(info: { serial: number; granule: number; pageOffset: number; pageBytes: number }): void;
+  /**
+   * A page whose sequence number is not the next one of its logical stream (lost, repeated or
+   * swapped pages; see OggSequenceCheck.ts). Without this callback that is a fatal
+   * OGG_PAGE_SEQUENCE ({@link OggSequenceError}) thrown like a bad CRC. With it, the fault is handed
+   * over (non-fatal) and reading goes on: a page seen before (or late) is dropped unread; the page
+   * after a gap is used, but the packet left open before the gap and the continued fragment at the
+   * start of this page are dropped (they are not one packet), and the next packet delivered for
+   * the stream has `afterGap` set.
+   */
+  onSequenceFault?(fault: OggSequenceError): void;
   maxPacketBytes?: number;
 }
 
@@ -77,8 +95,10 @@ export class OggPageReader {
   readonly #onPacket: OggPageReaderOptions['onPacket'];
   readonly #onPacketBytes: OggPageReaderOptions['onPacketBytes'];
   /** The reused `info` of {@link OggPageReaderOptions.onPacketBytes}. */
-  readonly #info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0 };
+  readonly #info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0, afterGap: false };
   readonly #onPage: OggPageReaderOptions['onPage'];
+  readonly #onSequenceFault: OggPageReaderOptions['onSequenceFault'];
+  readonly #sequences = new OggSequenceCheck();
   readonly #maxPacketBytes: number;
   /**
    * Bytes of a page that arrived split across pushes (only then are page bytes copied). Grown on
@@ -102,6 +122,7 @@ export class OggPageReader {
     this.#onPacket = options.onPacket;
     this.#onPacketBytes = options.onPacketBytes;
     this.#onPage = options.onPage;
+    this.#onSequenceFault = options.onSequenceFault;
     this.#maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
   }
 
@@ -112,7 +133,8 @@ export class OggPageReader {
 
   /**
    * Reads `bytes[start..]`. Throws a fatal CodecError (OGG_BAD_CAPTURE, OGG_BAD_CRC,
-   * OGG_BAD_PAGE) on a bad page, after every packet of the earlier pages was delivered.
+   * OGG_BAD_PAGE, and OGG_PAGE_SEQUENCE without `onSequenceFault`) on a bad page, after every
+   * packet of the earlier pages was delivered.
    */
   push(bytes: Uint8Array, start = 0): void {
     if (this.#failed) throw this.#failed;
@@ -158,6 +180,7 @@ export class OggPageReader {
     this.#partialSerial = -1;
     this.#offset = 0;
     this.#failed = null;
+    this.#sequences.reset();
   }
 
   /** Copies bytes of a page that arrived split; reads it once it is whole. Returns the new index. */
@@ -214,6 +237,18 @@ export class OggPageReader {
     const granule = readGranule(b, p + OFFSET_GRANULE);
     const segments = b[p + OFFSET_SEGMENTS]!;
     const lacing = p + OGG_HEADER_BYTES;
+    const verdict = this.#sequences.check(serial, sequence, (flags & FLAG_BOS) !== 0, (flags & FLAG_EOS) !== 0);
+    if (verdict !== 'ok') {
+      const onFault = this.#onSequenceFault;
+      if (onFault === undefined) this.#fail(this.#sequences.fault(verdict, serial, sequence, pageOffset, true));
+      onFault(this.#sequences.fault(verdict, serial, sequence, pageOffset, false));
+      if (verdict === 'repeat') return; // its packets were delivered (or lost) already
+      // A gap: the packet left open before it does not go on in this page.
+      if (this.#partialSerial === serial) {
+        this.#hasPartial = false;
+        this.#partialLength = 0;
+      }
+    }
 
     // Which segment index ends the last packet completed on this page?
     let lastEnd = -1;
@@ -252,19 +287,20 @@ export class OggPageReader {
           this.#partialLength = 0;
         }
         first = false;
-        const packetGranule = last ? granule : -1;
+        const afterGap = this.#sequences.takeGap(serial);
         if (this.#onPacketBytes !== undefined) {
           const info = this.#info;
           info.serial = serial;
           info.bos = bos;
           info.eos = eos;
-          info.granule = packetGranule;
+          info.granule = granule;
           info.lastOnPage = last;
           info.pageSequence = sequence;
           info.pageOffset = pageOffset;
+          info.afterGap = afterGap;
           this.#onPacketBytes(bytes, from, to, info);
         }
-        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule: packetGranule, lastOnPage: last, pageSequence: sequence, pageOffset });
+        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule, lastOnPage: last, pageSequence: sequence, pageOffset, afterGap });
       }
       packetStart = bodyPos;
     }
