@@ -19,6 +19,7 @@
  */
 import { isObject } from './agentConfig.js';
 import { badRequest } from './http.js';
+import { assertStorableJson } from './storableJson.js';
 import { CONNECTED_END_REASONS, NEVER_CONNECTED_END_REASONS, type DialStatus, type JsonObject } from './types.js';
 
 export type SimulatedTurn =
@@ -69,6 +70,9 @@ function turn(raw: unknown, i: number): SimulatedTurn {
   if (typeof raw['agent'] === 'string') return { kind: 'agent', text: raw['agent'] };
   if (typeof raw['tool'] === 'string') {
     if (raw['is_error'] !== undefined && typeof raw['is_error'] !== 'boolean') throw badRequest('invalid_request', `${where}.is_error must be a boolean`);
+    // Both are kept in the session's timeline.
+    assertStorableJson(raw['arguments'], `${where}.arguments`);
+    assertStorableJson(raw['result'], `${where}.result`);
     return { kind: 'tool', name: raw['tool'], arguments: raw['arguments'] ?? {}, result: raw['result'] ?? null, isError: raw['is_error'] === true };
   }
   throw badRequest('invalid_request', `${where} must hold "user", "agent" or "tool"`);
