@@ -43,8 +43,11 @@ export interface ServiceRequestContext {
   requestId: string;
   /** The service's base URL (`http://127.0.0.1:PORT`). */
   baseUrl: string;
-  /** Synthesizes a speech request (same rules as the endpoint) to memory: events, audio, words. */
-  synthesize(request: TtsRequest): Promise<SynthesisResult>;
+  /**
+   * Synthesizes a speech request (same rules as the endpoint) to memory: events, audio, words.
+   * When `signal` aborts, synthesis stops and the promise rejects with an `AbortError`.
+   */
+  synthesize(request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult>;
 }
 
 /**
@@ -151,7 +154,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const platform = options.platform === false ? null : (options.platform ?? (await loadPlatform()));
   let baseUrl = '';
 
-  const synthesize = (request: TtsRequest): Promise<SynthesisResult> => synthesizeToMemory(request, engine, planContext);
+  const synthesize = (request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult> => synthesizeToMemory(request, engine, planContext, signal);
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const server: Server = createServer({
