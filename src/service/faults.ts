@@ -16,6 +16,8 @@
  * | `fail=STATUS:N` | the first N attempts of this request (default N = 1) get STATUS (429, 500, 503, …) with the error body |
  * | `retry-after=S` | `Retry-After` seconds sent with 429 and 503 (default 1; 0 allowed) |
  *
+ * Delays (`MS`) are at most {@link MAX_FAULT_DELAY_MS}; a longer one is refused (400 `invalid_fault`).
+ *
  * Attempts of "the same request" are counted by the `x-voicewire-attempt-key` header when sent,
  * else by a SHA-256 of the path, model header, fault header and body.
  */
@@ -25,6 +27,11 @@ export const FAULT_HEADER = 'x-voicewire-fault';
 export const ATTEMPT_KEY_HEADER = 'x-voicewire-attempt-key';
 export const DEFAULT_RETRY_AFTER_SEC = 1;
 const MAX_TRACKED_ATTEMPTS = 10_000;
+/**
+ * Longest delay a fault may ask for: Node's timers hold a signed 32-bit millisecond count and run
+ * a longer one after ~1 ms instead (with a warning), so the fault would silently do nothing.
+ */
+export const MAX_FAULT_DELAY_MS = 2 ** 31 - 1;
 
 export type MalformedKind = 'json' | 'base64' | 'field';
 
@@ -48,6 +55,12 @@ function int(key: string, v: string, min: number): number {
   return n;
 }
 
+function delayMs(key: string, v: string): number {
+  const n = int(key, v, 0);
+  if (n > MAX_FAULT_DELAY_MS) throw new FaultSyntaxError(`${FAULT_HEADER}: ${key} delay is at most ${MAX_FAULT_DELAY_MS} ms, got ${v}`);
+  return n;
+}
+
 /** Parses the header syntax. Throws {@link FaultSyntaxError} (the service answers 400). */
 export function parseFaults(text: string): FaultSpec {
   const spec: FaultSpec = {};
@@ -60,7 +73,7 @@ export function parseFaults(text: string): FaultSpec {
     switch (key) {
       case 'cut-after': spec.cutAfter = int(key, value, 0); break;
       case 'cut-inside': spec.cutInside = int(key, value, 0); break;
-      case 'delay-first-byte': spec.delayFirstByteMs = int(key, value, 0); break;
+      case 'delay-first-byte': spec.delayFirstByteMs = delayMs(key, value); break;
       case 'segment-bytes': spec.segmentBytes = int(key, value, 1); break;
       case 'malformed': spec.malformedAt = int(key, value, 0); break;
       case 'retry-after': spec.retryAfterSec = int(key, value, 0); break;
@@ -72,7 +85,7 @@ export function parseFaults(text: string): FaultSpec {
         break;
       case 'stall-after': {
         const [n, ms] = value.split(':');
-        spec.stallAfter = { events: int(key, n ?? '', 0), ms: int(key, ms ?? '', 0) };
+        spec.stallAfter = { events: int(key, n ?? '', 0), ms: delayMs(key, ms ?? '') };
         break;
       }
       case 'fail': {
