@@ -55,9 +55,26 @@ export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Bo
 }
 
 /**
- * Ends the connection once `res` is fully written (answer it with {@link CONNECTION_CLOSE}): for
- * a request whose body was not read, or should not be waited for.
+ * After the answer, how long the rest of an unwanted body is still read (and dropped) before the
+ * connection is cut. Closing with unread bytes makes the kernel reset the connection, and a reset
+ * can reach the client before it has read the answer; a client that stops sending when it sees
+ * the answer and the FIN closes well within this.
  */
-export function closeWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
-  res.once('finish', () => req.socket.destroy());
+export const CLOSE_LINGER_MS = 1_000;
+
+/**
+ * Ends the connection once `res` is fully written (answer it with {@link CONNECTION_CLOSE}): for
+ * a request whose body was not read, or should not be waited for. Call it before answering.
+ */
+export function closeWhenAnswered(res: ServerResponse): void {
+  // Held now: Node detaches the socket from the response when it finishes.
+  const socket = res.socket;
+  const req = res.req;
+  res.once('finish', () => {
+    req.resume();
+    if (!socket || socket.destroyed) return;
+    const cut = setTimeout(() => socket.destroy(), CLOSE_LINGER_MS);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  });
 }

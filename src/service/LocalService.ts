@@ -169,7 +169,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
     if (connections.isOverCap(req.socket)) {
-      closeWhenAnswered(req, res);
+      closeWhenAnswered(res);
       sendError(res, { status: 503, message: `the service is serving its limit of ${connections.max} connections; retry later`, reason: 'unavailable' },
         { ...CONNECTION_CLOSE, 'retry-after': String(OVER_CAP_RETRY_AFTER_SEC) });
       return;
@@ -217,7 +217,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     }
     const body = await readBoundedBody(req, MAX_REQUEST_BYTES);
     if (body.kind === 'too_large') {
-      closeWhenAnswered(req, res);
+      closeWhenAnswered(res);
       sendError(res, { status: 413, message: `the request body is over ${MAX_REQUEST_BYTES} bytes`, reason: 'request_too_large' }, { ...CONNECTION_CLOSE });
       return;
     }
