@@ -142,3 +142,30 @@ describe('request timeouts', () => {
     expect((await postTts(s, { text: 'Fine.', format: 'pcm', sample_rate: 8000 })).status).toBe(200);
   }, 30_000);
 });
+
+describe('voicewire serve flags', () => {
+  it('--max-connections and the timeout flags reach the service; bad values are usage errors', async () => {
+    const { run } = await import('../../src/cli/serve.js');
+    const { EXIT_OK, EXIT_USAGE } = await import('../../src/cli/exitCodes.js');
+    for (const argv of [['--max-connections', '0'], ['--headers-timeout', 'x'], ['--request-timeout', '1.5'], ['--write-idle-timeout', '0.5']]) {
+      const err: string[] = [];
+      expect(await run(argv, { stdout: () => undefined, stderr: (t) => err.push(t), stopSignal: Promise.resolve() })).toBe(EXIT_USAGE);
+      expect(err.join('')).toContain(`--${argv[0]!.slice(2)} must be a positive integer`);
+    }
+    let stop!: () => void;
+    const out: string[] = [];
+    const done = run(['--port', '0', '--json', '--max-connections', '1', '--headers-timeout', '5000', '--request-timeout', '6000', '--write-idle-timeout', '1000'],
+      { stdout: (t) => out.push(t), stderr: () => undefined, stopSignal: new Promise<void>((r) => { stop = r; }) });
+    await until('serve to start', () => out.length > 0);
+    const info = JSON.parse(out[0]!) as { baseUrl: string; token: string };
+    const u = new URL(info.baseUrl);
+    // One idle connection takes the only place.
+    await new Promise<void>((resolve) => { const s = connect(Number(u.port), u.hostname, () => resolve()); sockets.push(s); });
+    const r = await fetch(`${info.baseUrl}${TTS_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${info.token}` }, body: '{}' });
+    expect(r.status).toBe(503);
+    await r.arrayBuffer();
+    for (const s of sockets.splice(0)) s.destroy();
+    stop();
+    expect(await done).toBe(EXIT_OK);
+  }, 30_000);
+});

@@ -46,6 +46,13 @@ describe('storable JSON over HTTP', () => {
     expect(list.body.data).toEqual([]);
   });
 
+  it('dynamic variables holding a deep value are refused (only scalars are kept) and listing still answers 200', async () => {
+    const id = await liveAgent(p, minimalConfig());
+    const r = await p.call('POST', '/v1/agent/sessions', `{"agent_id":${JSON.stringify(id)},"dynamic_variables":{"x":${nestedText(6000)}}}`);
+    expect(r.body).toMatchObject({ status: 422, reason: 'invalid_dynamic_variables' });
+    expect((await p.call('GET', '/v1/agent/sessions')).status).toBe(200);
+  });
+
   it('a simulated tool result nested too deep is refused before the session exists', async () => {
     const id = await liveAgent(p, minimalConfig());
     const body = `{"turns":[{"user":"hi"},{"tool":"lookup","arguments":{},"result":${nestedText(5000)}}]}`;
