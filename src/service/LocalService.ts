@@ -14,7 +14,7 @@ import { loadResampler } from '../dsp/Resampler.js';
 import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../internal/readBody.js';
 import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connectionLimit.js';
 import { sendError } from './httpErrors.js';
-import { AttemptCounter, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
+import { AttemptCounter, checkFaultSpec, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
 import { handleTts } from './handleTts.js';
 import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
@@ -144,7 +144,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const token = options.token ?? randomBytes(16).toString('hex');
   const clock = options.clock ?? realClock;
   const log = options.log ?? ((): void => undefined);
-  const baseFaults = typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {});
+  const baseFaults = typeof options.faults === 'string' ? parseFaults(options.faults) : checkFaultSpec(options.faults ?? {});
   const engine = new SpeechEngine({ workers: options.workers ?? 1 });
   const planContext = {
     voices: { ...VOICES, ...options.voices },

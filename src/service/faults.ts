@@ -22,6 +22,7 @@
  * else by a SHA-256 of the path, model header, fault header and body.
  */
 import { createHash } from 'node:crypto';
+import { InvalidOptionError } from '../errors.js';
 
 export const FAULT_HEADER = 'x-voicewire-fault';
 export const ATTEMPT_KEY_HEADER = 'x-voicewire-attempt-key';
@@ -97,6 +98,20 @@ export function parseFaults(text: string): FaultSpec {
       }
       default:
         throw new FaultSyntaxError(`${FAULT_HEADER}: unknown fault ${JSON.stringify(key)}`);
+    }
+  }
+  return spec;
+}
+
+/**
+ * Checks the delays of a spec given as an object (`startLocalService({ faults })`), which the
+ * header syntax's checks never saw. Throws {@link InvalidOptionError}.
+ */
+export function checkFaultSpec(spec: FaultSpec): FaultSpec {
+  const delays: Array<[string, number | undefined]> = [['delayFirstByteMs', spec.delayFirstByteMs], ['stallAfter.ms', spec.stallAfter?.ms]];
+  for (const [field, ms] of delays) {
+    if (ms !== undefined && !(Number.isInteger(ms) && ms >= 0 && ms <= MAX_FAULT_DELAY_MS)) {
+      throw new InvalidOptionError(`faults.${field}`, `faults.${field} must be an integer 0–${MAX_FAULT_DELAY_MS} ms, got ${String(ms)}`);
     }
   }
   return spec;

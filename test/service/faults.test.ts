@@ -72,6 +72,11 @@ describe('fault header syntax', () => {
     }
     expect(parseFaults(`delay-first-byte=${MAX_FAULT_DELAY_MS}`)).toEqual({ delayFirstByteMs: MAX_FAULT_DELAY_MS });
   });
+
+  it('a fault object with a delay over the limit is refused when the service starts', async () => {
+    await expect(startLocalService({ faults: { stallAfter: { events: 1, ms: 2 ** 32 } } }))
+      .rejects.toMatchObject({ code: 'INVALID_OPTION', field: 'faults.stallAfter.ms' });
+  });
 });
 
 describe('faults on the wire', () => {
