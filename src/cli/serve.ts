@@ -2,6 +2,7 @@
  * `voicewire serve`: runs the local voice service until SIGINT or SIGTERM.
  *
  *   voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
+ *                   [--max-connections N] [--headers-timeout MS] [--request-timeout MS] [--write-idle-timeout MS]
  *
  * Pronunciation dictionaries referenced by `{id, version}` are read from
  * `$VOICEWIRE_DICTIONARY_DIR/<id>/<version>.json` when that variable is set.
@@ -10,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { EXIT_OK, EXIT_IO, EXIT_USAGE } from './exitCodes.js';
 
 export const SERVE_USAGE = `usage: voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
+                       [--max-connections N] [--headers-timeout MS] [--request-timeout MS] [--write-idle-timeout MS]
 
   --host H       interface to listen on (default 127.0.0.1)
   --port N       port (default 8787; 0 picks a free one)
@@ -17,6 +19,10 @@ export const SERVE_USAGE = `usage: voicewire serve [--host H] [--port N] [--toke
   --pace P       fast (default): events as soon as audio is ready;
                  realtime: no faster than real time plus a small lead
   --json         print one line {"baseUrl":…,"token":…} instead of two text lines
+  --max-connections N       connections served at once; more get 503 (default 1024)
+  --headers-timeout MS      time to send a request's headers (default 10000)
+  --request-timeout MS      time to send a whole request (default 30000)
+  --write-idle-timeout MS   a stream whose client reads nothing this long is closed (default 30000)
 
 environment: VOICEWIRE_DICTIONARY_DIR  directory of <id>/<version>.json pronunciation dictionaries
 `;
@@ -55,6 +61,10 @@ export async function run(argv: string[], io: ServeIo = {
         token: { type: 'string' },
         pace: { type: 'string' },
         json: { type: 'boolean' },
+        'max-connections': { type: 'string' },
+        'headers-timeout': { type: 'string' },
+        'request-timeout': { type: 'string' },
+        'write-idle-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -83,6 +93,22 @@ export async function run(argv: string[], io: ServeIo = {
     return EXIT_USAGE;
   }
 
+  const limits: Record<string, number> = {};
+  const limitFlags = [
+    ['max-connections', 'maxConnections'], ['headers-timeout', 'headersTimeoutMs'],
+    ['request-timeout', 'requestTimeoutMs'], ['write-idle-timeout', 'writeIdleTimeoutMs'],
+  ] as const;
+  for (const [flag, option] of limitFlags) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      io.stderr(`voicewire serve: --${flag} must be a positive integer, got ${JSON.stringify(text)}\n`);
+      return EXIT_USAGE;
+    }
+    limits[option] = n;
+  }
+
   const signals = io.stopSignal ? null : signalPromise();
   const { startLocalService } = await import('../service/index.js');
   let service;
@@ -91,6 +117,7 @@ export async function run(argv: string[], io: ServeIo = {
       host: values.host ?? '127.0.0.1',
       port,
       pace,
+      ...limits,
       ...(values.token !== undefined ? { token: values.token } : {}),
       ...(process.env.VOICEWIRE_DICTIONARY_DIR ? { dictionaryDir: process.env.VOICEWIRE_DICTIONARY_DIR } : {}),
     });

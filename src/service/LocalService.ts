@@ -11,18 +11,29 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { MAX_REQUEST_BYTES, type PronunciationDictionaryInline, type TtsRequest } from '../protocol/ttsRequest.js';
 import { loadResampler } from '../dsp/Resampler.js';
+import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../internal/readBody.js';
+import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connectionLimit.js';
 import { sendError } from './httpErrors.js';
-import { AttemptCounter, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
+import { AttemptCounter, checkFaultSpec, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
 import { handleTts } from './handleTts.js';
 import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
 import { SpeechEngine } from './speech/SpeechEngine.js';
 import { VOICES, type VoiceSpec } from './speech/voices.js';
-import { realClock, REALTIME_LEAD_SEC, type Pace, type ServiceClock } from './stream/SseResponder.js';
+import { DEFAULT_WRITE_IDLE_TIMEOUT_MS, realClock, REALTIME_LEAD_SEC, type Pace, type ServiceClock } from './stream/SseResponder.js';
 import { synthesizeToMemory, type SynthesisResult } from './synthesizeToMemory.js';
 
 export const TTS_PATH = '/v1/tts/stream/with-timestamp';
 export const AGENT_PREFIX = '/v1/agent/';
+
+/** Time a client has to send a request's headers. @see LocalServiceOptions.headersTimeoutMs */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Time a client has to send a whole request, body included. @see LocalServiceOptions.requestTimeoutMs */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for connections past those two timeouts (its own default is 30 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** `Retry-After` of the 503 answered at the connection cap. */
+const OVER_CAP_RETRY_AFTER_SEC = 1;
 
 /** What the platform handler gets with each authenticated `/v1/agent/*` request. */
 export interface ServiceRequestContext {
@@ -32,8 +43,11 @@ export interface ServiceRequestContext {
   requestId: string;
   /** The service's base URL (`http://127.0.0.1:PORT`). */
   baseUrl: string;
-  /** Synthesizes a speech request (same rules as the endpoint) to memory: events, audio, words. */
-  synthesize(request: TtsRequest): Promise<SynthesisResult>;
+  /**
+   * Synthesizes a speech request (same rules as the endpoint) to memory: events, audio, words.
+   * When `signal` aborts, synthesis stops and the promise rejects with an `AbortError`.
+   */
+  synthesize(request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult>;
 }
 
 /**
@@ -69,6 +83,27 @@ export interface LocalServiceOptions {
   clock?: ServiceClock;
   /** One line per request. @defaultValue silent */
   log?: (line: string) => void;
+  /**
+   * Connections served at once. Past it, a connection is answered 503 (`reason: 'unavailable'`,
+   * `Connection: close`) when it sends a request within a second, else dropped; past twice it, a
+   * connection is refused outright.
+   * @defaultValue 1024
+   */
+  maxConnections?: number;
+  /** A client that has not sent a request's headers within this gets 408 and is closed. @defaultValue 10000 */
+  headersTimeoutMs?: number;
+  /**
+   * A client that has not sent a whole request (headers and body) within this gets 408 and is
+   * closed. The response is not limited by it: a speech stream may last as long as its audio.
+   * @defaultValue 30000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * A speech stream whose client reads nothing for this long (the socket's buffers stay full) is
+   * closed and its synthesis stopped.
+   * @defaultValue 30000
+   */
+  writeIdleTimeoutMs?: number;
 }
 
 export interface LocalService {
@@ -92,20 +127,6 @@ async function loadPlatform(): Promise<PlatformHandler | null> {
   }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) { resolve(null); req.removeAllListeners('data'); req.resume(); return; }
-      parts.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}
-
 /**
  * Starts the local voice service.
  *
@@ -123,7 +144,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const token = options.token ?? randomBytes(16).toString('hex');
   const clock = options.clock ?? realClock;
   const log = options.log ?? ((): void => undefined);
-  const baseFaults = typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {});
+  const baseFaults = typeof options.faults === 'string' ? parseFaults(options.faults) : checkFaultSpec(options.faults ?? {});
   const engine = new SpeechEngine({ workers: options.workers ?? 1 });
   const planContext = {
     voices: { ...VOICES, ...options.voices },
@@ -133,11 +154,26 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const platform = options.platform === false ? null : (options.platform ?? (await loadPlatform()));
   let baseUrl = '';
 
-  const synthesize = (request: TtsRequest): Promise<SynthesisResult> => synthesizeToMemory(request, engine, planContext);
+  const synthesize = (request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult> => synthesizeToMemory(request, engine, planContext, signal);
+
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const server: Server = createServer({
+    headersTimeout,
+    // Node requires requestTimeout ≥ headersTimeout.
+    requestTimeout: Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout),
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, headersTimeout),
+  });
+  const connections = limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
+    if (connections.isOverCap(req.socket)) {
+      closeWhenAnswered(res);
+      sendError(res, { status: 503, message: `the service is serving its limit of ${connections.max} connections; retry later`, reason: 'unavailable' },
+        { ...CONNECTION_CLOSE, 'retry-after': String(OVER_CAP_RETRY_AFTER_SEC) });
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0]!;
     const isTts = path === TTS_PATH;
     const isAgent = path.startsWith(AGENT_PREFIX);
@@ -179,18 +215,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         return;
       }
     }
-    const body = await readBody(req, MAX_REQUEST_BYTES);
-    if (body === null) {
-      sendError(res, { status: 413, message: `the request body is over ${MAX_REQUEST_BYTES} bytes`, reason: 'request_too_large' }, { connection: 'close' });
+    const body = await readBoundedBody(req, MAX_REQUEST_BYTES);
+    if (body.kind === 'too_large') {
+      closeWhenAnswered(res);
+      sendError(res, { status: 413, message: `the request body is over ${MAX_REQUEST_BYTES} bytes`, reason: 'request_too_large' }, { ...CONNECTION_CLOSE });
       return;
     }
-    await handleTts(req, res, body, {
+    await handleTts(req, res, body.bytes, {
       engine, plan: planContext, pace: options.pace ?? 'fast', leadSec: options.realtimeLeadSec ?? REALTIME_LEAD_SEC,
-      clock, attempts, requestId, faults, log,
+      clock, attempts, requestId, faults, log, writeIdleTimeoutMs: options.writeIdleTimeoutMs ?? DEFAULT_WRITE_IDLE_TIMEOUT_MS,
     });
   };
 
-  const server: Server = createServer((req, res) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${(err as Error).stack ?? String(err)}`);
       sendError(res, { status: 500, message: 'internal error', reason: 'internal_error' });

@@ -16,15 +16,23 @@
  * | `fail=STATUS:N` | the first N attempts of this request (default N = 1) get STATUS (429, 500, 503, …) with the error body |
  * | `retry-after=S` | `Retry-After` seconds sent with 429 and 503 (default 1; 0 allowed) |
  *
+ * Delays (`MS`) are at most {@link MAX_FAULT_DELAY_MS}; a longer one is refused (400 `invalid_fault`).
+ *
  * Attempts of "the same request" are counted by the `x-voicewire-attempt-key` header when sent,
  * else by a SHA-256 of the path, model header, fault header and body.
  */
 import { createHash } from 'node:crypto';
+import { InvalidOptionError } from '../errors.js';
 
 export const FAULT_HEADER = 'x-voicewire-fault';
 export const ATTEMPT_KEY_HEADER = 'x-voicewire-attempt-key';
 export const DEFAULT_RETRY_AFTER_SEC = 1;
 const MAX_TRACKED_ATTEMPTS = 10_000;
+/**
+ * Longest delay a fault may ask for: Node's timers hold a signed 32-bit millisecond count and run
+ * a longer one after ~1 ms instead (with a warning), so the fault would silently do nothing.
+ */
+export const MAX_FAULT_DELAY_MS = 2 ** 31 - 1;
 
 export type MalformedKind = 'json' | 'base64' | 'field';
 
@@ -48,6 +56,12 @@ function int(key: string, v: string, min: number): number {
   return n;
 }
 
+function delayMs(key: string, v: string): number {
+  const n = int(key, v, 0);
+  if (n > MAX_FAULT_DELAY_MS) throw new FaultSyntaxError(`${FAULT_HEADER}: ${key} delay is at most ${MAX_FAULT_DELAY_MS} ms, got ${v}`);
+  return n;
+}
+
 /** Parses the header syntax. Throws {@link FaultSyntaxError} (the service answers 400). */
 export function parseFaults(text: string): FaultSpec {
   const spec: FaultSpec = {};
@@ -60,7 +74,7 @@ export function parseFaults(text: string): FaultSpec {
     switch (key) {
       case 'cut-after': spec.cutAfter = int(key, value, 0); break;
       case 'cut-inside': spec.cutInside = int(key, value, 0); break;
-      case 'delay-first-byte': spec.delayFirstByteMs = int(key, value, 0); break;
+      case 'delay-first-byte': spec.delayFirstByteMs = delayMs(key, value); break;
       case 'segment-bytes': spec.segmentBytes = int(key, value, 1); break;
       case 'malformed': spec.malformedAt = int(key, value, 0); break;
       case 'retry-after': spec.retryAfterSec = int(key, value, 0); break;
@@ -72,7 +86,7 @@ export function parseFaults(text: string): FaultSpec {
         break;
       case 'stall-after': {
         const [n, ms] = value.split(':');
-        spec.stallAfter = { events: int(key, n ?? '', 0), ms: int(key, ms ?? '', 0) };
+        spec.stallAfter = { events: int(key, n ?? '', 0), ms: delayMs(key, ms ?? '') };
         break;
       }
       case 'fail': {
@@ -84,6 +98,20 @@ export function parseFaults(text: string): FaultSpec {
       }
       default:
         throw new FaultSyntaxError(`${FAULT_HEADER}: unknown fault ${JSON.stringify(key)}`);
+    }
+  }
+  return spec;
+}
+
+/**
+ * Checks the delays of a spec given as an object (`startLocalService({ faults })`), which the
+ * header syntax's checks never saw. Throws {@link InvalidOptionError}.
+ */
+export function checkFaultSpec(spec: FaultSpec): FaultSpec {
+  const delays: Array<[string, number | undefined]> = [['delayFirstByteMs', spec.delayFirstByteMs], ['stallAfter.ms', spec.stallAfter?.ms]];
+  for (const [field, ms] of delays) {
+    if (ms !== undefined && !(Number.isInteger(ms) && ms >= 0 && ms <= MAX_FAULT_DELAY_MS)) {
+      throw new InvalidOptionError(`faults.${field}`, `faults.${field} must be an integer 0–${MAX_FAULT_DELAY_MS} ms, got ${String(ms)}`);
     }
   }
   return spec;

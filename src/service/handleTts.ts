@@ -22,6 +22,8 @@ export interface TtsRouteContext {
   attempts: AttemptCounter;
   requestId: string;
   faults: FaultSpec;
+  /** @see SseResponderOptions.writeIdleTimeoutMs */
+  writeIdleTimeoutMs?: number;
   log(line: string): void;
 }
 
@@ -81,7 +83,10 @@ export async function handleTts(req: IncomingMessage, res: ServerResponse, body:
     throw err;
   }
 
-  const responder = new SseResponder(res, { pace: ctx.pace, leadSec: ctx.leadSec, faults: f, clock: ctx.clock });
+  const responder = new SseResponder(res, {
+    pace: ctx.pace, leadSec: ctx.leadSec, faults: f, clock: ctx.clock,
+    ...(ctx.writeIdleTimeoutMs !== undefined ? { writeIdleTimeoutMs: ctx.writeIdleTimeoutMs } : {}),
+  });
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   try {
@@ -90,7 +95,11 @@ export async function handleTts(req: IncomingMessage, res: ServerResponse, body:
     await responder.end();
     ctx.log(`${ctx.requestId} ${plan.request.format}@${plan.request.sample_rate} ${summary.chunks} chunks ${summary.events} events ${summary.durationSec.toFixed(2)} s`);
   } catch (err) {
-    if (err instanceof ResponseClosedError) return;
+    if (err instanceof ResponseClosedError) {
+      // Synthesis has stopped: the abort reached it, or its next event failed on the closed response.
+      ctx.log(`${ctx.requestId} stopped after ${responder.eventsSent} events: ${err.message}`);
+      return;
+    }
     ctx.log(`${ctx.requestId} synthesis failed: ${(err as Error).message}`);
     // Headers are out: the only honest signal left is a broken body.
     if (res.headersSent) res.destroy();

@@ -2,6 +2,7 @@
  * Speech to memory (no HTTP): what the platform uses to speak an agent's first message, and a
  * convenience for tests. Same validation, plan and events as the endpoint.
  */
+import { AbortError } from '../errors.js';
 import type { SpeechEvent } from '../events/SpeechEvent.js';
 import { validateTtsRequest, type TtsRequest } from '../protocol/ttsRequest.js';
 import { buildSpeechPlan, type PlanContext } from './speech/SpeechPlan.js';
@@ -19,8 +20,12 @@ export interface SynthesisResult {
   summary: SynthesisSummary;
 }
 
-/** Throws RequestValidationError for a bad request. */
-export async function synthesizeToMemory(request: TtsRequest, engine: SpeechEngine, ctx: PlanContext): Promise<SynthesisResult> {
+/**
+ * Throws RequestValidationError for a bad request, and AbortError once `signal` aborted (synthesis
+ * stops at the next chunk).
+ */
+export async function synthesizeToMemory(request: TtsRequest, engine: SpeechEngine, ctx: PlanContext, signal?: AbortSignal): Promise<SynthesisResult> {
+  if (signal?.aborted) throw new AbortError('speech synthesis aborted', signal.reason);
   const plan = await buildSpeechPlan(validateTtsRequest(request), ctx);
   const events: SpeechEvent[] = [];
   const parts: Uint8Array[] = [];
@@ -37,7 +42,10 @@ export async function synthesizeToMemory(request: TtsRequest, engine: SpeechEngi
       });
       if (ev.alignment) finalSnapshot.set(ev.chunk_seq, { offset: ev.chunk_audio_offset_sec, words: ev.alignment.segments });
     },
+    ...(signal !== undefined ? { signal } : {}),
   });
+  // synthesizeSpeech ends early and quietly on an abort: what it made is not the whole text.
+  if (signal?.aborted) throw new AbortError('speech synthesis aborted', signal.reason);
   const audio = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) { audio.set(p, o); o += p.length; }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VoicewireError } from '../errors.js';
+import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../internal/readBody.js';
 import { SignatureCheckError, verifyWebhookSignature } from './signature.js';
 
 export const HTTP_OK = 200;
@@ -81,37 +82,10 @@ export async function readRawBody(req: IncomingMessage, maxBytes = DEFAULT_MAX_B
       'The request body was already parsed into an object by a body parser; mount the webhook handler before it, or use a raw body parser (e.g. express.raw({ type: "application/json" })), because the signature covers the exact bytes',
     );
   }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (total > maxBytes) {
-        cleanup();
-        req.pause(); // stop reading; the caller answers 413 and closes the connection
-        reject(new BodyTooLargeError(`Webhook body is larger than ${maxBytes} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      // One concat at the end, not per chunk.
-      resolve(Buffer.concat(chunks, total));
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(err);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
+  const body = await readBoundedBody(req, maxBytes);
+  // Reading stopped at the limit; the caller answers 413 and closes the connection.
+  if (body.kind === 'too_large') throw new BodyTooLargeError(`Webhook body is larger than ${maxBytes} bytes`);
+  return body.bytes;
 }
 
 export function send(res: ServerResponse, response: WebhookResponse): void {
@@ -174,8 +148,8 @@ export async function acceptPostBody(
   } catch (e) {
     onError(e);
     if (e instanceof BodyTooLargeError) {
-      send(res, jsonResponse(HTTP_PAYLOAD_TOO_LARGE, { error: e.message }, { connection: 'close' }));
-      res.once('finish', () => req.destroy());
+      closeWhenAnswered(res);
+      send(res, jsonResponse(HTTP_PAYLOAD_TOO_LARGE, { error: e.message }, { ...CONNECTION_CLOSE }));
       return null;
     }
     const status = e instanceof BodyAlreadyParsedError ? HTTP_INTERNAL_ERROR : HTTP_BAD_REQUEST;

@@ -4,6 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FAULT_DELAY_MS } from '../../src/service/faults.js';
 import { parseFaults, startLocalService, type LocalService } from '../../src/service/index.js';
 import { finalTimeline, parseSse, postTts } from './helpers.js';
 
@@ -60,6 +61,21 @@ describe('fault header syntax', () => {
     const r = await postTts(svc, BODY, { 'x-voicewire-fault': 'explode=1' });
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ status: 400, reason: 'invalid_fault' });
+  });
+
+  it('a delay over 2^31 − 1 ms (which Node would run after ~1 ms) is 400 invalid_fault naming the limit', async () => {
+    for (const fault of ['delay-first-byte=2147483648', 'stall-after=1:4294967296']) {
+      const r = await postTts(svc, BODY, { 'x-voicewire-fault': fault });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, reason: 'invalid_fault' });
+      expect((r.json as { message: string }).message).toContain(String(MAX_FAULT_DELAY_MS));
+    }
+    expect(parseFaults(`delay-first-byte=${MAX_FAULT_DELAY_MS}`)).toEqual({ delayFirstByteMs: MAX_FAULT_DELAY_MS });
+  });
+
+  it('a fault object with a delay over the limit is refused when the service starts', async () => {
+    await expect(startLocalService({ faults: { stallAfter: { events: 1, ms: 2 ** 32 } } }))
+      .rejects.toMatchObject({ code: 'INVALID_OPTION', field: 'faults.stallAfter.ms' });
   });
 });
 

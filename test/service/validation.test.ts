@@ -3,8 +3,9 @@
  * reason, field, rule}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TEXT_LENGTH } from '../../src/protocol/ttsRequest.js';
-import { startLocalService, type LocalService } from '../../src/service/index.js';
+import { MAX_REQUEST_BYTES, MAX_TEXT_LENGTH } from '../../src/protocol/ttsRequest.js';
+import { startLocalService, TTS_PATH, type LocalService } from '../../src/service/index.js';
+import { expectRefusedAndClosed } from '../support/oversizedPost.js';
 import { postTts } from './helpers.js';
 
 let svc: LocalService;
@@ -78,6 +79,12 @@ describe('request validation over HTTP', () => {
     const r = await postTts(svc, '{"text": ');
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ status: 400, reason: 'invalid_json' });
+  });
+
+  it('a body over the byte limit that stalls gets 413 with Connection: close and the socket is closed at once, unread', async () => {
+    const url = `${svc.baseUrl}${TTS_PATH}`;
+    const auth = { authorization: `Bearer ${svc.token}` };
+    await expectRefusedAndClosed(url, auth, [[64 * 1024, 64 * 1024 * 1024], [MAX_REQUEST_BYTES + 64 * 1024, undefined]], '"reason":"request_too_large"');
   });
 
   it('a body over the byte limit is 413 request_too_large', async () => {

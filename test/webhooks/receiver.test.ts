@@ -5,6 +5,7 @@ import { MemoryDedupStore } from '../../src/webhooks/MemoryDedupStore.js';
 import { createWebhookReceiver, type WebhookReceiverOptions } from '../../src/webhooks/receiver.js';
 import { signWebhookPayload } from '../../src/webhooks/signature.js';
 import type { WebhookEvent } from '../../src/webhooks/events.js';
+import { expectRefusedAndClosed } from '../support/oversizedPost.js';
 
 const SECRET = 'whsec_receiver';
 const NOW_S = 1_784_808_000;
@@ -184,5 +185,12 @@ describe('createWebhookReceiver().nodeHandler over real HTTP', () => {
     const big = Buffer.alloc(10_000, 0x20);
     const res = await fetch(url, { method: 'POST', headers: signed(big), body: big });
     expect(res.status).toBe(413);
+  });
+
+  it('an oversized body that stalls gets 413 with Connection: close and the socket is closed at once, unread', async () => {
+    const url = await start({ maxBodyBytes: 1024 });
+    // Announced over the limit: refused before a byte is read (512 bytes sent, then a stall);
+    // chunked: refused as soon as the limit is passed.
+    await expectRefusedAndClosed(url, {}, [[512, 64 * 1024 * 1024], [64 * 1024, undefined]]);
   });
 });

@@ -15,6 +15,7 @@ import {
   type PlatformOptions, type ResolvedPlatformOptions,
 } from './options.js';
 import { sessionDetail, sessionSummary } from './sessionView.js';
+import { assertStorableJson } from './storableJson.js';
 import type { AgentRecord, JsonObject, SessionRecord, SessionSource } from './types.js';
 import { invalidEntries, readDynamicVariables, type DynamicVariables } from './variables.js';
 import { WebhookDeliverer, type DeliveryReport } from './webhookDelivery.js';
@@ -98,6 +99,8 @@ export class AgentPlatform {
     if (typeof name !== 'string' || name === '') throw badRequest('invalid_request', 'name is required and must be a string');
     if (typeof description !== 'string') throw badRequest('invalid_request', 'description must be a string');
     validateConfig(config ?? {});
+    assertStorableJson(config, 'config');
+    assertStorableJson(extra, 'the agent\'s extra fields');
     if (public_enabled !== undefined && typeof public_enabled !== 'boolean') throw badRequest('invalid_request', 'public_enabled must be a boolean');
     const list = (v: unknown, field: string, allowed?: string[]): string[] => {
       if (v === undefined || v === null) return [];
@@ -106,6 +109,8 @@ export class AgentPlatform {
       }
       return v as string[];
     };
+    const draft = applyConfigPatch(undefined, (config ?? {}) as JsonObject);
+    assertStorableJson(draft, 'config');
     const now = this.iso();
     const agent: AgentRecord = {
       agentId: this.options.newId('agent'),
@@ -118,7 +123,7 @@ export class AgentPlatform {
       publicEnabled: public_enabled === true,
       allowedOrigins: list(allowed_origins, 'allowed_origins'),
       overridesAllowed: list(overrides_allowed, 'overrides_allowed', OVERRIDABLE),
-      draft: applyConfigPatch(undefined, (config ?? {}) as JsonObject),
+      draft,
       versions: [],
       extra: extra as JsonObject,
     };
@@ -137,7 +142,10 @@ export class AgentPlatform {
     const a = this.agent(workspaceId, agentId);
     const patch = Object.keys(body).length === 1 && isObject(body['config']) ? body['config'] : body;
     validateConfig(patch);
-    a.draft = applyConfigPatch(a.draft, patch);
+    assertStorableJson(patch, 'config');
+    const draft = applyConfigPatch(a.draft, patch);
+    assertStorableJson(draft, 'the patched config');
+    a.draft = draft;
     a.updatedAt = this.iso();
     return this.agentDocument(a);
   }
@@ -199,6 +207,7 @@ export class AgentPlatform {
     const endUserId = optionalString(body, 'end_user_id') ?? null;
     const metadata = body['metadata'] ?? null;
     if (metadata !== null && !isObject(metadata)) throw badRequest('invalid_request', 'metadata must be an object');
+    assertStorableJson(metadata, 'metadata');
     const raw = body['dynamic_variables'];
     let variables: DynamicVariables = new Map();
     if (raw !== undefined && raw !== null) {

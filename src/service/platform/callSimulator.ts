@@ -56,6 +56,8 @@ class Conversation {
     readonly speak: SpeakFunction | undefined,
     systemPrompt: string,
     startMs: number,
+    /** Aborts when the client left: the conversation stops before its next step. */
+    readonly signal: AbortSignal | undefined,
   ) {
     this.t = startMs;
     this.#history = [systemPrompt];
@@ -74,9 +76,12 @@ class Conversation {
     const language = configString(this.config, 'voice', 'speaking_language');
     const voiceCfg = this.config['voice'];
     const speed = isObject(voiceCfg) && typeof voiceCfg['speed'] === 'number' ? voiceCfg['speed'] : undefined;
+    this.signal?.throwIfAborted();
+    const voice = { ...(voiceId ? { voiceId } : {}), ...(language ? { language } : {}), ...(speed !== undefined ? { speed } : {}) };
     const spoken = this.speak
-      ? await this.speak(text, { ...(voiceId ? { voiceId } : {}), ...(language ? { language } : {}), ...(speed !== undefined ? { speed } : {}) })
+      ? await this.speak(text, voice, this.signal !== undefined ? { signal: this.signal } : undefined)
       : estimateSpeech(text);
+    this.signal?.throwIfAborted();
     const { usage, micros } = speechUsage(spoken, generationId, this.turnId, this.platform.options.rates, this.#id('tts'));
     this.s.costMicros.tts += micros;
     this.s.tts.characters += spoken.characters;
@@ -107,6 +112,7 @@ class Conversation {
   async run(turns: SimulatedTurn[]): Promise<void> {
     let generationId = this.#id('gen');
     for (let i = 0; i < turns.length && !this.hungUpByAgent; i++) {
+      this.signal?.throwIfAborted();
       const turn = turns[i]!;
       if (turn.kind === 'user') {
         this.turnId++;
@@ -172,9 +178,14 @@ function start(platform: AgentPlatform, workspaceId: string, target: SimulationT
   return { a, s: platform.newSession(a, { source, preview: plan.preview, ...platform.sessionInputs(body) }) };
 }
 
-/** Runs one simulated call; answers once the call and its analysis settled. */
+/**
+ * Runs one simulated call; answers once the call and its analysis settled. When `signal` aborts
+ * (the client left), the call stops before its next step, ends as failed (`internal_error`) with
+ * what it had, and its webhooks go out as for any ended call.
+ */
 export async function simulateCall(
   platform: AgentPlatform, workspaceId: string, target: SimulationTarget, body: JsonObject, speak: SpeakFunction | undefined,
+  signal?: AbortSignal,
 ): Promise<JsonObject> {
   const plan = parseSimulation(body, 'sessionId' in target);
   const { a, s } = start(platform, workspaceId, target, body, plan);
@@ -237,14 +248,15 @@ export async function simulateCall(
     return finish();
   }
   Object.assign(s, { status: 'active', connected: true, startedAt: new Date(startMs).toISOString() });
-  const talk = new Conversation(platform, s, config, speak ?? options.speak, systemPrompt, startMs);
+  const talk = new Conversation(platform, s, config, speak ?? options.speak, systemPrompt, startMs, signal);
   let failure: string | null = null;
   try {
     await talk.opening(firstMessage, configString(config, 'prompt', 'first_message_prompt'));
     await talk.run(plan.turns);
   } catch (err) {
-    // The speech engine failed mid-call: the call ends as a real one would, with what it had.
-    failure = `speech engine failed: ${(err as Error).message}`;
+    // The speech engine failed (or the client left) mid-call: the call ends as a real one
+    // would, with what it had.
+    failure = signal?.aborted ? 'simulation stopped: the client closed the request' : `speech engine failed: ${(err as Error).message}`;
   }
   const endReason = failure !== null ? 'internal_error' : plan.endReason ?? (talk.hungUpByAgent ? 'agent_hangup' : 'user_hangup');
   const durationSeconds = plan.durationSeconds ?? Math.round((talk.t - startMs) / 1000);

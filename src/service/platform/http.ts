@@ -5,6 +5,7 @@
  * @see service-interface.md, "Errors".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../../internal/readBody.js';
 
 /** Largest request body the platform reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -15,6 +16,8 @@ export class PlatformHttpError extends Error {
     readonly status: number,
     readonly reason: string,
     message: string,
+    /** Answer with `Connection: close` and close once answered (the body was left unread). */
+    readonly closeConnection = false,
   ) {
     super(message);
     this.name = 'PlatformHttpError';
@@ -29,16 +32,10 @@ export const unprocessable = (reason: string, message: string) => new PlatformHt
 
 /** Reads the whole body (up to {@link MAX_BODY_BYTES}) and parses it as JSON; empty body → undefined. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new PlatformHttpError(413, 'payload_too_large', `request body over ${MAX_BODY_BYTES} bytes`);
-    parts.push(chunk);
-  }
-  if (size === 0) return undefined;
-  // One concat at the end of a bounded body (never per chunk).
-  const text = Buffer.concat(parts, size).toString('utf8');
+  const body = await readBoundedBody(req, MAX_BODY_BYTES);
+  if (body.kind === 'too_large') throw new PlatformHttpError(413, 'payload_too_large', `request body over ${MAX_BODY_BYTES} bytes`, true);
+  if (body.bytes.length === 0) return undefined;
+  const text = body.bytes.toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -56,11 +53,12 @@ export async function readJsonObject(req: IncomingMessage, optional = false): Pr
   return body as Record<string, unknown>;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, requestId?: string): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, requestId?: string, extraHeaders: Readonly<Record<string, string>> = {}): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
+    ...extraHeaders,
   };
   if (requestId !== undefined && !res.hasHeader('x-request-id')) headers['x-request-id'] = requestId;
   res.writeHead(status, headers);
@@ -68,5 +66,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
 }
 
 export function sendError(res: ServerResponse, err: PlatformHttpError, requestId?: string): void {
-  sendJson(res, err.status, { status: err.status, message: err.message, reason: err.reason }, requestId);
+  if (err.closeConnection) closeWhenAnswered(res);
+  sendJson(res, err.status, { status: err.status, message: err.message, reason: err.reason }, requestId, err.closeConnection ? CONNECTION_CLOSE : {});
 }

@@ -44,8 +44,15 @@ export interface SpeechUsage {
   /** Engine/model that spoke, e.g. `'espeak-ng'`. */
   model?: string;
 }
-/** Speaks a text with the service's engine and reports what it produced. */
-export type SpeakFunction = (text: string, voice: { voiceId?: string; language?: string; speed?: number }) => Promise<SpeechUsage>;
+/**
+ * Speaks a text with the service's engine and reports what it produced. `options.signal` aborts
+ * when the simulation's client has left: stop and reject.
+ */
+export type SpeakFunction = (
+  text: string,
+  voice: { voiceId?: string; language?: string; speed?: number },
+  options?: { signal?: AbortSignal },
+) => Promise<SpeechUsage>;
 
 export interface PlatformOptions {
   /** Milliseconds since the epoch. @defaultValue `Date.now` */

@@ -35,6 +35,13 @@ export interface RouteContext {
   speak: SpeakFunction | undefined;
 }
 
+/** Aborts when the client goes away before the answer is out: long work for it should stop. */
+function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => { if (!res.writableFinished) controller.abort(new Error('the client closed the request')); });
+  return controller.signal;
+}
+
 type Handler = (id: string | undefined) => Promise<[status: number, body: unknown]>;
 
 function under(base: string, pathname: string): string | null {
@@ -65,6 +72,7 @@ export async function routePlatformRequest(
   const method = req.method ?? 'GET';
   const body = () => readJsonObject(req);
   const optionalBody = () => readJsonObject(req, true);
+  const gone = clientGone(res);
   const routes: Array<[string, string, string, Handler]> = [
     // [base, suffix ('' = collection, '/' = one item, '/x' = item suffix), method, handler]
     [AGENTS_BASE_PATH, '', 'POST', async () => [201, platform.createAgent(ws, await body())]],
@@ -72,11 +80,11 @@ export async function routePlatformRequest(
     [AGENTS_BASE_PATH, AGENT_CONFIG_SUFFIX, 'PATCH', async (id) => [200, platform.patchConfig(ws, id!, await body())]],
     [AGENTS_BASE_PATH, AGENT_PUBLISH_SUFFIX, 'POST', async (id) => [200, platform.publish(ws, id!)]],
     [AGENTS_BASE_PATH, AGENT_VERSIONS_SUFFIX, 'GET', async (id) => [200, platform.versions(ws, id!)]],
-    [AGENTS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { agentId: id! }, await optionalBody(), ctx.speak)]],
+    [AGENTS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { agentId: id! }, await optionalBody(), ctx.speak, gone)]],
     [SESSIONS_BASE_PATH, '', 'POST', async () => [201, platform.createSession(ws, await body())]],
     [SESSIONS_BASE_PATH, '', 'GET', async () => [200, platform.listSessions(ws, url.searchParams)]],
     [SESSIONS_BASE_PATH, '/', 'GET', async (id) => [200, platform.getSession(ws, id!)]],
-    [SESSIONS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { sessionId: id! }, await optionalBody(), ctx.speak)]],
+    [SESSIONS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { sessionId: id! }, await optionalBody(), ctx.speak, gone)]],
     [SESSIONS_BASE_PATH, ANALYSIS_RERUN_SUFFIX, 'POST', async (id) => [200, await rerunAnalysis(platform, ws, id!, await optionalBody())]],
     [SESSIONS_BASE_PATH, DELIVERIES_SUFFIX, 'GET', async (id) => [200, { data: platform.deliveries(ws, id!) }]],
   ];

@@ -18,7 +18,8 @@
  * ```
  */
 import { isObject } from './agentConfig.js';
-import { badRequest } from './http.js';
+import { badRequest, PlatformHttpError } from './http.js';
+import { assertStorableJson } from './storableJson.js';
 import { CONNECTED_END_REASONS, NEVER_CONNECTED_END_REASONS, type DialStatus, type JsonObject } from './types.js';
 
 export type SimulatedTurn =
@@ -47,6 +48,13 @@ export const SIM_CALLER_NUMBER = '+15550100001';
 export const SIM_AGENT_NUMBER = '+15550100002';
 const DIAL_STATUSES: readonly string[] = ['answered', 'busy', 'no_answer', 'failed'];
 const MAX_TURNS = 500;
+/**
+ * Characters the agent's turns of one simulation may hold in all. Each is synthesized for real
+ * (seconds of CPU per thousand characters), so the 1 MiB body alone would let one request keep
+ * the speech engine busy for many minutes. The opening message comes from the agent's config and
+ * is bounded by the speech endpoint's own text limit.
+ */
+export const MAX_SIMULATION_SPEECH_CHARS = 50_000;
 
 function str(body: JsonObject, field: string, fallback: string): string {
   const v = body[field];
@@ -69,6 +77,9 @@ function turn(raw: unknown, i: number): SimulatedTurn {
   if (typeof raw['agent'] === 'string') return { kind: 'agent', text: raw['agent'] };
   if (typeof raw['tool'] === 'string') {
     if (raw['is_error'] !== undefined && typeof raw['is_error'] !== 'boolean') throw badRequest('invalid_request', `${where}.is_error must be a boolean`);
+    // Both are kept in the session's timeline.
+    assertStorableJson(raw['arguments'], `${where}.arguments`);
+    assertStorableJson(raw['result'], `${where}.result`);
     return { kind: 'tool', name: raw['tool'], arguments: raw['arguments'] ?? {}, result: raw['result'] ?? null, isError: raw['is_error'] === true };
   }
   throw badRequest('invalid_request', `${where} must hold "user", "agent" or "tool"`);
@@ -93,6 +104,12 @@ export function parseSimulation(body: JsonObject, sessionScoped: boolean): Simul
   }
   const rawTurns = body['turns'] ?? [];
   if (!Array.isArray(rawTurns) || rawTurns.length > MAX_TURNS) throw badRequest('invalid_request', `turns must be an array of at most ${MAX_TURNS}`);
+  const turns = rawTurns.map(turn);
+  const spoken = turns.reduce((n, t) => n + (t.kind === 'agent' ? t.text.length : 0), 0);
+  if (spoken > MAX_SIMULATION_SPEECH_CHARS) {
+    throw new PlatformHttpError(413, 'simulation_too_long',
+      `the agent turns hold ${spoken} characters to speak, over the limit of ${MAX_SIMULATION_SPEECH_CHARS} per simulation`);
+  }
   const duration = body['duration_seconds'];
   if (duration !== undefined && duration !== null && (!Number.isSafeInteger(duration) || (duration as number) < 0)) {
     throw badRequest('invalid_request', 'duration_seconds must be a non-negative integer');
@@ -106,7 +123,7 @@ export function parseSimulation(body: JsonObject, sessionScoped: boolean): Simul
     callerNumber: str(body, 'caller_number', SIM_CALLER_NUMBER),
     dialedNumber: str(body, 'dialed_number', SIM_AGENT_NUMBER),
     carrierCallSid: body['carrier_call_sid'] === undefined ? null : str(body, 'carrier_call_sid', ''),
-    turns: rawTurns.map(turn),
+    turns,
     endReason,
     durationSeconds: (duration as number | undefined) ?? null,
     analysisError,

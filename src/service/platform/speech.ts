@@ -12,21 +12,22 @@ export const AGENT_SPEECH_FORMAT = { format: 'pcm', sample_rate: 8000 } as const
 /** Model name put on speech usage. */
 export const LOCAL_SPEECH_MODEL = 'espeak-ng';
 
-export type SynthesizeFunction = (request: TtsRequest) => Promise<SynthesisResult>;
+export type SynthesizeFunction = (request: TtsRequest, signal?: AbortSignal) => Promise<SynthesisResult>;
 
 /**
  * A {@link SpeakFunction} over the service's `synthesize`. An agent voice the local service does
  * not know (real voice ids are model ids) is spoken with the default voice instead.
  */
 export function speakWithSynthesize(synthesize: SynthesizeFunction): SpeakFunction {
-  return async (text, voice) => {
+  return async (text, voice, options) => {
+    const signal = options?.signal;
     const request: TtsRequest = { text, ...AGENT_SPEECH_FORMAT, ...(voice.speed !== undefined ? { prosody: { speed: voice.speed } } : {}) };
     let result: SynthesisResult;
     try {
-      result = await synthesize(voice.voiceId !== undefined ? { ...request, reference_id: voice.voiceId } : request);
+      result = await synthesize(voice.voiceId !== undefined ? { ...request, reference_id: voice.voiceId } : request, signal);
     } catch (err) {
       if (!(err instanceof RequestValidationError && err.field === 'reference_id')) throw err;
-      result = await synthesize(request);
+      result = await synthesize(request, signal);
     }
     return { characters: [...text].length, audioSeconds: result.summary.durationSec, model: LOCAL_SPEECH_MODEL };
   };

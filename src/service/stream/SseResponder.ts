@@ -20,11 +20,20 @@ export type Pace = 'fast' | 'realtime';
 /** With `pace: 'realtime'`, how far audio may run ahead of the wall clock. */
 export const REALTIME_LEAD_SEC = 0.5;
 
+/** @see SseResponderOptions.writeIdleTimeoutMs */
+export const DEFAULT_WRITE_IDLE_TIMEOUT_MS = 30_000;
+
 export interface SseResponderOptions {
   pace: Pace;
   leadSec?: number;
   faults: FaultSpec;
   clock: ServiceClock;
+  /**
+   * A write that waits this long for `drain` (the client reads nothing) closes the response:
+   * without it a reader that stops reading would pin the stream's memory and socket forever.
+   * @defaultValue 30000
+   */
+  writeIdleTimeoutMs?: number;
 }
 
 const MS = 1000;
@@ -58,6 +67,8 @@ export class SseResponder {
   private sent = 0;
   private startedAt: number | null = null;
   private closed = false;
+  /** Why the response closed, for every later send to report (the first cause, not the last symptom). */
+  private closedBecause = 'client closed the connection';
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly res: ServerResponse, private readonly options: SseResponderOptions) {
@@ -69,7 +80,7 @@ export class SseResponder {
   async open(headers: Record<string, string>): Promise<void> {
     const delay = this.options.faults.delayFirstByteMs;
     if (delay) await this.options.clock.sleep(delay);
-    if (this.closed) throw new ResponseClosedError('client closed the connection');
+    if (this.closed) throw new ResponseClosedError(this.closedBecause);
     this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
     this.res.flushHeaders();
   }
@@ -88,7 +99,7 @@ export class SseResponder {
   private async sendNow(ev: SynthesisEvent): Promise<void> {
     const endSec = ev.audioEndSec;
     const f = this.options.faults;
-    if (this.closed) throw new ResponseClosedError('client closed the connection');
+    if (this.closed) throw new ResponseClosedError(this.closedBecause);
     const clock = this.options.clock;
     this.startedAt ??= clock.now();
     if (this.options.pace === 'realtime') {
@@ -152,11 +163,20 @@ export class SseResponder {
   }
 
   private writeBytes(bytes: Uint8Array): Promise<void> {
-    if (this.closed) return Promise.reject(new ResponseClosedError('client closed the connection'));
+    if (this.closed) return Promise.reject(new ResponseClosedError(this.closedBecause));
     if (this.res.write(bytes)) return Promise.resolve();
+    const idleMs = this.options.writeIdleTimeoutMs ?? DEFAULT_WRITE_IDLE_TIMEOUT_MS;
     return new Promise<void>((resolve, reject) => {
-      const done = (): void => { this.res.off('drain', done); this.res.off('close', gone); resolve(); };
-      const gone = (): void => { this.res.off('drain', done); reject(new ResponseClosedError('client closed the connection')); };
+      const settle = (): void => { clearTimeout(idle); this.res.off('drain', done); this.res.off('close', gone); };
+      const done = (): void => { settle(); resolve(); };
+      const gone = (): void => { settle(); reject(new ResponseClosedError(this.closedBecause)); };
+      const idle = setTimeout(() => {
+        settle();
+        this.closed = true;
+        this.closedBecause = `write-idle timeout: the client read nothing for ${idleMs} ms`;
+        this.res.destroy();
+        reject(new ResponseClosedError(this.closedBecause));
+      }, idleMs);
       this.res.once('drain', done);
       this.res.once('close', gone);
     });
