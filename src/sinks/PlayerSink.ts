@@ -4,7 +4,9 @@
  *
  * - The device is checked before anything starts ({@link detectAudioOutput}); with no device,
  *   {@link createPlayerSink} throws a {@link SinkError} `NO_AUDIO_DEVICE` with a one-line reason.
- *   A player that dies is a `PLAYER_FAILED` error on the stream, never a crash of this process.
+ *   A player that dies is a `PLAYER_FAILED` error on the stream, never a crash of this process
+ *   (as long as someone listens for 'error', as `pipeline` does); the write in flight fails with it
+ *   rather than waiting forever.
  * - Writes are paced at real time ({@link PlaybackClock}), so the player and the pipe hold only
  *   `latency + lead` of audio and `heardSamples()` follows the sound, buffer latency included.
  * - `position` events (samples heard, per channel) drive a speech pipeline created with
@@ -65,9 +67,12 @@ export class PlayerSink extends Writable {
   private stderrTail = '';
   private ticker: unknown = null;
   private writeTimer: unknown = null;
+  private readyTimer: unknown = null;
   private lastPosition = -1;
   private allHeard = false;
   private finishing: (() => void) | null = null;
+  /** The callback of the write in flight (one at a time: highWaterMark 1). */
+  private inFlight: ((err?: Error | null) => void) | null = null;
   /** Resolves when the player can take audio (spawned, and its `readyText` seen). */
   private ready: Promise<void> | null = null;
 
@@ -95,20 +100,27 @@ export class PlayerSink extends Writable {
   }
 
   override _write(chunk: AudioFrame | Uint8Array, _enc: BufferEncoding, callback: (err?: Error | null) => void): void {
+    this.inFlight = callback;
     let bytes: Uint8Array;
     let sampleCount: number;
     try {
       ({ bytes, sampleCount } = this.accept(chunk));
     } catch (err) {
-      callback(err as Error);
+      this.completeWrite(err as Error);
       return;
     }
     if (this.ready !== null) {
       const ready = this.ready;
       this.ready = null;
-      ready.then(() => this._write(chunk, _enc, callback), (err: Error) => callback(err));
+      ready.then(() => this.play(bytes, sampleCount), (err: Error) => this.completeWrite(err));
       return;
     }
+    this.play(bytes, sampleCount);
+  }
+
+  /** Hands one write to the player at its time; completes the write in flight. */
+  private play(bytes: Uint8Array, sampleCount: number): void {
+    if (this.inFlight === null) return; // destroyed while waiting for the player
     const playback = this.playback!;
     const delaySec = playback.delayBeforeWrite(this.clock.now() / MS_PER_SEC);
     const write = (): void => {
@@ -117,14 +129,21 @@ export class PlayerSink extends Writable {
       this.startTicker();
       const stdin = this.child?.stdin;
       if (!stdin || bytes.length === 0) {
-        callback();
+        this.completeWrite();
         return;
       }
-      if (stdin.write(bytes)) callback();
-      else stdin.once('drain', () => callback());
+      if (stdin.write(bytes)) this.completeWrite();
+      else stdin.once('drain', () => this.completeWrite());
     };
     if (delaySec > 0) this.writeTimer = this.clock.setTimeout(write, delaySec * MS_PER_SEC);
     else write();
+  }
+
+  /** Calls back the write in flight once: on success, on failure, or when the sink is destroyed. */
+  private completeWrite(err?: Error): void {
+    const callback = this.inFlight;
+    this.inFlight = null;
+    callback?.(err);
   }
 
   override _final(callback: (err?: Error | null) => void): void {
@@ -147,6 +166,7 @@ export class PlayerSink extends Writable {
 
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
     this.stopTicker();
+    this.clearReadyTimer();
     if (this.writeTimer !== null) this.clock.clearTimeout(this.writeTimer);
     this.writeTimer = null;
     const child = this.child;
@@ -154,6 +174,9 @@ export class PlayerSink extends Writable {
       child.stdin?.destroy();
       child.kill('SIGTERM');
     }
+    // A write waiting for the pacing timer, for 'drain' or for the player to start would
+    // otherwise never be called back, and whoever awaits it would hang.
+    this.completeWrite(err ?? new SinkError('SINK_IO', 'the player sink was closed'));
     callback(err);
   }
 
@@ -193,40 +216,45 @@ export class PlayerSink extends Writable {
       env: { ...(this.options.env ?? this.options.detect?.env ?? process.env), VOICEWIRE_SAMPLE_RATE: String(format.sampleRate), VOICEWIRE_CHANNELS: String(format.channels) },
     });
     this.child = child;
+    const label = playerLabel(player, format);
     child.stderr?.setEncoding('utf8');
     let onStderr: (() => void) | null = null;
     child.stderr?.on('data', (s: string) => {
       this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL_BYTES);
       onStderr?.();
     });
+    let failReady: (err: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
+      failReady = reject;
       child.once('spawn', () => {
         const readyText = player.readyText;
         if (readyText === undefined) {
           resolve();
           return;
         }
-        const timer = this.clock.setTimeout(() => {
+        this.readyTimer = this.clock.setTimeout(() => {
+          this.readyTimer = null;
           onStderr = null;
-          reject(new SinkError('PLAYER_FAILED', `${player.command} did not print ${JSON.stringify(readyText)} within ${READY_TIMEOUT_MS} ms`));
+          reject(new SinkError('PLAYER_FAILED', `the player ${label} did not print ${JSON.stringify(readyText)} within ${READY_TIMEOUT_MS} ms`));
         }, READY_TIMEOUT_MS);
         onStderr = () => {
           if (!this.stderrTail.includes(readyText)) return;
           onStderr = null;
-          this.clock.clearTimeout(timer);
+          this.clearReadyTimer();
           this.stderrTail = this.stderrTail.replace(readyText, '');
           resolve();
         };
         onStderr();
       });
-      child.once('error', reject);
     });
     this.ready.catch(() => {}); // also reported through 'error' / 'exit'
     // EPIPE when the player quits early: reported through 'exit' below.
     child.stdin?.on('error', () => {});
     child.on('error', (err) => {
       this.childExited = true;
-      this.destroy(new SinkError('PLAYER_FAILED', `could not start ${player.command}: ${err.message}`, { cause: err }));
+      const failure = new SinkError('PLAYER_FAILED', `could not start the player ${label}: ${err.message}`, { cause: err });
+      failReady(failure);
+      this.destroy(failure);
     });
     child.on('exit', (code, signal) => {
       this.childExited = true;
@@ -237,8 +265,13 @@ export class PlayerSink extends Writable {
       }
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
       const detail = this.stderrTail.trim().split('\n').pop();
-      this.destroy(new SinkError('PLAYER_FAILED', `${player.name} ${how}${detail ? `: ${detail}` : ''}`));
+      this.destroy(new SinkError('PLAYER_FAILED', `the player ${label} ${how}${detail ? `: ${detail}` : ''}`));
     });
+  }
+
+  private clearReadyTimer(): void {
+    if (this.readyTimer !== null) this.clock.clearTimeout(this.readyTimer);
+    this.readyTimer = null;
   }
 
   private waitUntilHeard(): void {
@@ -275,6 +308,11 @@ export class PlayerSink extends Writable {
       this.emit('position', heard);
     }
   }
+}
+
+/** How messages name a player: a built-in by its name, a custom one by its command line. */
+function playerLabel(player: PlayerCommand, format: { sampleRate: number; channels: number }): string {
+  return player.name === 'custom' ? [player.command, ...player.args(format)].join(' ') : player.name;
 }
 
 /**
