@@ -93,8 +93,8 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   } else if (opts.realtime) {
     player = createRealtimeSink();
   }
-  // Listened to from the start: a player that fails is reported, never an unhandled 'error'.
-  const playerFailure = player === null ? null : sinkFailure(player);
+  // From the start: a player that fails is reported, never an unhandled 'error'.
+  if (player !== null) keepErrorsHandled(player);
 
   const controller = new AbortController();
   const offInterrupt = io.onInterrupt(() => controller.abort());
@@ -104,6 +104,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
     // A base URL that is not one is refused before any file is opened or anything started.
     let client: Client | null = opts.baseUrl === undefined ? null : createClient({ baseUrl: opts.baseUrl, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
     outputs = await openSayOutputs(opts);
+    if (outputs.wav !== null) keepErrorsHandled(outputs.wav);
     if (client === null) {
       if (opts.apiKey !== undefined) {
         io.stderr.write(`${PREFIX}an API key without a base URL still uses the local service; set --base-url or VOICEWIRE_BASE_URL to use a real one\n`);
@@ -113,8 +114,6 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       service = local;
       client = createClient({ baseUrl: local.baseUrl, apiKey: local.token });
     }
-    const { wav } = outputs;
-    const wavFailure = wav === null ? null : sinkFailure(wav);
     const request: TtsRequest = { text, format: opts.format };
     if (opts.sampleRate !== undefined) request.sample_rate = opts.sampleRate;
     if (opts.voice !== undefined) request.reference_id = opts.voice;
@@ -125,7 +124,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       playhead: player !== null ? 'external' : 'consumer',
       ...(opts.model !== undefined ? { model: opts.model } : {}),
     });
-    return await speak(result, { io, player, playerFailure, wav, wavFailure, captions: outputs.captions, text });
+    return await speak(result, { io, player, wav: outputs.wav, captions: outputs.captions, text });
   } catch (err) {
     player?.destroy();
     if (outputs.wav !== null) await endSink(outputs.wav).catch(() => undefined);
@@ -140,9 +139,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
 interface SpeakContext {
   io: SayIo;
   player: PlayerSink | null;
-  playerFailure: Promise<Error> | null;
   wav: WavFileSink | null;
-  wavFailure: Promise<Error> | null;
   captions: CaptionsFile | null;
   text: string;
 }
@@ -184,8 +181,8 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
       firstFrameAt ??= io.now();
       seconds = (frame.startSample + frame.sampleCount) / frame.sampleRate;
       try {
-        if (wav !== null) await writeTo(wav, frame, ctx.wavFailure);
-        if (player !== null) await writeTo(player, frame, ctx.playerFailure);
+        if (wav !== null) await writeTo(wav, frame);
+        if (player !== null) await writeTo(player, frame);
       } catch (err) {
         sinkError = err;
         stream.destroy();
@@ -227,14 +224,20 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
 }
 
 /** Writes one frame, resolving when the sink took it (backpressure) or rejecting when it failed. */
-function writeTo(sink: Writable, frame: AudioFrame, failure: Promise<Error> | null): Promise<void> {
+function writeTo(sink: Writable, frame: AudioFrame): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (sink.destroyed) {
       reject(sink.errored ?? new SinkError('SINK_IO', 'the output was closed'));
       return;
     }
-    sink.write(frame, (err) => (err ? reject(err) : resolve()));
-    failure?.then(reject, () => undefined);
+    // A sink that fails while this write waits rejects it at once, whether or not it calls back.
+    const onError = (err: Error): void => reject(err);
+    sink.once('error', onError);
+    sink.write(frame, (err) => {
+      sink.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    });
   });
 }
 
@@ -252,9 +255,12 @@ function endSink(sink: Writable): Promise<void> {
   });
 }
 
-/** Resolves with the sink's error, if it ever fails (and keeps it from being unhandled). */
-function sinkFailure(sink: Writable): Promise<Error> {
-  return new Promise<Error>((resolve) => sink.once('error', resolve));
+/**
+ * A sink's failure reaches `say` through its write callbacks, `errored` and `close` (see writeTo,
+ * endSink); this listener only keeps its 'error' event from crashing the process as unhandled.
+ */
+function keepErrorsHandled(sink: Writable): void {
+  sink.on('error', () => undefined);
 }
 
 /** One line on stderr for an error; returns the exit code it maps to. */
