@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { detectAudioOutput } from '../../src/sinks/audioOutput.js';
-import { lines, runCli, stackLines } from './cliProcess.js';
+import { bareEnv, lines, ROOT, runCli, stackLines } from './cliProcess.js';
 import { captionLines, readWavInfo, runSay, spokenWords } from './sayHarness.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const standIn = join(root, 'test', 'fixtures', 'player', 'realtime-player.mjs');
+const standIn = join(ROOT, 'test', 'fixtures', 'player', 'realtime-player.mjs');
 let service: LocalService;
 beforeAll(async () => {
   service = await startLocalService();
@@ -19,33 +16,16 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** The environment of this machine without any player override or sound server. */
-function bareEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of ['VOICEWIRE_PLAYER', 'VOICEWIRE_PLAYER_LATENCY_MS', 'VOICEWIRE_PLAYER_READY', 'PULSE_SERVER', 'VOICEWIRE_BASE_URL']) delete env[k];
-  return env;
-}
-
 describe('voicewire say --play', () => {
   const hasDevice = detectAudioOutput({ env: bareEnv() }).ok;
 
   it.skipIf(hasDevice)('with no sound card exits non-zero with a one-line message, not by a signal', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/cli/voicewire.ts', 'say', 'Hello there.', '--play'], {
-      cwd: root,
-      env: bareEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    let out = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    const { code, signal, stdout: out, stderr: err } = await runCli(['say', 'Hello there.', '--play']);
     expect(signal).toBeNull();
     expect(code).toBe(3);
     expect(out).toBe('');
-    const lines = err.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^voicewire say: cannot play: no sound device .*--out file\.wav/);
+    expect(lines(err)).toHaveLength(1);
+    expect(lines(err)[0]).toMatch(/^voicewire say: cannot play: no sound device .*--out file\.wav/);
   });
 
   it('captions follow what a real-time player has consumed, not the bytes written to it', async () => {
