@@ -56,6 +56,8 @@ export type ErrorCode =
   | 'NO_AUDIO_DEVICE'
   | 'PLAYER_FAILED'
   | 'SINK_IO'
+  // a local file that cannot be read (e.g. the CLI's input)
+  | 'INPUT_IO'
   // telephony
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'

@@ -3,16 +3,16 @@
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
  * the final word timeline. On bad input the typed error goes to stderr, exit code 1, and the
- * outputs still hold the audio and words from before the fault.
+ * outputs still hold the audio and words from before the fault; on Ctrl-C likewise, exit 130.
  */
 import { open, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { AudioFormat, SampleEncoding } from '../codec/types.js';
 import { createSpeechPipeline, type OutputFormat, type SpeechPipeline } from '../engine/SpeechPipeline.js';
-import { VoicewireError } from '../errors.js';
+import { AbortError, SinkError, VoicewireError } from '../errors.js';
 import { WavWriter } from '../sinks/WavWriter.js';
-import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
+import { EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 
 export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>]
                         [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]
@@ -25,8 +25,9 @@ export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> --format <w
   --out              the WAV to write
   --words            the final word timeline as JSON [{text, start, end, chunk_seq}] (global seconds)
 
-exit codes: 0 ok, 1 bad input (outputs hold what came before the fault), 2 usage, 3 I/O
-`;
+On bad input (exit 1) or Ctrl-C (exit 130) the outputs hold what came before.
+
+${EXIT_CODES_HELP}`;
 
 const FORMATS: readonly AudioFormat[] = ['wav', 'pcm', 'mp3', 'opus'];
 const ENCODINGS: readonly SampleEncoding[] = ['s16le', 'f32le', 'mulaw'];
@@ -43,10 +44,6 @@ interface DecodeArgs {
   out: string;
   words: string | undefined;
 }
-
-class UsageError extends Error {}
-/** A file-system fault of the CLI's own input or outputs (exit 3). */
-class IoError extends Error {}
 
 function parse(argv: string[]): DecodeArgs | 'help' {
   let parsed;
@@ -112,7 +109,7 @@ async function openInput(path: string): Promise<Readable> {
     const handle = await open(path, 'r');
     return handle.createReadStream();
   } catch (err) {
-    throw new IoError(`cannot read ${path}: ${(err as Error).message}`);
+    throw readFault(path, err);
   }
 }
 
@@ -122,7 +119,7 @@ export async function run(argv: string[]): Promise<number> {
     args = parse(argv);
   } catch (err) {
     process.stderr.write(`voicewire decode: ${(err as Error).message}\n${DECODE_USAGE}`);
-    return EXIT_USAGE;
+    return exitCodeFor(err);
   }
   if (args === 'help') {
     process.stdout.write(DECODE_USAGE);
@@ -133,8 +130,10 @@ export async function run(argv: string[]): Promise<number> {
     const output = args.resample === undefined && args.encoding === 's16le' ? undefined : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
     speech = createSpeechPipeline({ format: args.format, ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }), ...(output === undefined ? {} : { output }) });
   } catch (err) {
-    process.stderr.write(`voicewire decode: ${describe(err)}\n`);
-    return EXIT_USAGE;
+    // Built from the flags alone: anything it refuses is an invalid option.
+    const usage = new UsageError(describe(err));
+    process.stderr.write(`voicewire decode: ${usage.message}\n`);
+    return exitCodeFor(usage);
   }
   let writer: WavWriter;
   let input: Readable;
@@ -142,11 +141,11 @@ export async function run(argv: string[]): Promise<number> {
     input = await openInput(args.input);
     writer = await WavWriter.open(args.out).catch((err: Error) => {
       input.destroy();
-      throw new IoError(`cannot write ${args.out}: ${err.message}`);
+      throw writeFault(args.out, err);
     });
   } catch (err) {
     process.stderr.write(`voicewire decode: ${describe(err)}\n`);
-    return EXIT_IO;
+    return exitCodeFor(err);
   }
   return decode(args, speech, input, writer);
 }
@@ -156,7 +155,10 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
   let fault: unknown = null;
   speech.on('warning', (w: VoicewireError) => process.stderr.write(`voicewire decode: warning: ${describe(w)}\n`));
   speech.on('format', (f: OutputFormat) => (format = f));
-  input.on('error', (err) => speech.destroy(new IoError(`cannot read ${args.input}: ${err.message}`)));
+  input.on('error', (err) => speech.destroy(readFault(args.input, err)));
+  // Ctrl-C stops reading; the outputs are still finished with what was decoded.
+  const onInterrupt = (): void => void speech.destroy(new AbortError('interrupted'));
+  process.once('SIGINT', onInterrupt);
   input.pipe(speech);
   try {
     let formatSet = false;
@@ -172,6 +174,9 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
     fault = err;
     input.unpipe(speech);
     if (input !== process.stdin) input.destroy();
+    else if (err instanceof AbortError) process.stdin.pause();
+  } finally {
+    process.off('SIGINT', onInterrupt);
   }
   const summary = speech.summary();
   const timeline = speech.alignment.timeline().map((w) => ({ text: w.text, start: round(w.start), end: round(w.end), chunk_seq: w.chunkSeq }));
@@ -189,12 +194,21 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
     `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${args.out}${args.words ? `, ${args.words}` : ''}\n`,
   );
   if (fault === null) return EXIT_OK;
-  process.stderr.write(`voicewire decode: ${fault instanceof IoError ? '' : 'bad input: '}${describe(fault)}\n`);
-  return fault instanceof IoError ? EXIT_IO : EXIT_BAD_INPUT;
+  const code = exitCodeFor(fault);
+  process.stderr.write(`voicewire decode: ${fault instanceof AbortError ? 'interrupted' : `${code === EXIT_FAILED ? 'bad input: ' : ''}${describe(fault)}`}\n`);
+  return code;
+}
+
+function readFault(path: string, err: unknown): VoicewireError {
+  return new VoicewireError('INPUT_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+}
+
+function writeFault(path: string, err: unknown): SinkError {
+  return new SinkError('SINK_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
 }
 
 function ioFault(path: string): (err: Error) => never {
   return (err) => {
-    throw new IoError(`cannot write ${path}: ${err.message}`);
+    throw writeFault(path, err);
   };
 }

@@ -2,7 +2,7 @@
  * The CLI dispatcher: each command lives in its own module, loaded on demand so that `decode`
  * never pays for the local service's speech engine.
  */
-import { EXIT_USAGE } from './exitCodes.js';
+import { EXIT_OK, EXIT_USAGE } from './exitCodes.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE);
-    return name === undefined ? EXIT_USAGE : 0;
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const command = COMMANDS[name];
   if (!command) {

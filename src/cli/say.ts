@@ -3,27 +3,24 @@
  * captions synced to what is heard. Thin: arguments → the library (client, sinks, captions) →
  * print. See {@link SAY_USAGE} for the flags and exit codes.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { createLineCaptionRenderer, createTtyCaptionRenderer, type CaptionRenderer, type TextOutput } from '../captions/CaptionRenderer.js';
-import { toSrt } from '../captions/toSrt.js';
-import { toWebVtt } from '../captions/toWebVtt.js';
-import { createClient } from '../client/createClient.js';
+import { createClient, type Client } from '../client/createClient.js';
 import type { TtsStreamResult } from '../client/tts.js';
 import type { AudioFrame } from '../codec/types.js';
-import { AbortError, ApiError, RequestValidationError, SinkError, VoicewireError } from '../errors.js';
+import { AbortError, RequestValidationError, SinkError, VoicewireError } from '../errors.js';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { detectAudioOutput } from '../sinks/audioOutput.js';
 import { createPlayerSink, createRealtimeSink, type PlayerSink } from '../sinks/PlayerSink.js';
-import { createWavFileSink, type WavFileSink } from '../sinks/WavFileSink.js';
-import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
-import { parseSayArgs, SAY_USAGE, SayUsageError, type SayOptions } from './sayArgs.js';
+import type { WavFileSink } from '../sinks/WavFileSink.js';
+import { EXIT_INTERRUPTED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
+import { parseSayArgs, SAY_USAGE, type SayOptions } from './sayArgs.js';
+import { openSayOutputs, type CaptionsFile, type SayOutputs } from './sayOutputs.js';
 import { createProgress, NO_PROGRESS, PROGRESS_MIN_WORDS, type Progress } from './sayProgress.js';
 
 export { SAY_USAGE } from './sayArgs.js';
+export { EXIT_INTERRUPTED } from './exitCodes.js';
 
-/** Interrupted by SIGINT (128 + 2, the shell convention). */
-export const EXIT_INTERRUPTED = 130;
 const PREFIX = 'voicewire say: ';
 
 type Terminal = TextOutput & { isTTY?: boolean; columns?: number };
@@ -59,9 +56,9 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   try {
     opts = parseSayArgs(argv, io.env);
   } catch (err) {
-    if (!(err instanceof SayUsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     io.stderr.write(`${PREFIX}${err.message}\n\n${SAY_USAGE}`);
-    return EXIT_USAGE;
+    return exitCodeFor(err);
   }
   if (opts.help) {
     io.stdout.write(SAY_USAGE);
@@ -69,8 +66,9 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   }
   const text = opts.text ?? (io.stdin.isTTY ? '' : await readAll(io.stdin));
   if (text.trim() === '') {
-    io.stderr.write(`${PREFIX}no text: give it as an argument or on stdin\n\n${SAY_USAGE}`);
-    return EXIT_USAGE;
+    const err = new UsageError('no text: give it as an argument or on stdin');
+    io.stderr.write(`${PREFIX}${err.message}\n\n${SAY_USAGE}`);
+    return exitCodeFor(err);
   }
 
   // The sound output is checked before anything else starts.
@@ -81,7 +79,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
     } catch (err) {
       if (err instanceof SinkError && err.code === 'NO_AUDIO_DEVICE') {
         io.stderr.write(`${PREFIX}cannot play: ${err.message}; use --out file.wav to save the audio\n`);
-        return EXIT_IO;
+        return exitCodeFor(err);
       }
       throw err;
     }
@@ -95,27 +93,27 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   } else if (opts.realtime) {
     player = createRealtimeSink();
   }
+  // From the start: a player that fails is reported, never an unhandled 'error'.
+  if (player !== null) keepErrorsHandled(player);
 
   const controller = new AbortController();
   const offInterrupt = io.onInterrupt(() => controller.abort());
   let service: { close(): Promise<void> } | null = null;
-  let wav: WavFileSink | null = null;
+  let outputs: SayOutputs = { wav: null, captions: null };
   try {
-    let baseUrl = opts.baseUrl;
-    let apiKey = opts.apiKey;
-    if (baseUrl === undefined) {
-      if (apiKey !== undefined) {
+    // A base URL that is not one is refused before any file is opened or anything started.
+    let client: Client | null = opts.baseUrl === undefined ? null : createClient({ baseUrl: opts.baseUrl, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
+    outputs = await openSayOutputs(opts);
+    if (outputs.wav !== null) keepErrorsHandled(outputs.wav);
+    if (client === null) {
+      if (opts.apiKey !== undefined) {
         io.stderr.write(`${PREFIX}an API key without a base URL still uses the local service; set --base-url or VOICEWIRE_BASE_URL to use a real one\n`);
       }
       const { startLocalService } = await import('../service/index.js');
       const local = await startLocalService();
       service = local;
-      baseUrl = local.baseUrl;
-      apiKey = local.token;
+      client = createClient({ baseUrl: local.baseUrl, apiKey: local.token });
     }
-    if (opts.out !== undefined) wav = createWavFileSink(opts.out);
-    const wavFailure = wav === null ? null : sinkFailure(wav);
-    const client = createClient({ baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) });
     const request: TtsRequest = { text, format: opts.format };
     if (opts.sampleRate !== undefined) request.sample_rate = opts.sampleRate;
     if (opts.voice !== undefined) request.reference_id = opts.voice;
@@ -126,11 +124,11 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       playhead: player !== null ? 'external' : 'consumer',
       ...(opts.model !== undefined ? { model: opts.model } : {}),
     });
-    const outcome = await speak(result, { io, opts, player, wav, wavFailure, text });
-    return outcome;
+    return await speak(result, { io, player, wav: outputs.wav, captions: outputs.captions, text });
   } catch (err) {
     player?.destroy();
-    if (wav !== null) await endSink(wav).catch(() => undefined);
+    if (outputs.wav !== null) await endSink(outputs.wav).catch(() => undefined);
+    await outputs.captions?.write([]).catch(() => undefined);
     return report(io, err, controller.signal.aborted);
   } finally {
     offInterrupt();
@@ -140,16 +138,15 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
 
 interface SpeakContext {
   io: SayIo;
-  opts: SayOptions;
   player: PlayerSink | null;
   wav: WavFileSink | null;
-  wavFailure: Promise<Error> | null;
+  captions: CaptionsFile | null;
   text: string;
 }
 
 /** Reads the stream into the sinks, with captions and progress; returns the exit code. */
 async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number> {
-  const { io, opts, player, wav } = ctx;
+  const { io, player, wav } = ctx;
   const { stream } = result;
   const start = io.now();
   const expectedWords = ctx.text.split(/\s+/).filter((w) => w !== '').length;
@@ -184,8 +181,8 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
       firstFrameAt ??= io.now();
       seconds = (frame.startSample + frame.sampleCount) / frame.sampleRate;
       try {
-        if (wav !== null) await writeTo(wav, frame, ctx.wavFailure);
-        if (player !== null) await writeTo(player, frame, null);
+        if (wav !== null) await writeTo(wav, frame);
+        if (player !== null) await writeTo(player, frame);
       } catch (err) {
         sinkError = err;
         stream.destroy();
@@ -207,38 +204,40 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   renderer.finish();
 
   const words = stream.alignment.timeline();
-  if (opts.captions !== undefined) {
-    const doc = opts.captions.kind === 'vtt' ? toWebVtt(words) : toSrt(words);
-    await writeFile(opts.captions.path, doc).catch((err: Error) => {
-      sinkError ??= new SinkError('SINK_IO', `cannot write ${opts.captions!.path}: ${err.message}`, { cause: err });
-    });
-  }
+  await ctx.captions?.write(words).catch((err: unknown) => (sinkError ??= err));
   const summary = [`${seconds.toFixed(2)} s of audio`];
   if (firstFrameAt !== null) {
     summary.push(`first audio ${Math.round(firstFrameAt - start)} ms after the request (${Math.round(firstFrameAt)} ms after start)`);
   }
   summary.push(`${words.length} word${words.length === 1 ? '' : 's'}`);
   if (result.metrics.attempts > 1) summary.push(`${result.metrics.attempts} attempts`);
-  if (wav !== null) summary.push(`wrote ${wav.path}`);
+  const wavWritten = wav !== null && !wav.errored;
+  if (wavWritten) summary.push(`wrote ${wav.path}`);
   io.stderr.write(`${PREFIX}${summary.join(', ')}\n`);
   if (sinkError !== null) return report(io, sinkError, false);
   if (streamError !== null) {
     const code = report(io, streamError, aborted);
-    if (wav !== null && !aborted) io.stderr.write(`${PREFIX}${wav.path} is a complete WAV of the ${seconds.toFixed(2)} s that arrived\n`);
+    if (wavWritten && !aborted) io.stderr.write(`${PREFIX}${wav.path} is a complete WAV of the ${seconds.toFixed(2)} s that arrived\n`);
     return code;
   }
   return EXIT_OK;
 }
 
 /** Writes one frame, resolving when the sink took it (backpressure) or rejecting when it failed. */
-function writeTo(sink: Writable, frame: AudioFrame, failure: Promise<Error> | null): Promise<void> {
+function writeTo(sink: Writable, frame: AudioFrame): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (sink.destroyed) {
       reject(sink.errored ?? new SinkError('SINK_IO', 'the output was closed'));
       return;
     }
-    sink.write(frame, (err) => (err ? reject(err) : resolve()));
-    failure?.then(reject, () => undefined);
+    // A sink that fails while this write waits rejects it at once, whether or not it calls back.
+    const onError = (err: Error): void => reject(err);
+    sink.once('error', onError);
+    sink.write(frame, (err) => {
+      sink.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    });
   });
 }
 
@@ -256,32 +255,26 @@ function endSink(sink: Writable): Promise<void> {
   });
 }
 
-/** Resolves with the sink's error, if it ever fails (and keeps it from being unhandled). */
-function sinkFailure(sink: Writable): Promise<Error> {
-  return new Promise<Error>((resolve) => sink.once('error', resolve));
+/**
+ * A sink's failure reaches `say` through its write callbacks, `errored` and `close` (see writeTo,
+ * endSink); this listener only keeps its 'error' event from crashing the process as unhandled.
+ */
+function keepErrorsHandled(sink: Writable): void {
+  sink.on('error', () => undefined);
 }
 
 /** One line on stderr for an error; returns the exit code it maps to. */
 function report(io: SayIo, err: unknown, interrupted: boolean): number {
-  if (interrupted || err instanceof AbortError) {
-    io.stderr.write(`${PREFIX}interrupted\n`);
-    return EXIT_INTERRUPTED;
-  }
+  const code = interrupted ? EXIT_INTERRUPTED : exitCodeFor(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof RequestValidationError) {
-    io.stderr.write(`${PREFIX}invalid request: ${message}\n`);
-    return EXIT_USAGE;
-  }
-  if (err instanceof SinkError) {
-    io.stderr.write(`${PREFIX}${message}\n`);
-    return EXIT_IO;
-  }
-  if (err instanceof ApiError || err instanceof VoicewireError) {
-    io.stderr.write(`${PREFIX}${err.name}: ${message}\n`);
-    return EXIT_BAD_INPUT;
-  }
-  io.stderr.write(`${PREFIX}${err instanceof Error && err.stack ? err.stack : message}\n`);
-  return EXIT_BAD_INPUT;
+  let line: string;
+  if (code === EXIT_INTERRUPTED) line = 'interrupted';
+  else if (err instanceof RequestValidationError) line = `invalid request: ${message}`;
+  else if (err instanceof SinkError) line = message;
+  else if (err instanceof VoicewireError) line = `${err.name}: ${message}`;
+  else line = err instanceof Error && err.stack ? err.stack : message; // a bug: keep its stack
+  io.stderr.write(`${PREFIX}${line}\n`);
+  return code;
 }
 
 async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {

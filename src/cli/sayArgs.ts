@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { AudioFormat } from '../codec/types.js';
 import { AUDIO_FORMATS, LATENCY_MODES, type LatencyMode } from '../protocol/ttsRequest.js';
+import { EXIT_CODES_HELP, UsageError } from './exitCodes.js';
 
 export const SAY_USAGE = `usage: voicewire say "<text>" [options]      (or: echo "<text>" | voicewire say [options])
 
@@ -26,11 +27,10 @@ options:
 
 With neither --out nor --play it plays when a sound device exists, else shows the captions in
 real time. Captions go to stdout (one "0.31  word" line per word when stdout is not a terminal);
-status, progress and the summary go to stderr.
+status, progress and the summary go to stderr. --out and --captions are opened before the request;
+when the stream fails midway the WAV holds the audio that arrived.
 
-exit codes: 0 done; 1 the service or the stream failed (the WAV holds the audio that arrived);
-2 usage; 3 I/O (cannot write a file, no sound device); 130 interrupted.
-`;
+${EXIT_CODES_HELP}`;
 
 export interface SayOptions {
   text: string | null; // null: read stdin
@@ -48,7 +48,7 @@ export interface SayOptions {
   help: boolean;
 }
 
-export class SayUsageError extends Error {}
+export class SayUsageError extends UsageError {}
 
 export const DEFAULT_SAY_FORMAT: AudioFormat = 'opus';
 

@@ -1,5 +1,6 @@
 /**
- * `voicewire serve`: runs the local voice service until SIGINT or SIGTERM.
+ * `voicewire serve`: runs the local voice service until SIGTERM (exit 0) or SIGINT (exit 130, as
+ * for every command interrupted from the terminal).
  *
  *   voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
  *                   [--max-connections N] [--headers-timeout MS] [--request-timeout MS] [--write-idle-timeout MS]
@@ -8,7 +9,7 @@
  * `$VOICEWIRE_DICTIONARY_DIR/<id>/<version>.json` when that variable is set.
  */
 import { parseArgs } from 'node:util';
-import { EXIT_OK, EXIT_IO, EXIT_USAGE } from './exitCodes.js';
+import { EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 
 export const SERVE_USAGE = `usage: voicewire serve [--host H] [--port N] [--token T] [--pace fast|realtime] [--json]
                        [--max-connections N] [--headers-timeout MS] [--request-timeout MS] [--write-idle-timeout MS]
@@ -25,14 +26,18 @@ export const SERVE_USAGE = `usage: voicewire serve [--host H] [--port N] [--toke
   --write-idle-timeout MS   a stream whose client reads nothing this long is closed (default 30000)
 
 environment: VOICEWIRE_DICTIONARY_DIR  directory of <id>/<version>.json pronunciation dictionaries
-`;
+
+Runs until SIGTERM (exit 0) or SIGINT (exit 130). It cannot start: 3 when the port cannot be
+bound, 1 when the speech engine fails.
+
+${EXIT_CODES_HELP}`;
 
 export const DEFAULT_SERVE_PORT = 8787;
 
 export interface ServeIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Resolves when the service should stop (default: SIGINT or SIGTERM). */
+  /** Resolves when the service should stop, with 'SIGINT' when interrupted (default: SIGINT or SIGTERM). */
   stopSignal?: Promise<unknown>;
 }
 
@@ -71,8 +76,7 @@ export async function run(argv: string[], io: ServeIo = {
       allowPositionals: false,
     }));
   } catch (err) {
-    io.stderr(`voicewire serve: ${(err as Error).message}\n${SERVE_USAGE}`);
-    return EXIT_USAGE;
+    return usage(io, new UsageError((err as Error).message), true);
   }
   if (values.help) {
     io.stdout(SERVE_USAGE);
@@ -80,17 +84,14 @@ export async function run(argv: string[], io: ServeIo = {
   }
   const port = values.port === undefined ? DEFAULT_SERVE_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    io.stderr(`voicewire serve: --port must be an integer 0–65535, got ${JSON.stringify(values.port)}\n`);
-    return EXIT_USAGE;
+    return usage(io, new UsageError(`--port must be an integer 0–65535, got ${JSON.stringify(values.port)}`));
   }
   const pace = values.pace ?? 'fast';
   if (pace !== 'fast' && pace !== 'realtime') {
-    io.stderr(`voicewire serve: --pace is fast or realtime, got ${JSON.stringify(pace)}\n`);
-    return EXIT_USAGE;
+    return usage(io, new UsageError(`--pace is fast or realtime, got ${JSON.stringify(pace)}`));
   }
   if (values.token !== undefined && !/^\S+$/.test(values.token)) {
-    io.stderr('voicewire serve: --token must be non-empty and without spaces\n');
-    return EXIT_USAGE;
+    return usage(io, new UsageError('--token must be non-empty and without spaces'));
   }
 
   const limits: Record<string, number> = {};
@@ -124,15 +125,20 @@ export async function run(argv: string[], io: ServeIo = {
   } catch (err) {
     signals?.dispose();
     io.stderr(`voicewire serve: cannot start: ${(err as Error).message}\n`);
-    return EXIT_IO;
+    return exitCodeFor(err);
   }
   if (values.json) {
     io.stdout(`${JSON.stringify({ baseUrl: service.baseUrl, token: service.token })}\n`);
   } else {
     io.stdout(`voicewire local service: ${service.baseUrl}\ntoken: ${service.token}\n`);
   }
-  await (io.stopSignal ?? signals!.promise);
+  const stoppedBy = await (io.stopSignal ?? signals!.promise);
   signals?.dispose();
   await service.close();
-  return EXIT_OK;
+  return stoppedBy === 'SIGINT' ? EXIT_INTERRUPTED : EXIT_OK;
+}
+
+function usage(io: ServeIo, err: UsageError, withUsage = false): number {
+  io.stderr(`voicewire serve: ${err.message}\n${withUsage ? SERVE_USAGE : ''}`);
+  return exitCodeFor(err);
 }

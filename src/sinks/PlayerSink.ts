@@ -4,7 +4,9 @@
  *
  * - The device is checked before anything starts ({@link detectAudioOutput}); with no device,
  *   {@link createPlayerSink} throws a {@link SinkError} `NO_AUDIO_DEVICE` with a one-line reason.
- *   A player that dies is a `PLAYER_FAILED` error on the stream, never a crash of this process.
+ *   A player that dies is a `PLAYER_FAILED` error on the stream, never a crash of this process
+ *   (as long as someone listens for 'error', as `pipeline` does); the write in flight fails with it
+ *   rather than waiting forever.
  * - Writes are paced at real time ({@link PlaybackClock}), so the player and the pipe hold only
  *   `latency + lead` of audio and `heardSamples()` follows the sound, buffer latency included.
  * - `position` events (samples heard, per channel) drive a speech pipeline created with
@@ -12,12 +14,12 @@
  * - With `player: null` there is no child: the sink consumes at real time in silence, for live
  *   captions without a sound device.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import type { AudioFrame } from '../codec/types.js';
 import { SinkError } from '../errors.js';
 import { detectAudioOutput, type DetectOptions, type PlayerCommand } from './audioOutput.js';
 import { PlaybackClock } from './PlaybackClock.js';
+import { PlayerProcess, type PlayerFormat } from './PlayerProcess.js';
 import { systemClock, type Clock } from '../internal/clock.js';
 
 /** Time source and timers, injectable so tests run on a fake clock. Times in ms. */
@@ -48,10 +50,6 @@ export const DEFAULT_LEAD_MS = 60;
 export const DEFAULT_POSITION_INTERVAL_MS = 20;
 const MS_PER_SEC = 1000;
 const BYTES_PER_S16 = 2;
-/** Bytes of the player's stderr kept for an error message. */
-const STDERR_TAIL_BYTES = 2048;
-/** Longest wait for a custom player's `readyText`. */
-const READY_TIMEOUT_MS = 10_000;
 
 export class PlayerSink extends Writable {
   /** The player in use, or null when pacing in silence. */
@@ -59,15 +57,15 @@ export class PlayerSink extends Writable {
   private readonly options: PlayerSinkOptions;
   private readonly clock: SinkClock;
   private playback: PlaybackClock | null = null;
-  private format: { sampleRate: number; channels: number } | null = null;
-  private child: ChildProcess | null = null;
-  private childExited = false;
-  private stderrTail = '';
+  private format: PlayerFormat | null = null;
+  private proc: PlayerProcess | null = null;
   private ticker: unknown = null;
   private writeTimer: unknown = null;
   private lastPosition = -1;
   private allHeard = false;
   private finishing: (() => void) | null = null;
+  /** The callback of the write in flight (one at a time: highWaterMark 1). */
+  private inFlight: ((err?: Error | null) => void) | null = null;
   /** Resolves when the player can take audio (spawned, and its `readyText` seen). */
   private ready: Promise<void> | null = null;
 
@@ -95,36 +93,50 @@ export class PlayerSink extends Writable {
   }
 
   override _write(chunk: AudioFrame | Uint8Array, _enc: BufferEncoding, callback: (err?: Error | null) => void): void {
+    this.inFlight = callback;
     let bytes: Uint8Array;
     let sampleCount: number;
     try {
       ({ bytes, sampleCount } = this.accept(chunk));
     } catch (err) {
-      callback(err as Error);
+      this.completeWrite(err as Error);
       return;
     }
     if (this.ready !== null) {
       const ready = this.ready;
       this.ready = null;
-      ready.then(() => this._write(chunk, _enc, callback), (err: Error) => callback(err));
+      ready.then(() => this.play(bytes, sampleCount), (err: Error) => this.completeWrite(err));
       return;
     }
+    this.play(bytes, sampleCount);
+  }
+
+  /** Hands one write to the player at its time; completes the write in flight. */
+  private play(bytes: Uint8Array, sampleCount: number): void {
+    if (this.inFlight === null) return; // destroyed while waiting for the player
     const playback = this.playback!;
     const delaySec = playback.delayBeforeWrite(this.clock.now() / MS_PER_SEC);
     const write = (): void => {
       this.writeTimer = null;
       playback.onWrite(sampleCount, this.clock.now() / MS_PER_SEC);
       this.startTicker();
-      const stdin = this.child?.stdin;
+      const stdin = this.proc?.child.stdin;
       if (!stdin || bytes.length === 0) {
-        callback();
+        this.completeWrite();
         return;
       }
-      if (stdin.write(bytes)) callback();
-      else stdin.once('drain', () => callback());
+      if (stdin.write(bytes)) this.completeWrite();
+      else stdin.once('drain', () => this.completeWrite());
     };
     if (delaySec > 0) this.writeTimer = this.clock.setTimeout(write, delaySec * MS_PER_SEC);
     else write();
+  }
+
+  /** Calls back the write in flight once: on success, on failure, or when the sink is destroyed. */
+  private completeWrite(err?: Error): void {
+    const callback = this.inFlight;
+    this.inFlight = null;
+    callback?.(err);
   }
 
   override _final(callback: (err?: Error | null) => void): void {
@@ -135,10 +147,10 @@ export class PlayerSink extends Writable {
       this.emitPosition();
       callback();
     };
-    if (this.child) {
-      this.child.stdin?.end();
-      if (this.childExited) this.finishing();
-      // else: the child's exit completes it (see spawnPlayer)
+    if (this.proc) {
+      this.proc.child.stdin?.end();
+      if (this.proc.exited) this.finishing();
+      // else: the child's exit completes it (see startPlayer)
     } else {
       this.playback?.flush(this.clock.now() / MS_PER_SEC);
       this.waitUntilHeard();
@@ -149,17 +161,16 @@ export class PlayerSink extends Writable {
     this.stopTicker();
     if (this.writeTimer !== null) this.clock.clearTimeout(this.writeTimer);
     this.writeTimer = null;
-    const child = this.child;
-    if (child && !this.childExited) {
-      child.stdin?.destroy();
-      child.kill('SIGTERM');
-    }
+    this.proc?.stop();
+    // A write waiting for the pacing timer, for 'drain' or for the player to start would
+    // otherwise never be called back, and whoever awaits it would hang.
+    this.completeWrite(err ?? new SinkError('SINK_IO', 'the player sink was closed'));
     callback(err);
   }
 
   private accept(chunk: AudioFrame | Uint8Array): { bytes: Uint8Array; sampleCount: number } {
     let bytes: Uint8Array;
-    let format: { sampleRate: number; channels: number };
+    let format: PlayerFormat;
     if (chunk instanceof Uint8Array) {
       const sampleRate = this.options.sampleRate;
       if (sampleRate === undefined) throw new SinkError('INVALID_OPTION', 'raw bytes written to a player sink need options.sampleRate', { field: 'sampleRate' });
@@ -180,65 +191,25 @@ export class PlayerSink extends Writable {
         bufferSec: latencyMs / MS_PER_SEC,
         leadSec: (this.options.leadMs ?? DEFAULT_LEAD_MS) / MS_PER_SEC,
       });
-      if (this.player) this.spawnPlayer(this.player, format);
+      if (this.player) this.startPlayer(this.player, format);
     } else if (format.sampleRate !== this.format.sampleRate || format.channels !== this.format.channels) {
       throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels} → ${format.sampleRate} Hz × ${format.channels})`);
     }
     return { bytes, sampleCount: bytes.length / (BYTES_PER_S16 * format.channels) };
   }
 
-  private spawnPlayer(player: PlayerCommand, format: { sampleRate: number; channels: number }): void {
-    const child = spawn(player.command, player.args(format), {
-      stdio: ['pipe', 'ignore', 'pipe'],
-      env: { ...(this.options.env ?? this.options.detect?.env ?? process.env), VOICEWIRE_SAMPLE_RATE: String(format.sampleRate), VOICEWIRE_CHANNELS: String(format.channels) },
+  private startPlayer(player: PlayerCommand, format: PlayerFormat): void {
+    const env = this.options.env ?? this.options.detect?.env ?? process.env;
+    const proc = new PlayerProcess(player, format, env, this.clock, {
+      onStartFailure: (err) => this.destroy(err),
+      onExit: (code, signal) => {
+        if (this.destroyed) return;
+        if (code === 0 && this.finishing) this.finishing();
+        else this.destroy(proc.exitError(code, signal));
+      },
     });
-    this.child = child;
-    child.stderr?.setEncoding('utf8');
-    let onStderr: (() => void) | null = null;
-    child.stderr?.on('data', (s: string) => {
-      this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL_BYTES);
-      onStderr?.();
-    });
-    this.ready = new Promise<void>((resolve, reject) => {
-      child.once('spawn', () => {
-        const readyText = player.readyText;
-        if (readyText === undefined) {
-          resolve();
-          return;
-        }
-        const timer = this.clock.setTimeout(() => {
-          onStderr = null;
-          reject(new SinkError('PLAYER_FAILED', `${player.command} did not print ${JSON.stringify(readyText)} within ${READY_TIMEOUT_MS} ms`));
-        }, READY_TIMEOUT_MS);
-        onStderr = () => {
-          if (!this.stderrTail.includes(readyText)) return;
-          onStderr = null;
-          this.clock.clearTimeout(timer);
-          this.stderrTail = this.stderrTail.replace(readyText, '');
-          resolve();
-        };
-        onStderr();
-      });
-      child.once('error', reject);
-    });
-    this.ready.catch(() => {}); // also reported through 'error' / 'exit'
-    // EPIPE when the player quits early: reported through 'exit' below.
-    child.stdin?.on('error', () => {});
-    child.on('error', (err) => {
-      this.childExited = true;
-      this.destroy(new SinkError('PLAYER_FAILED', `could not start ${player.command}: ${err.message}`, { cause: err }));
-    });
-    child.on('exit', (code, signal) => {
-      this.childExited = true;
-      if (this.destroyed) return;
-      if (code === 0 && this.finishing) {
-        this.finishing();
-        return;
-      }
-      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
-      const detail = this.stderrTail.trim().split('\n').pop();
-      this.destroy(new SinkError('PLAYER_FAILED', `${player.name} ${how}${detail ? `: ${detail}` : ''}`));
-    });
+    this.proc = proc;
+    this.ready = proc.ready;
   }
 
   private waitUntilHeard(): void {

@@ -1,5 +1,4 @@
 /** Runs the real CLI (`voicewire decode`) in a child process through tsx. */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,20 +6,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/decode.js';
 import { WavDecoder } from '../../src/codec/WavDecoder.js';
 import { capture, events, expected, sse } from '../engine/helpers.js';
+import { ROOT, runCli, type CliResult } from './cliProcess.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const ENTRY = `import { main } from ${JSON.stringify(join(ROOT, 'src/cli/main.ts'))}; main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
 const dir = mkdtempSync(join(tmpdir(), 'voicewire-decode-'));
 
-interface CliResult { code: number; stdout: string; stderr: string }
 function cli(args: string[], stdin?: Buffer): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', ENTRY, 'decode', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
-    });
-    if (stdin) child.stdin!.end(stdin);
-    else child.stdin!.end();
-  });
+  return runCli(['decode', ...args], stdin === undefined ? {} : { stdin });
 }
 
 function readWav(path: string): { samples: number; rate: number | undefined; dataSize: number; errors: string[] } {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
+import { lines } from './cliProcess.js';
 import { captionLines, readWavInfo, runSay, spokenWords, vttCueEnds } from './sayHarness.js';
 
 const TEXT = 'Hello world, this is voicewire speaking.';
@@ -109,9 +112,35 @@ describe('voicewire say → local service → engine → WAV', () => {
     expect(r.stderr).toContain('sample_rate');
   });
 
-  it('a wrong key is the service error on stderr with exit code 1', async () => {
+  it('a key the service refuses is its error on stderr with exit code 2 (the request must change, not be retried)', async () => {
     const r = await runSay(['hi', '--out', join(dir, 'auth.wav'), '--base-url', service.baseUrl, '--api-key', 'wrong']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/AuthenticationError|PermissionDeniedError/);
+  });
+
+  it('an --out or --captions path that cannot be written fails at once with exit 3: no request is sent, nothing claims "wrote"', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"status":400,"message":"counted"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const missingDir = join(dir, 'no', 'such', 'dir');
+      for (const outputs of [['--out', join(missingDir, 'x.wav')], ['--out', join(dir, 'fine.wav'), '--captions', join(missingDir, 'x.vtt')], ['--captions', join(missingDir, 'x.srt'), '--out', join(dir, 'fine.wav')]]) {
+        const started = performance.now();
+        const r = await runSay(['Hello there, this would take a while to synthesize.', ...outputs, '--base-url', baseUrl, '--api-key', 'k']);
+        expect(r.code, outputs.join(' ')).toBe(3);
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect(r.stderr).toMatch(/^voicewire say: cannot write \S*no\/such\/dir\/x\.(wav|vtt|srt): .*ENOENT/);
+        expect(lines(r.stderr)).toHaveLength(1);
+        expect(r.stdout + r.stderr).not.toContain('wrote');
+      }
+      expect(requests).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

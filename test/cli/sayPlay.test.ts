@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { detectAudioOutput } from '../../src/sinks/audioOutput.js';
-import { captionLines, runSay, spokenWords } from './sayHarness.js';
+import { bareEnv, lines, ROOT, runCli, stackLines } from './cliProcess.js';
+import { captionLines, readWavInfo, runSay, spokenWords } from './sayHarness.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const standIn = join(root, 'test', 'fixtures', 'player', 'realtime-player.mjs');
+const standIn = join(ROOT, 'test', 'fixtures', 'player', 'realtime-player.mjs');
 let service: LocalService;
 beforeAll(async () => {
   service = await startLocalService();
@@ -18,33 +16,16 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** The environment of this machine without any player override or sound server. */
-function bareEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of ['VOICEWIRE_PLAYER', 'VOICEWIRE_PLAYER_LATENCY_MS', 'VOICEWIRE_PLAYER_READY', 'PULSE_SERVER', 'VOICEWIRE_BASE_URL']) delete env[k];
-  return env;
-}
-
 describe('voicewire say --play', () => {
   const hasDevice = detectAudioOutput({ env: bareEnv() }).ok;
 
   it.skipIf(hasDevice)('with no sound card exits non-zero with a one-line message, not by a signal', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/cli/voicewire.ts', 'say', 'Hello there.', '--play'], {
-      cwd: root,
-      env: bareEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    let out = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    const { code, signal, stdout: out, stderr: err } = await runCli(['say', 'Hello there.', '--play']);
     expect(signal).toBeNull();
     expect(code).toBe(3);
     expect(out).toBe('');
-    const lines = err.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^voicewire say: cannot play: no sound device .*--out file\.wav/);
+    expect(lines(err)).toHaveLength(1);
+    expect(lines(err)[0]).toMatch(/^voicewire say: cannot play: no sound device .*--out file\.wav/);
   });
 
   it('captions follow what a real-time player has consumed, not the bytes written to it', async () => {
@@ -111,4 +92,41 @@ describe('voicewire say with neither --out nor --play', () => {
     expect(captionLines(r.stdout).map((l) => l.text)).toEqual(['Play', 'me']);
     expect(readFileSync(log, 'utf8').trim().split('\n').length).toBeGreaterThan(0);
   });
+});
+
+describe('voicewire say --play with a player that fails (real child processes)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vw-fails-'));
+  /** Bytes the partway player reads before it fails: 0.5 s of 16 kHz mono s16le. */
+  const READ_BEFORE_FAILING = 16000;
+  const partway = join(dir, 'partway-player.sh');
+  writeFileSync(partway, `#!/bin/sh\n# takes a little audio, then fails\nhead -c ${READ_BEFORE_FAILING} > /dev/null\nexit 4\n`, { mode: 0o755 });
+  const missing = join(dir, 'no-such-player');
+  const TEXT = 'This sentence is long enough that the player has to take several seconds of audio from it.';
+  const cases = [
+    { what: 'exits at once (/bin/false)', player: '/bin/false', line: /^voicewire say: the player \/bin\/false exited with code 1$/, minBytes: 1 },
+    { what: 'does not exist', player: missing, line: /^voicewire say: could not start the player \S*no-such-player: .*ENOENT$/, minBytes: 1 },
+    { what: 'exits non-zero partway', player: partway, line: /^voicewire say: the player \S*partway-player\.sh exited with code 4$/, minBytes: READ_BEFORE_FAILING },
+  ];
+  for (const c of cases) {
+    it(`a player that ${c.what}: one line naming it and its status, exit 3, no stack, a valid WAV of the audio received`, async () => {
+      const out = join(dir, `out-${cases.indexOf(c)}.wav`);
+      const r = await runCli(['say', TEXT, '--play', '--format', 'pcm', '--sample-rate', '16000', '--out', out, '--base-url', service.baseUrl, '--api-key', service.token], {
+        env: { VOICEWIRE_PLAYER: c.player },
+      });
+      expect(r.stderr).not.toContain('Unhandled');
+      expect(stackLines(r.stderr)).toEqual([]);
+      expect(r.signal).toBeNull();
+      expect(r.code).toBe(3);
+      const naming = lines(r.stderr).filter((l) => l.includes('player'));
+      expect(naming).toHaveLength(1);
+      expect(naming[0]).toMatch(c.line);
+      // The WAV is whole: its header's sizes agree with the file, and it holds all that arrived.
+      const wav = readWavInfo(out);
+      expect(wav.riffSizeOk).toBe(true);
+      expect(statSync(out).size).toBe(44 + wav.dataBytes);
+      expect(wav.dataBytes).toBeGreaterThanOrEqual(c.minBytes);
+      const received = Number(/voicewire say: (\d+\.\d\d) s of audio/.exec(r.stderr)?.[1]);
+      expect(wav.durationSec).toBeCloseTo(received, 2);
+    }, 30_000);
+  }
 });

@@ -100,7 +100,7 @@ describe('voicewire serve (child process)', () => {
 
   const BUILT = existsSync(`${ROOT}dist/cli/serve.js`) && existsSync(`${ROOT}dist/service/speech/espeakWorkerSource.js`);
   if (!BUILT) console.warn('serveCli.test.ts: dist/ has no built service (run `npm run build`), skipping the bin test');
-  it.skipIf(!BUILT)('built: `node bin/voicewire.js serve` (plain node, no tsx) serves speech and exits 0 on SIGINT', async () => {
+  it.skipIf(!BUILT)('built: `node bin/voicewire.js serve` (plain node, no tsx) serves speech and exits 130 on SIGINT', async () => {
     const { child, baseUrl, token } = await startChild(['bin/voicewire.js', 'serve', '--port', '0', '--json']);
     const exited = exitCode(child);
     try {
@@ -108,7 +108,7 @@ describe('voicewire serve (child process)', () => {
     } finally {
       child.kill('SIGINT');
     }
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(130);
   });
 });
 

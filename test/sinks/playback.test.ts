@@ -201,6 +201,38 @@ describe('child-process player', () => {
     expect(err.message).toContain('exited with code 3');
   });
 
+  it('a write in flight when the player dies is called back with PLAYER_FAILED, never left waiting', async () => {
+    // Takes its first chunk, then exits: the next paced write is waiting on its timer then.
+    const sink = new PlayerSink(customPlayer(`${process.execPath} -e process.stdin.once('data',()=>process.exit(3))`, 0), {});
+    sink.on('error', () => undefined);
+    const results: Array<Error | null | undefined> = [];
+    let issued = 0;
+    const writeNext = (i: number): void => {
+      if (i >= 500 || sink.destroyed) return;
+      issued++;
+      sink.write(frame(i), (err) => {
+        results.push(err);
+        if (!err) writeNext(i + 1);
+      });
+    };
+    writeNext(0);
+    await new Promise((resolve) => sink.once('close', resolve));
+    await expect.poll(() => results.length, { timeout: 2000 }).toBe(issued);
+    const last = results.at(-1);
+    expect(last).toBeInstanceOf(SinkError);
+    expect((last as SinkError).code).toBe('PLAYER_FAILED');
+    expect(last!.message).toMatch(/^the player .* exited with code 3$/);
+  });
+
+  it('a player that cannot be started fails the waiting write with PLAYER_FAILED naming it', async () => {
+    const sink = new PlayerSink(customPlayer('/nonexistent/player', 0), {});
+    sink.on('error', () => undefined);
+    const err = await new Promise<Error | null | undefined>((resolve) => sink.write(frame(0), resolve));
+    expect(err).toBeInstanceOf(SinkError);
+    expect((err as SinkError).code).toBe('PLAYER_FAILED');
+    expect(err!.message).toMatch(/^could not start the player \/nonexistent\/player: .*ENOENT/);
+  });
+
   it('a player that cannot be started is a PLAYER_FAILED error', async () => {
     const sink = new PlayerSink(customPlayer('/nonexistent/player', 0), {});
     const err = await new Promise<Error>((resolve) => {

@@ -1,0 +1,78 @@
+/**
+ * The files `voicewire say` writes (`--out` WAV, `--captions`), opened before the request: a path
+ * that cannot be written fails at once (exit 3) instead of after the whole text was synthesized.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import type { CaptionWord } from '../captions/captionCues.js';
+import { toSrt } from '../captions/toSrt.js';
+import { toWebVtt } from '../captions/toWebVtt.js';
+import { SinkError } from '../errors.js';
+import { createWavFileSink, type WavFileSink } from '../sinks/WavFileSink.js';
+import type { SayOptions } from './sayArgs.js';
+
+/** The captions file, open from the start; written once with the final timeline. */
+export interface CaptionsFile {
+  readonly path: string;
+  /** Writes the document for these words and closes the file. */
+  write(words: readonly CaptionWord[]): Promise<void>;
+  /** Closes the file without writing (it stays empty). */
+  close(): Promise<void>;
+}
+
+export interface SayOutputs {
+  wav: WavFileSink | null;
+  captions: CaptionsFile | null;
+}
+
+/** @throws SinkError `SINK_IO` naming the path that cannot be written; nothing is left open. */
+export async function openSayOutputs(opts: Pick<SayOptions, 'out' | 'captions'>): Promise<SayOutputs> {
+  let captions: CaptionsFile | null = null;
+  if (opts.captions !== undefined) {
+    const { path, kind } = opts.captions;
+    const handle = await openForWriting(path);
+    captions = captionsFile(path, handle, kind === 'vtt' ? toWebVtt : toSrt);
+  }
+  let wav: WavFileSink | null = null;
+  if (opts.out !== undefined) {
+    // The sink opens the file itself, asynchronously and without a signal when done; opening it
+    // here first makes a bad path fail now, before the request.
+    try {
+      await (await openForWriting(opts.out)).close();
+    } catch (err) {
+      await captions?.close();
+      throw err;
+    }
+    wav = createWavFileSink(opts.out);
+  }
+  return { wav, captions };
+}
+
+async function openForWriting(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'w');
+  } catch (err) {
+    throw new SinkError('SINK_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function captionsFile(path: string, handle: FileHandle, format: (words: readonly CaptionWord[]) => string): CaptionsFile {
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await handle.close();
+  };
+  return {
+    path,
+    close,
+    async write(words) {
+      try {
+        await handle.writeFile(format(words));
+      } catch (err) {
+        throw new SinkError('SINK_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      } finally {
+        await close().catch(() => undefined);
+      }
+    },
+  };
+}
