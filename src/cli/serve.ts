@@ -104,8 +104,7 @@ export async function run(argv: string[], io: ServeIo = {
     if (text === undefined) continue;
     const n = Number(text);
     if (!Number.isSafeInteger(n) || n < 1) {
-      io.stderr(`voicewire serve: --${flag} must be a positive integer, got ${JSON.stringify(text)}\n`);
-      return EXIT_USAGE;
+      return usage(io, new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(text)}`));
     }
     limits[option] = n;
   }
