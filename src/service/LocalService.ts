@@ -14,6 +14,7 @@ import { loadResampler } from '../dsp/Resampler.js';
 import { sendError } from './httpErrors.js';
 import { AttemptCounter, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
 import { handleTts } from './handleTts.js';
+import { createLocalServiceApi, type LocalServiceApi } from './localServiceApi.js';
 import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
 import { SpeechEngine } from './speech/SpeechEngine.js';
@@ -71,7 +72,8 @@ export interface LocalServiceOptions {
   log?: (line: string) => void;
 }
 
-export interface LocalService {
+/** The running service; its local-only features (simulated calls, …) are {@link LocalServiceApi}. */
+export interface LocalService extends LocalServiceApi {
   baseUrl: string;
   token: string;
   host: string;
@@ -215,6 +217,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     token,
     host,
     port,
+    ...createLocalServiceApi({ baseUrl, token }),
     close: () => {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
