@@ -3,6 +3,7 @@
  */
 export { startLocalService, TTS_PATH, AGENT_PREFIX } from './LocalService.js';
 export type { LocalService, LocalServiceOptions, PlatformHandler, ServiceRequestContext } from './LocalService.js';
+export { LOCAL_CALL_TIMEOUT_MS } from './localServiceApi.js';
 export type {
   LocalServiceApi,
   SimulateCallRequest,

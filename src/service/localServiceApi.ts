@@ -136,6 +136,15 @@ export interface LocalServiceApi {
   faultHeaders(faults: FaultSpec | string, options?: FaultHeaderOptions): Record<string, string>;
 }
 
+/**
+ * Wait for the answer of a local-only call (the client's default is 30 s). A simulation with
+ * `wait_for_deliveries` answers only once every delivery settled, and with the real service's
+ * timings one event to a receiver that never answers takes 3 × 10 s + 1 s + 5 s; three events
+ * in a row to such a receiver take about 110 s. The service bounds all of these waits itself, so
+ * this only has to be longer; pass `timeoutMs` per call for slower delivery settings.
+ */
+export const LOCAL_CALL_TIMEOUT_MS = 300_000;
+
 export interface LocalServiceApiTarget {
   baseUrl: string;
   token: string;
@@ -145,7 +154,7 @@ export interface LocalServiceApiTarget {
 export function createLocalServiceApi({ baseUrl, token }: LocalServiceApiTarget): LocalServiceApi {
   let core: HttpCore | undefined;
   const call = async (req: HttpRequest, options: RequestOptions | undefined, what: string): Promise<Record<string, unknown>> => {
-    core ??= createClient({ baseUrl, apiKey: token }).http;
+    core ??= createClient({ baseUrl, apiKey: token, timeoutMs: LOCAL_CALL_TIMEOUT_MS }).http;
     const res = await core.requestJson<unknown>(withOptions(req, options));
     return expectObject<Record<string, unknown>>(res, what);
   };

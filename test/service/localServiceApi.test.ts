@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/client/index.js';
-import { ConflictError, InvalidOptionError, NotFoundError, InternalServerError, StreamInterruptedError } from '../../src/errors.js';
+import {
+  ApiTimeoutError, ConflictError, InvalidOptionError, NotFoundError, InternalServerError, StreamInterruptedError,
+} from '../../src/errors.js';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { createPlatformHandler } from '../../src/service/platform/index.js';
 import { verifyWebhookSignature } from '../../src/webhooks/index.js';
@@ -201,6 +203,19 @@ describe('errors', () => {
     const agent = await svc.agentVersions('agent_missing').catch((e: unknown) => e);
     expect(agent).toMatchObject({ status: 404, reason: 'agent_not_found' });
     expect(agent).toBeInstanceOf(NotFoundError);
+  });
+
+  it('per-call options reach the request: a timeoutMs shorter than the wait for deliveries is ApiTimeoutError', async () => {
+    const hanging = await startReceiver(() => 'hang');
+    try {
+      const agentId = await liveAgent([hanging.url]);
+      const err = await svc.simulateCall({ agentId }, { direction: 'web', turns: [{ user: 'Hi' }], wait_for_deliveries: true }, { timeoutMs: 100 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiTimeoutError);
+      await handler.platform.settled();
+    } finally {
+      await hanging.close();
+    }
   });
 
   it('an empty id is an InvalidOptionError, with no request sent', async () => {
