@@ -16,6 +16,7 @@ import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connectionLimit.js'
 import { sendError } from './httpErrors.js';
 import { AttemptCounter, checkFaultSpec, FAULT_HEADER, FaultSyntaxError, parseFaults, type FaultSpec } from './faults.js';
 import { handleTts } from './handleTts.js';
+import { createLocalServiceApi, type LocalServiceApi } from './localServiceApi.js';
 import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
 import { SpeechEngine } from './speech/SpeechEngine.js';
@@ -106,7 +107,8 @@ export interface LocalServiceOptions {
   writeIdleTimeoutMs?: number;
 }
 
-export interface LocalService {
+/** The running service; its local-only features (simulated calls, …) are {@link LocalServiceApi}. */
+export interface LocalService extends LocalServiceApi {
   baseUrl: string;
   token: string;
   host: string;
@@ -252,6 +254,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     token,
     host,
     port,
+    ...createLocalServiceApi({ baseUrl, token }),
     close: () => {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

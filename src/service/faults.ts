@@ -117,6 +117,25 @@ export function checkFaultSpec(spec: FaultSpec): FaultSpec {
   return spec;
 }
 
+/**
+ * The header text of a spec: the inverse of {@link parseFaults}, so code can build a fault
+ * from typed fields (`formatFaults({ cutAfter: 3 })` → `'cut-after=3'`). Values are not checked
+ * here; parse the result to check them.
+ */
+export function formatFaults(spec: FaultSpec): string {
+  const items: string[] = [];
+  if (spec.cutAfter !== undefined) items.push(`cut-after=${spec.cutAfter}`);
+  if (spec.cutInside !== undefined) items.push(`cut-inside=${spec.cutInside}`);
+  if (spec.delayFirstByteMs !== undefined) items.push(`delay-first-byte=${spec.delayFirstByteMs}`);
+  if (spec.stallAfter !== undefined) items.push(`stall-after=${spec.stallAfter.events}:${spec.stallAfter.ms}`);
+  if (spec.segmentBytes !== undefined) items.push(`segment-bytes=${spec.segmentBytes}`);
+  if (spec.malformedAt !== undefined) items.push(`malformed=${spec.malformedAt}`);
+  if (spec.malformedKind !== undefined) items.push(`malformed-kind=${spec.malformedKind}`);
+  if (spec.fail !== undefined) items.push(`fail=${spec.fail.status}:${spec.fail.attempts}`);
+  if (spec.retryAfterSec !== undefined) items.push(`retry-after=${spec.retryAfterSec}`);
+  return items.join(', ');
+}
+
 /** Counts attempts per request key (bounded: the oldest keys are forgotten first). */
 export class AttemptCounter {
   private readonly counts = new Map<string, number>();

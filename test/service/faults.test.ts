@@ -3,9 +3,10 @@
  * (faultsClient.test.ts checks the error each fault produces in voicewire's client.)
  */
 import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FAULT_DELAY_MS } from '../../src/service/faults.js';
-import { parseFaults, startLocalService, type LocalService } from '../../src/service/index.js';
+import { formatFaults, parseFaults, startLocalService, type LocalService } from '../../src/service/index.js';
 import { finalTimeline, parseSse, postTts } from './helpers.js';
 
 let svc: LocalService;
@@ -55,6 +56,19 @@ describe('fault header syntax', () => {
       .toEqual({ cutAfter: 3, cutInside: 2, delayFirstByteMs: 50, stallAfter: { events: 2, ms: 100 }, segmentBytes: 7,
         malformedAt: 1, malformedKind: 'base64', fail: { status: 429, attempts: 2 }, retryAfterSec: 0 });
     expect(parseFaults('fail=503')).toEqual({ fail: { status: 503, attempts: 1 } });
+  });
+
+  it('formatFaults writes the text parseFaults reads back to the same spec (every item, any valid value)', () => {
+    const n = (min: number) => fc.integer({ min, max: 1_000_000 });
+    const spec = fc.record({
+      cutAfter: n(0), cutInside: n(0), delayFirstByteMs: n(0), stallAfter: fc.record({ events: n(0), ms: n(0) }),
+      segmentBytes: n(1), malformedAt: n(0), malformedKind: fc.constantFrom('json' as const, 'base64' as const, 'field' as const),
+      fail: fc.record({ status: fc.integer({ min: 400, max: 599 }), attempts: n(0) }), retryAfterSec: n(0),
+    }, { requiredKeys: [] });
+    fc.assert(fc.property(spec, (s) => {
+      expect(parseFaults(formatFaults(s))).toEqual(s);
+    }));
+    expect(formatFaults({ cutAfter: 3, segmentBytes: 7 })).toBe('cut-after=3, segment-bytes=7');
   });
 
   it('an unknown fault is 400 invalid_fault', async () => {
