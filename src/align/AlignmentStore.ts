@@ -12,7 +12,7 @@
  *    like any other: audio bytes play no part here).
  *
  * Pure core: no streams, no timers.
- * @see ../../../shared/spec/service-interface.md "Speech stream event", Rules 1–5
+ * @see docs/service-interface.md#speech-stream-events (the rules)
  */
 
 /** The alignment object of a speech stream event (structurally the events module's `Alignment`). */

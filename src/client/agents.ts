@@ -1,7 +1,7 @@
 /**
  * `client.agents`: create, get, update the config of, and publish agents.
  *
- * @see ../../shared/spec/service-interface.md "Agent", "Endpoints"
+ * @see docs/service-interface.md#agents and #endpoints
  */
 import type { HttpCore } from './http.js';
 import type { Agent, AgentConfig, AgentCreateParams, AgentPublishResult } from './agentTypes.js';

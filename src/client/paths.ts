@@ -17,7 +17,7 @@
  * | list sessions        | GET    | /v1/agent/sessions?status=&agent_id=&limit=&cursor= | no (REST) |
  * | get session          | GET    | /v1/agent/sessions/{session_id}               | yes            |
  *
- * @see ../../shared/spec/service-interface.md "Endpoints" and "Operations that are referenced"
+ * @see docs/service-interface.md#endpoints and #sessions (the operations whose paths are open)
  */
 
 /** Speech synthesis with word timestamps (SSE). */

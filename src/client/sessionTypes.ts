@@ -7,7 +7,7 @@
  *   know are kept as they came (`UnknownSessionItem`), never dropped. Narrow with the type guards.
  * - Which session fields are always present is not shown in the spec, so most are optional.
  *
- * @see ../../shared/spec/service-interface.md "Session (response of session retrieval)"
+ * @see docs/service-interface.md#sessions
  */
 import type { Extensible, KnownOrString } from './agentTypes.js';
 

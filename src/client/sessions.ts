@@ -1,7 +1,7 @@
 /**
  * `client.sessions`: create, get and list sessions.
  *
- * @see ../../shared/spec/service-interface.md "Session", "Operations that are referenced"
+ * @see docs/service-interface.md#sessions
  */
 import { ApiError, InvalidOptionError } from '../errors.js';
 import type { DynamicVariableWarning } from '../webhooks/dynamicVariables.js';

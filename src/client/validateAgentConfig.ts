@@ -10,7 +10,7 @@
  *
  * Exported so a server implementing the same API (the local service) can share the rules.
  *
- * @see ../../shared/spec/service-interface.md "Agent creation request"
+ * @see docs/service-interface.md#agents
  */
 import { RequestValidationError } from '../errors.js';
 

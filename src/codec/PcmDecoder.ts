@@ -4,7 +4,7 @@
  * Transport chunks may split a sample (odd byte offsets): the odd byte is carried over to the
  * next call, so no byte is lost or shifted.
  *
- * @see ../../../shared/spec/service-interface.md "Speech synthesis request" (format, sample_rate)
+ * @see docs/service-interface.md#speech-synthesis-request (format, sample_rate)
  */
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';

@@ -1,8 +1,9 @@
 /**
  * One decoder per stream `format`.
  *
- * @see ../../ENGINE-CONTRACT.md (C) — pcm and wav here; the mp3 and opus branches belong to the
- * codecs engineer and are kept one line each so they are easy to replace.
+ * pcm and wav are built here; the mp3 and opus decoders live in their own modules
+ * (`Mp3Decoder.ts`, `OpusDecoder.ts`), and their branches below stay one line each so that a
+ * backend is easy to replace.
  */
 import { InvalidOptionError } from '../errors.js';
 import { PcmDecoder } from './PcmDecoder.js';

@@ -8,7 +8,8 @@
  * {@link LARGE_READ} and the scanner's STAGE_READS_UP_TO): for large ones the plain path measured
  * as fast or faster.
  *
- * The framer keeps framing: it is told how many value bytes went past it (line/event limits and
+ * The framer keeps framing: the stage reaches it only through {@link SseFastPathSeam}. It is
+ * told how many value bytes went past it (line/event limits and
  * byte offsets stay exact), and the staged characters stay in the slot until the event is
  * dispatched, so that anything unusual can have them back (the scanner rebuilds the event's exact
  * bytes for the general path; {@link Base64Stage.evict} gives them back to the framer).
@@ -24,8 +25,9 @@
  * is taken back: its owner gets its characters back into its framer's buffer and goes on on the
  * plain path (nothing is lost; the property tests interleave more streams than slots). */
 import type { RingBuffer } from '../buffer/RingBuffer.js';
-import type { SseFramer } from '../sse/SseFramer.js';
+import type { SseFastPathSeam } from '../sse/fastPathSeam.js';
 import { lineEndSimd, scanBlocksSimd, simdMemory, SIMD_BLOCK_BYTES, SIMD_BLOCK_CHARS } from './simdBase64.js';
+import { bytesEqual } from './scanEventJson.js';
 import { leaseSlot, type Slot, type SlotOwner } from './slotPool.js';
 
 /** Base64 characters one slot holds; a longer audio string finishes on the plain path. */
@@ -57,7 +59,7 @@ const HOLDING = 2;
 export const stagingAvailable = scanBlocksSimd !== null;
 
 export class Base64Stage implements SlotOwner {
-  private readonly framer: SseFramer;
+  private readonly framer: SseFastPathSeam;
   /** What a slot holds of its owner (made once, so a lease allocates nothing). */
   private readonly ref: WeakRef<SlotOwner> = new WeakRef(this);
   private slot: Slot | null = null;
@@ -74,7 +76,10 @@ export class Base64Stage implements SlotOwner {
   /** Characters decoded (whole 16-character blocks): `decoded / 16 * 12` bytes at base + SLOT_OUT. */
   private decoded = 0;
 
-  constructor(framer: SseFramer) {
+  /** Start offset (the framer's eventStartOffset) of the last event considered for staging. */
+  private tried = -1;
+
+  constructor(framer: SseFastPathSeam) {
     this.framer = framer;
   }
 
@@ -87,10 +92,6 @@ export class Base64Stage implements SlotOwner {
   private tailAt = 0;
   private tailLen = 0;
   private tailCap = 0;
-  /** The audio string ended and its decoded blocks wait in the slot (the framer frames the rest). */
-  get holding(): boolean {
-    return this.state === HOLDING;
-  }
   /** The current event's leading audio is in the slot (staging or holding). */
   get active(): boolean {
     return this.state !== IDLE;
@@ -101,11 +102,27 @@ export class Base64Stage implements SlotOwner {
   }
 
   /**
+   * After a small read that ended inside the event starting at stream offset `event`: begins
+   * staging when the event's data so far is `AUDIO_PREFIX` + base64 digits (each event is
+   * considered once, as soon as it has more than the prefix), or starts holding the rest of the
+   * line after the staged audio ({@link beginTail}). Only inside the event's first data line.
+   */
+  afterSmallRead(event: number): void {
+    const f = this.framer;
+    if (!f.inFirstDataLine) return;
+    if (this.state === IDLE) {
+      if (event === this.tried || f.pendingDataLength <= AUDIO_PREFIX.length) return;
+      this.tried = event;
+      if (bytesEqual(f.pendingData, 0, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) this.begin();
+    } else if (this.state === HOLDING && !this.tailing) this.beginTail();
+  }
+
+  /**
    * Starts staging with the framer's pending data `AUDIO_PREFIX + chars` (all base64 digits so
    * far): the chars move into a slot. False (nothing changed) without a slot or when they do not
    * all fit / are not all digits.
    */
-  begin(): boolean {
+  private begin(): boolean {
     const f = this.framer;
     const d = f.pendingData;
     const at = AUDIO_PREFIX.length;
@@ -179,10 +196,10 @@ export class Base64Stage implements SlotOwner {
    * Starts holding the rest of the event's data line (after the audio: the other fields, e.g. a
    * large snapshot) while it arrives in small reads: each read is copied into the slot after the
    * decoded characters and searched for a line end by one wasm call, instead of the framer's byte
-   * loop; the bytes go to the framer at the line end. Only while {@link holding}, with the framer
+   * loop; the bytes go to the framer at the line end. Only while the audio string has ended (HOLDING), with the framer
    * inside the event's first data line.
    */
-  beginTail(): void {
+  private beginTail(): void {
     const room = this.framer.dataRoom;
     const slotRoom = SLOT_CHARS - this.decoded;
     this.tailAt = this.decoded;

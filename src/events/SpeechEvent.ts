@@ -9,7 +9,7 @@
  *   the spec's "alignment unavailable").
  * - Unknown extra fields are ignored (the service may add fields).
  *
- * @see ../../../shared/spec/service-interface.md "Speech stream event"
+ * @see docs/service-interface.md#speech-stream-events
  */
 import { SpeechEventError } from '../errors.js';
 import { base64Fault } from './base64.js';

@@ -23,10 +23,9 @@ import { truncationError } from '../sse/SseParser.js';
 import type { Alignment } from './SpeechEvent.js';
 import { inspectSpeechEvent, parseEventJson } from './SpeechEvent.js';
 import { BASE64_QUAD_CHARS, base64DecodedLength, base64PadCount, isStrictBase64Bytes } from './base64.js';
-import { AUDIO_PREFIX, Base64Stage, PUSH_FULL, stagingAvailable } from './Base64Stage.js';
+import { Base64Stage, PUSH_FULL, stagingAvailable } from './Base64Stage.js';
 import { EventFields } from './EventFields.js';
 import { RingBase64Writer } from './RingBase64Writer.js';
-import { bytesEqual } from './scanEventJson.js';
 
 export interface SpeechEventMeta {
   /** 0-based index among `message` events (skipped invalid events keep their index). */
@@ -92,8 +91,6 @@ export class SpeechEventScanner {
   private readonly audio: RingBase64Writer;
   /** Small reads inside an audio string go straight to wasm (null without wasm SIMD). */
   private readonly stage: Base64Stage | null;
-  /** eventStartOffset of the last event considered for staging. */
-  private stageTried = -1;
 
   private index = 0;
   private committed = 0;
@@ -181,10 +178,7 @@ export class SpeechEventScanner {
         this.holdBack = true;
         return stop - 1 - start;
       }
-      if (stage !== null && stop === chunk.length && stop - from <= STAGE_READS_UP_TO && this.framer.inFirstDataLine) {
-        if (!stage.active) this.tryStage(stage);
-        else if (stage.holding && !stage.tailing) stage.beginTail();
-      }
+      if (stage !== null && stop === chunk.length && stop - from <= STAGE_READS_UP_TO) stage.afterSmallRead(this.framer.eventStartOffset);
       return stop - start;
     } catch (err) {
       this.failed = err;
@@ -206,15 +200,6 @@ export class SpeechEventScanner {
       this.failed = err;
       throw err;
     }
-  }
-
-  /** An event's data so far is `AUDIO_PREFIX` + base64 digits and the read ended there: stage the rest. */
-  private tryStage(stage: Base64Stage): void {
-    const f = this.framer;
-    const ev = f.eventStartOffset;
-    if (ev === this.stageTried || f.pendingDataLength <= AUDIO_PREFIX.length) return;
-    this.stageTried = ev;
-    if (bytesEqual(f.pendingData, 0, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) stage.begin();
   }
 
   private onFrame(f: SseFramer): boolean {

@@ -1,6 +1,6 @@
 /**
  * The time source and timers of anything paced in real time (players, telephony bridges).
- * Injected so that tests drive time by hand and never sleep (ENGINEERING.md habit 7).
+ * Injected so that tests drive time by hand and never sleep.
  */
 export interface Clock {
   /** Milliseconds on a monotonic scale (any origin). */

@@ -14,8 +14,8 @@
  * 1 KiB chunks would copy ~18 GB). Each byte is copied once here, and the buffer doubles when it
  * grows (amortized O(N)); it is bounded by the event size limit.
  *
- * A fast path (`Base64Stage`, through the framer's `takePendingData`, `skipData` and
- * `restoreData`) may hold part of a data line itself for a while: those bytes still count against
+ * A fast path (`Base64Stage`, through the framer's {@link SseFastPathSeam}: `takePendingData`,
+ * `skipData` and `restoreData`) may hold part of a data line itself for a while: those bytes still count against
  * the limit, so it is reported at the same byte as without the fast path.
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
@@ -43,6 +43,7 @@ export interface SseEventStart {
   readonly eventStartOffset: number;
 }
 
+/** @internal Part of {@link SseFramer}, used by it only (its public methods are the framer's, not an API). */
 export class SseEventData {
   private readonly maxBytes: number;
   private readonly eventStart: SseEventStart;

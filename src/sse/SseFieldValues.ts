@@ -44,6 +44,7 @@ function fieldOf(f: Uint8Array, length: number): number {
   }
 }
 
+/** @internal Part of {@link SseFramer}, used by it only (its public methods are the framer's, not an API). */
 export class SseFieldValues {
   /** The field of the line being read. */
   private field = FIELD_OTHER;

@@ -12,6 +12,7 @@
  */
 import { SseError } from '../errors.js';
 import { SseEventData, type SseDataView, type SseEventStart } from './SseEventData.js';
+import type { SseFastPathSeam } from './fastPathSeam.js';
 import { SseFieldValues } from './SseFieldValues.js';
 
 /** Default line and event size limit: 8 MiB. */
@@ -45,12 +46,20 @@ export interface SseFramerOptions {
 
 /** Up to this many bytes, line ends are searched with a loop instead of indexOf. */
 const SMALL_SCAN = 96;
-export class SseFramer implements SseDataView, SseEventStart {
+/**
+ * Two kinds of public member: the framing API for whoever owns the framer ({@link SseParser},
+ * `SpeechEventScanner`): `feed`, `end`, `reset`, the offsets and, during `onFrame`, the dispatched
+ * event ({@link SseDataView}, `isMessage`, `hasOwnId`, `eventType`, `lastEventId`); and the
+ * fast-path seam ({@link SseFastPathSeam}), which only `Base64Stage` uses, through that interface.
+ * The framer's own parts ({@link SseEventData}, {@link SseFieldValues}) are internal to it.
+ */
+export class SseFramer implements SseDataView, SseEventStart, SseFastPathSeam {
   private readonly opts: SseFramerOptions;
   private readonly maxLine: number;
 
   /** Joined `data` of the event being dispatched: `data[dataStart..dataStart + dataLength)`: the
-   * framer's own buffer, or the fed chunk itself. Valid during onFrame only. */
+   * framer's own buffer, or the fed chunk itself. Valid during onFrame only, and read only there:
+   * the three are written by the framer (through {@link SseEventData.viewInto}). */
   data: Buffer;
   dataStart = 0;
   dataLength = 0;
@@ -102,49 +111,35 @@ export class SseFramer implements SseDataView, SseEventStart {
   get lastEventId(): string {
     return this.fields.lastEventId;
   }
-  /** True when the stream so far ends inside an event (a field line without the closing blank line). */
-  get inEvent(): boolean {
-    return this.eventOpen;
-  }
 
-  /** Whether the stream is inside the value of the current event's first and only `data` line
-   * (its bytes so far are {@link pendingData}`[0..`{@link pendingDataLength}`)`). */
+  // ---- The fast-path seam (SseFastPathSeam: documented there; for Base64Stage only) ----
   get inFirstDataLine(): boolean {
     return this.state === STATE_VALUE && this.dataField && this.eventData.firstLineInBuffer;
   }
-  /** The current event's data so far (valid between feeds). */
   get pendingData(): Buffer {
     return this.eventData.buffer;
   }
   get pendingDataLength(): number {
     return this.eventData.length;
   }
-
-  /**
-   * For a fast path that keeps part of a data line itself (`Base64Stage`): the pending data after
-   * `keep` bytes is now held outside; the framer still counts it against the event limit.
-   */
   takePendingData(keep: number): void {
     this.eventData.takeAfter(keep);
   }
-  /** `n` more bytes of the current data line were consumed (and kept) outside the framer: offsets
-   * and the line and event limits count them as if they had been framed here. */
   skipData(n: number): void {
     this.offset += n;
     this.lineBytes += n;
     if (this.lineBytes > this.maxLine) this.lineTooLong();
     this.eventData.skip(n);
   }
-  /** Data bytes the current line can still take before a line or event limit is exceeded. */
   get dataRoom(): number {
     const line = this.maxLine - this.lineBytes;
     const event = this.eventData.room;
     return line < event ? line : event;
   }
-  /** Bytes held outside come back: `src[a..b)` is inserted into the pending data at `at`. */
   restoreData(at: number, src: Uint8Array, a: number, b: number): void {
     this.eventData.restore(at, src, a, b);
   }
+  // ---- end of the seam ----
 
   /** Frames `chunk[start..]`; returns where it stopped (chunk.length unless onFrame returned false). */
   feed(chunk: Uint8Array, start = 0): number {

@@ -6,7 +6,7 @@
  * This is the call's state machine and its handling of what Twilio sends; what goes out to
  * Twilio, and when (pacing, socket backpressure), is `OutboundMedia`'s.
  *
- * @see ../../../shared/spec/service-facts.md "Twilio Media Streams"
+ * @see docs/service-interface.md#twilio-media-streams
  */
 import { EventEmitter } from 'node:events';
 import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js';

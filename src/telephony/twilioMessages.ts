@@ -2,7 +2,7 @@
  * Twilio Media Streams wire messages (bidirectional `<Connect><Stream>`): parse and check what
  * Twilio sends, build what we send. Pure: no socket here.
  *
- * @see ../../../shared/spec/service-facts.md "Twilio Media Streams"
+ * @see docs/service-interface.md#twilio-media-streams
  */
 import { TelephonyError } from '../errors.js';
 

@@ -10,8 +10,7 @@
  * - messages diagnose likely mistakes and never echo a secret or the expected signature;
  * - **any** failure is a `WebhookVerificationError`, never another error type.
  *
- * @see ../../shared/spec/service-interface.md "Authentication" 2–4
- * @see ../../shared/spec/service-facts.md "Webhook signature"
+ * @see docs/service-interface.md#authentication-and-webhook-signatures (rules 2–4)
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidOptionError, WebhookVerificationError } from '../errors.js';

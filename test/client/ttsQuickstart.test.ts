@@ -1,4 +1,4 @@
-/** The README's library quick-start examples (examples/quickstart*.ts) run as tests. */
+/** The README's library quick-start examples (examples/quickstart.ts, examples/quickstart-play.ts) run as tests. */
 import { describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

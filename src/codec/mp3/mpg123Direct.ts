@@ -6,7 +6,7 @@
  * then concatenates them into two new Float32Arrays per call. With the engine's bounded steps
  * (two frames per call) that wrapper and the garbage it makes were ~15 % of the MP3 pipeline's
  * CPU, more than the engine's own work. This is the same loop as the wrapper's `decode`
- * (mpg123-decoder 1.0.3 src/MPEGDecoder.js), minus the copies.
+ * (mpg123-decoder 1.0.3, its `MPEGDecoder.js`), minus the copies.
  *
  * It relies on the wrapper's internal fields, so {@link directMpg123} checks every one of them
  * and returns null when any is missing or of another shape (another version): the caller then

@@ -3,7 +3,7 @@
  * calls and real webhook deliveries. State lives in memory, scoped per workspace (one workspace
  * per bearer token).
  *
- * @see service-interface.md, "Agent", "Session", "Events"; issue 8.
+ * @see docs/service-interface.md#agents, #sessions, #post-call-webhook-events
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { InvalidOptionError } from '../../errors.js';

@@ -5,7 +5,7 @@
  * Configs are kept as plain JSON so that fields the spec does not name pass through untouched
  * (the API grows). `null` means "absent" everywhere, as in JSON merge patch (RFC 7396).
  *
- * @see service-interface.md, "Agent creation request" and "Authentication" rule 5.
+ * @see docs/service-interface.md#agents and #authentication-and-webhook-signatures (rule 5: secrets are write-only)
  */
 import { badRequest, unprocessable } from './http.js';
 import type { JsonObject, WebhookEndpoint } from './types.js';

@@ -15,7 +15,7 @@
  *   - criterion: `success` when every keyword of its name is said, `failure` when none is,
  *     `unknown` otherwise. Keywords are the name's `_`/space-separated words of 3+ letters.
  *
- * @see service-interface.md, "Post-call analysis" and webhook rule 9.
+ * @see docs/service-interface.md#post-call-analysis and #post-call-webhook-events (rule 9)
  */
 import { isObject } from './agentConfig.js';
 import type { AnalysisResult, JsonObject, SessionItem } from './types.js';

@@ -2,7 +2,7 @@
  * Simulated calls: drives a session through the states a real call goes through (dial, answer,
  * conversation, end, analysis) and emits the webhooks a real call would.
  *
- * Emission rules (service-interface.md, "Post-call webhook events"):
+ * Emission rules (docs/service-interface.md#post-call-webhook-events):
  * - outbound: `phone_call.dial_finished` when the dial resolves; busy / no_answer / failed stop there;
  * - `call.ended` only when a participant connected; `call.analyzed` always follows it;
  * - builder-preview calls run on the draft config and deliver nothing (nor call conversation_init).

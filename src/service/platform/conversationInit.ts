@@ -5,7 +5,7 @@
  * non-2xx answer, a network error, an invalid body or a timeout the call goes on without
  * variables.
  *
- * @see service-interface.md, "Inbound call webhook"; service-facts.md (timeout default 5 s).
+ * @see docs/service-interface.md#inbound-call-webhook (timeout default 5 s)
  */
 import { signWebhookPayload } from '../../webhooks/signature.js';
 import type { ResolvedPlatformOptions } from './options.js';

@@ -2,7 +2,7 @@
  * Small HTTP helpers of the platform routes: bounded JSON body reading, JSON answers and the
  * spec's error body `{status, message, reason}`.
  *
- * @see service-interface.md, "Errors".
+ * @see docs/service-interface.md#errors
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../../internal/readBody.js';

@@ -2,7 +2,7 @@
  * Money on the platform is counted in integer micro-dollars (1 USD = 1 000 000 µ$) and only
  * turned into a decimal string at the edge, so no cost ever passes through a float.
  *
- * @see service-interface.md, "Usage object": `cost_usd` and friends are decimal strings.
+ * @see docs/service-interface.md#sessions (usage objects): `cost_usd` and friends are decimal strings.
  */
 
 /** Micro-dollars in one dollar. */

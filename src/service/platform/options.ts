@@ -1,17 +1,17 @@
 /**
- * Options of the agent platform, with the real service's defaults (service-facts.md). Every
+ * Options of the agent platform, with the real service's defaults (docs/service-interface.md). Every
  * timing is configurable so that tests run fast against real loopback receivers.
  */
 
-/** Attempts per delivery (service-interface.md, "Limits"). */
+/** Attempts per delivery (docs/service-interface.md#limits). */
 export const DEFAULT_DELIVERY_ATTEMPTS = 3;
-/** Delay before the 2nd and the 3rd attempt (service-facts.md). */
+/** Delay before the 2nd and the 3rd attempt (docs/service-interface.md#post-call-webhook-events). */
 export const DEFAULT_DELIVERY_BACKOFF_MS: readonly number[] = [1_000, 5_000];
-/** Time a receiver has to answer one attempt (service-facts.md). */
+/** Time a receiver has to answer one attempt (docs/service-interface.md#post-call-webhook-events). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
-/** `conversation_init.timeout_seconds` when the config does not set it (service-facts.md). */
+/** `conversation_init.timeout_seconds` when the config does not set it (docs/service-interface.md#inbound-call-webhook). */
 export const DEFAULT_CONVERSATION_INIT_TIMEOUT_SECONDS = 5;
-/** Signature header name (service-facts.md). */
+/** Signature header name (docs/service-interface.md#authentication-and-webhook-signatures). */
 export const DEFAULT_SIGNATURE_HEADER = 'X-Fish-Webhook-Signature';
 /** Default page size of session listing, and its cap. */
 export const DEFAULT_PAGE_SIZE = 20;

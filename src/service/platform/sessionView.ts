@@ -1,7 +1,7 @@
 /**
  * Wire rendering of sessions (the sessions API names: `session_id`, `started_at`, `ended_at`).
  *
- * @see service-interface.md, "Session (response of session retrieval)".
+ * @see docs/service-interface.md#sessions
  */
 import { formatMicros } from './money.js';
 import type { JsonObject, SessionRecord } from './types.js';

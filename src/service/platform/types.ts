@@ -1,6 +1,6 @@
 /**
  * Records the platform keeps in memory, and the shapes it puts on the wire.
- * Wire names follow service-interface.md (snake_case); records are internal.
+ * Wire names follow docs/service-interface.md (snake_case); records are internal.
  */
 
 /** Any JSON object. Agent configs are kept as plain JSON so unknown fields pass through. */

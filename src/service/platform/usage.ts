@@ -3,7 +3,7 @@
  * token, rounded up); speech usage is what the speech engine really produced. Costs are integer
  * micro-dollars, formatted as decimal strings only here.
  *
- * @see service-interface.md, "Usage object".
+ * @see docs/service-interface.md#sessions (usage objects)
  */
 import { costMicros, formatMicros } from './money.js';
 import type { PlatformRates, SpeechUsage } from './options.js';

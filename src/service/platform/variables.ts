@@ -3,7 +3,7 @@
  * `[A-Za-z][A-Za-z0-9_]*`, strings ≤ 1000 characters, numbers, booleans, at most 50 entries read
  * in order, invalid entries dropped with a warning, a Map so no name can pollute a prototype).
  *
- * @see service-interface.md, "Inbound call webhook" and "Limits".
+ * @see docs/service-interface.md#inbound-call-webhook and #limits
  */
 import {
   fillPlaceholders, validateDynamicVariables, type DynamicVariableValue, type DynamicVariableWarning,

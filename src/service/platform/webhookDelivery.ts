@@ -3,7 +3,7 @@
  * in order per endpoint, each delivery up to `attempts` times with backoff, a byte-identical body
  * and a fresh signature per attempt keyed with that endpoint's secret.
  *
- * @see service-interface.md, "Events" → "Delivery"; service-facts.md, "Webhook delivery".
+ * @see docs/service-interface.md#post-call-webhook-events (delivery)
  */
 import { signWebhookPayload } from '../../webhooks/signature.js';
 import type { ResolvedPlatformOptions } from './options.js';

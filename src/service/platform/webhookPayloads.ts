@@ -2,7 +2,7 @@
  * Payloads of the post-call webhook events. The session object uses the webhook names (`id`,
  * `conversation_ended_at`), carries the fields the spec names and never a transcript.
  *
- * @see service-interface.md, "Events" → "Post-call webhook events", rules 1–10.
+ * @see docs/service-interface.md#post-call-webhook-events, rules 1–10
  */
 import type { AnalysisResult, SessionRecord } from './types.js';
 
