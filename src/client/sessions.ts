@@ -4,14 +4,14 @@
  * @see ../../shared/spec/service-interface.md "Session", "Operations that are referenced"
  */
 import { ApiError, InvalidOptionError } from '../errors.js';
-import type { DynamicVariableWarning } from '../webhooks/dynamicVariables.js';
-import { dynamicVariablesToObject, validateDynamicVariables } from '../webhooks/dynamicVariables.js';
+import type { DynamicVariableWarning } from '../protocol/dynamicVariables.js';
+import { dynamicVariablesToObject, validateDynamicVariables } from '../protocol/dynamicVariables.js';
 import type { HttpCore } from './http.js';
 import { Page, PagePromise } from './pagination.js';
-import { SESSION_LIST_QUERY, sessionPath } from './paths.js';
+import { SESSION_LIST_QUERY, sessionPath } from '../protocol/paths.js';
 import type { RequestOptions } from './requestOptions.js';
 import { expectObject, requireId, withOptions } from './requestOptions.js';
-import type { Session, SessionCreateParams, SessionListParams, SessionListResponse } from './sessionTypes.js';
+import type { Session, SessionCreateParams, SessionListParams, SessionListResponse } from '../protocol/sessionTypes.js';
 
 export interface SessionsApi {
   /**

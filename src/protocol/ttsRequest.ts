@@ -3,7 +3,7 @@
  * and validation, in ONE module. The local service applies these rules to every request it
  * receives; the speech client applies the same rules before sending. One source of truth.
  *
- * @see ../../../shared/spec/service-interface.md — "Speech synthesis request" and "Limits".
+ * Spec: the service interface, "Speech synthesis request" and "Limits".
  */
 import { RequestValidationError } from '../errors.js';
 import type { AudioFormat } from '../codec/types.js';

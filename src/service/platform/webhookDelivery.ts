@@ -5,7 +5,7 @@
  *
  * @see service-interface.md, "Events" → "Delivery"; service-facts.md, "Webhook delivery".
  */
-import { signWebhookPayload } from '../../webhooks/signature.js';
+import { signWebhookPayload } from '../../protocol/webhookSignature.js';
 import type { ResolvedPlatformOptions } from './options.js';
 import { postBytes, type PostOutcome } from './postJson.js';
 import type { WebhookEndpoint } from './types.js';

@@ -7,7 +7,7 @@
  *   know are kept as they came (`UnknownSessionItem`), never dropped. Narrow with the type guards.
  * - Which session fields are always present is not shown in the spec, so most are optional.
  *
- * @see ../../shared/spec/service-interface.md "Session (response of session retrieval)"
+ * Spec: the service interface, "Session (response of session retrieval)"
  */
 import type { Extensible, KnownOrString } from './agentTypes.js';
 
@@ -201,7 +201,7 @@ export interface SessionListResponse extends Extensible {
 }
 
 /** A dynamic variable value (spec: string up to 1000 characters, number or boolean). */
-export type DynamicVariableValue = string | number | boolean;
+export type { DynamicVariableValue } from './dynamicVariables.js';
 
 export interface SessionCreateParams {
   agentId: string;

@@ -6,7 +6,7 @@
  * string** (`KnownOrString`): editors suggest the known ones, and new values never break a build.
  * Every object also accepts unknown fields, since the API grows.
  *
- * @see ../../shared/spec/service-interface.md "Agent", "Agent creation request"
+ * Spec: the service interface, "Agent", "Agent creation request"
  */
 
 /** A known value, or any other string the service may add later. */

@@ -17,7 +17,7 @@
  * | list sessions        | GET    | /v1/agent/sessions?status=&agent_id=&limit=&cursor= | no (REST) |
  * | get session          | GET    | /v1/agent/sessions/{session_id}               | yes            |
  *
- * @see ../../shared/spec/service-interface.md "Endpoints" and "Operations that are referenced"
+ * Spec: the service interface, "Endpoints" and "Operations that are referenced"
  */
 
 /** Speech synthesis with word timestamps (SSE). */

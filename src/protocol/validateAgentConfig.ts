@@ -10,7 +10,7 @@
  *
  * Exported so a server implementing the same API (the local service) can share the rules.
  *
- * @see ../../shared/spec/service-interface.md "Agent creation request"
+ * Spec: the service interface, "Agent creation request"
  */
 import { RequestValidationError } from '../errors.js';
 
