@@ -33,6 +33,7 @@ export type * from '../protocol/agentTypes.js';
 export type * from '../protocol/sessionTypes.js';
 export { isMessageItem, isToolCallItem, isToolResultItem, isUnknownItem, KNOWN_SESSION_ITEM_TYPES } from '../protocol/sessionTypes.js';
 export type * from './tts.js';
+export { unknownFields, type UnknownFields } from '../protocol/unknownFields.js';
 export {
   ApiError,
   BadRequestError,
