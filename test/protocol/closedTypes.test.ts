@@ -33,6 +33,10 @@ function compileOnly(client: Client): void {
   // @ts-expect-error -- `voise` is not a section of the agent config
   void client.agents.updateConfig('ag_1', { voise: { voice_id: 'v' } });
   void client.agents.updateConfig('ag_1', { voice: { voice_id: 'v', ...unknownFields({ accent: 'scottish' }) } });
+  // @ts-expect-error -- mixing the wire form and the deprecated camelCase form matches neither
+  void client.sessions.create({ agent_id: 'ag_1', endUserId: 'u_1' });
+  // @ts-expect-error -- `end_user` is not a field of session creation
+  void client.sessions.create({ agent_id: 'ag_1', end_user: 'u_1' });
 }
 
 describe('closed request types', () => {
@@ -51,7 +55,7 @@ describe('closed request types', () => {
     // @ts-expect-error -- `max_duration_secs`
     const patch: AgentConfig = { conversation: { max_duration_secs: 60 } };
     // @ts-expect-error -- `end_user` is not a field of session creation
-    const session: SessionCreateParams = { agentId: 'ag_1', endUser: 'u_1' };
+    const session: SessionCreateParams = { agent_id: 'ag_1', end_user: 'u_1' };
     expect([tts, prosody, prompt, create, patch, session]).toHaveLength(6);
   });
 
