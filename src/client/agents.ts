@@ -1,7 +1,7 @@
 /**
  * `client.agents`: create, get, update the config of, and publish agents.
  *
- * @see ../../shared/spec/service-interface.md "Agent", "Endpoints"
+ * Spec: the service interface, "Agent", "Endpoints"
  */
 import type { HttpCore } from './http.js';
 import type { Agent, AgentConfig, AgentCreateParams, AgentPublishResult } from '../protocol/agentTypes.js';

@@ -203,7 +203,11 @@ export interface Agent extends Extensible {
   public_enabled?: boolean;
   allowed_origins?: string[];
   overrides_allowed?: OverridableField[];
-  /** Present on reads that include the configuration; secrets are never returned. */
+  /**
+   * Present on reads that include the configuration; secrets are never returned. Typed with the
+   * closed config types: a field they do not know yet is still there at run time, read it through
+   * a cast (`(agent.config?.voice as Record<string, unknown> | undefined)?.['accent']`).
+   */
   config?: AgentConfig;
 }
 

@@ -6,7 +6,7 @@
  * reason/status values are kept and flagged in `unrecognized`, never rejected. Only a body that is
  * not a JSON object, or a known event without `session.id`, is refused (`WEBHOOK_BAD_PAYLOAD`).
  *
- * @see ../../shared/spec/service-interface.md "Post-call webhook events"
+ * Spec: the service interface, "Post-call webhook events"
  */
 import { VoicewireError } from '../errors.js';
 import type { AnsweredBy, DialStatus, Direction, EndReason } from '../protocol/sessionTypes.js';

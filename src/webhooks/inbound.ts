@@ -8,7 +8,7 @@
  * `handlerTimeoutMs` yields an empty set (the call then goes on without variables).
  * A bad signature is still refused (400/401), when a secret is configured.
  *
- * @see ../../shared/spec/service-interface.md "Inbound call webhook"
+ * Spec: the service interface, "Inbound call webhook"
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidOptionError, VoicewireError } from '../errors.js';
