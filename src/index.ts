@@ -104,6 +104,7 @@ export {
   type TtsModel,
   type LatencyMode,
 } from './protocol/ttsRequest.js';
+export { unknownFields, type UnknownFields } from './protocol/unknownFields.js';
 
 // ---- sinks (WAV file, player, frames → bytes) and captions
 export * from './sinks/index.js';

@@ -4,11 +4,11 @@
  * @see docs/service-interface.md#agents and #endpoints
  */
 import type { HttpCore } from './http.js';
-import type { Agent, AgentConfig, AgentCreateParams, AgentPublishResult } from './agentTypes.js';
-import { agentConfigPath, agentPath, agentPublishPath } from './paths.js';
+import type { Agent, AgentConfig, AgentCreateParams, AgentPublishResult } from '../protocol/agentTypes.js';
+import { agentConfigPath, agentPath, agentPublishPath } from '../protocol/paths.js';
 import type { RequestOptions } from './requestOptions.js';
 import { expectObject, requireId, withOptions } from './requestOptions.js';
-import { validateAgentConfig, validateAgentCreate } from './validateAgentConfig.js';
+import { validateAgentConfig, validateAgentCreate } from '../protocol/validateAgentConfig.js';
 
 export interface AgentsApi {
   /**

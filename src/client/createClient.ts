@@ -3,10 +3,10 @@
  * connections, auth, timeouts, retries, typed errors).
  */
 import { InvalidOptionError } from '../errors.js';
-import type { DynamicVariableWarning } from '../webhooks/dynamicVariables.js';
+import type { DynamicVariableWarning } from '../protocol/dynamicVariables.js';
 import { createAgentsApi, type AgentsApi } from './agents.js';
 import { createHttpCore, type HttpCore } from './http.js';
-import { DEFAULT_API_PATHS, type ApiPaths } from './paths.js';
+import { DEFAULT_API_PATHS, type ApiPaths } from '../protocol/paths.js';
 import { abortableSleep, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry.js';
 import { createSessionsApi, type SessionsApi } from './sessions.js';
 import { createTtsApi, type TtsApi } from './tts.js';

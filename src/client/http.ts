@@ -12,7 +12,7 @@
  */
 import { AbortError, ApiError, ApiTimeoutError, InvalidOptionError } from '../errors.js';
 import { iterateBody, MAX_ERROR_BODY_BYTES, readBodyText } from './body.js';
-import type { ApiPaths } from './paths.js';
+import type { ApiPaths } from '../protocol/paths.js';
 import { apiErrorFromResponse, connectionFailure, REQUEST_ID_HEADER } from './responseErrors.js';
 import type { AttemptFailure, RetryPolicy, RetryTiming } from './retry.js';
 import { isRetryable, parseRetryAfter, retryDelayMs } from './retry.js';

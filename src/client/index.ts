@@ -23,16 +23,17 @@ export {
   AGENT_CONFIG_SUFFIX,
   AGENT_PUBLISH_SUFFIX,
   type ApiPaths,
-} from './paths.js';
+} from '../protocol/paths.js';
 export type { AgentsApi } from './agents.js';
 export type { SessionsApi } from './sessions.js';
 export type { RequestOptions } from './requestOptions.js';
 export { Page, PagePromise } from './pagination.js';
-export { validateAgentCreate, validateAgentConfig, AGENT_CONFIG_SCHEMA } from './validateAgentConfig.js';
-export type * from './agentTypes.js';
-export type * from './sessionTypes.js';
-export { isMessageItem, isToolCallItem, isToolResultItem, isUnknownItem, KNOWN_SESSION_ITEM_TYPES } from './sessionTypes.js';
+export { validateAgentCreate, validateAgentConfig, AGENT_CONFIG_SCHEMA } from '../protocol/validateAgentConfig.js';
+export type * from '../protocol/agentTypes.js';
+export type * from '../protocol/sessionTypes.js';
+export { isMessageItem, isToolCallItem, isToolResultItem, isUnknownItem, KNOWN_SESSION_ITEM_TYPES } from '../protocol/sessionTypes.js';
 export type * from './tts.js';
+export { unknownFields, type UnknownFields } from '../protocol/unknownFields.js';
 export {
   ApiError,
   BadRequestError,

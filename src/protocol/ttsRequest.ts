@@ -84,7 +84,11 @@ export interface PronunciationDictionaryInline { entries: PronunciationEntry[] }
 export interface PronunciationEntry { text: string; alias?: string; phonemes?: string }
 export type PronunciationDictionaryItem = PronunciationDictionaryRef | PronunciationDictionaryInline;
 
-/** A request body as sent. Unknown fields pass through untouched. */
+/**
+ * A request body as sent. The type is closed, so a misspelt field (`formt`) in an object literal
+ * does not compile; fields it does not know yet are sent by spreading
+ * `unknownFields({...})` into the literal, and at run time unknown fields pass through untouched.
+ */
 export interface TtsRequest {
   text: string;
   temperature?: number;
@@ -106,7 +110,6 @@ export interface TtsRequest {
   early_stop_threshold?: number;
   features?: string[];
   pronunciation_dictionary?: PronunciationDictionaryItem[];
-  [extra: string]: unknown;
 }
 
 /** A validated request with every default applied and `sample_rate` resolved. */

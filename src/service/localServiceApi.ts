@@ -12,12 +12,12 @@
  * one an HTTP caller gets. The cost is one loopback round trip.
  */
 import { ApiError, InvalidOptionError } from '../errors.js';
-import type { AgentConfig } from '../client/agentTypes.js';
+import type { AgentConfig } from '../protocol/agentTypes.js';
 import { createClient } from '../client/createClient.js';
 import type { HttpCore, HttpRequest } from '../client/http.js';
-import { AGENTS_BASE_PATH, joinPath, SESSIONS_BASE_PATH } from '../client/paths.js';
+import { AGENTS_BASE_PATH, joinPath, SESSIONS_BASE_PATH } from '../protocol/paths.js';
 import { expectObject, requireId, withOptions, type RequestOptions } from '../client/requestOptions.js';
-import type { Session } from '../client/sessionTypes.js';
+import type { Session } from '../protocol/sessionTypes.js';
 import { ATTEMPT_KEY_HEADER, FAULT_HEADER, FaultSyntaxError, formatFaults, parseFaults, type FaultSpec } from './faults.js';
 import type { SimulationTarget } from './platform/callSimulator.js';
 import type { ConversationInitOutcome } from './platform/conversationInit.js';

@@ -9,8 +9,8 @@
  * @see docs/service-interface.md#post-call-webhook-events
  */
 import { VoicewireError } from '../errors.js';
-import type { AnsweredBy, DialStatus, Direction, EndReason } from '../client/sessionTypes.js';
-import type { Extensible, KnownOrString } from '../client/agentTypes.js';
+import type { AnsweredBy, DialStatus, Direction, EndReason } from '../protocol/sessionTypes.js';
+import type { Extensible, KnownOrString } from '../protocol/agentTypes.js';
 
 export const CALL_ENDED = 'call.ended';
 export const CALL_ANALYZED = 'call.analyzed';

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VoicewireError } from '../errors.js';
 import { closeWhenAnswered, CONNECTION_CLOSE, readBoundedBody } from '../internal/readBody.js';
-import { SignatureCheckError, verifyWebhookSignature } from './signature.js';
+import { SignatureCheckError, verifyWebhookSignature } from '../protocol/webhookSignature.js';
 
 export const HTTP_OK = 200;
 export const HTTP_BAD_REQUEST = 400;

@@ -12,8 +12,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidOptionError, VoicewireError } from '../errors.js';
-import type { DynamicVariableWarning } from './dynamicVariables.js';
-import { dynamicVariablesToObject, validateDynamicVariables } from './dynamicVariables.js';
+import type { DynamicVariableWarning } from '../protocol/dynamicVariables.js';
+import { dynamicVariablesToObject, validateDynamicVariables } from '../protocol/dynamicVariables.js';
 import {
   HTTP_BAD_REQUEST,
   HTTP_OK,
@@ -26,7 +26,7 @@ import {
   type HeadersLike,
   type WebhookResponse,
 } from './httpUtil.js';
-import { DEFAULT_SIGNATURE_HEADER } from './signature.js';
+import { DEFAULT_SIGNATURE_HEADER } from '../protocol/webhookSignature.js';
 
 /** The event label of the inbound-call request. */
 export const CALL_INBOUND = 'call.inbound';

@@ -11,7 +11,7 @@ export {
   type VerifyWebhookSignatureParams,
   type SignWebhookPayloadParams,
   type WebhookPayload,
-} from './signature.js';
+} from '../protocol/webhookSignature.js';
 export {
   parseWebhookEvent,
   CALL_ENDED,
@@ -68,5 +68,5 @@ export {
   type DynamicVariableRule,
   type DynamicVariablesResult,
   type FillOptions,
-} from './dynamicVariables.js';
+} from '../protocol/dynamicVariables.js';
 export { getHeader, type HeadersLike, type WebhookResponse } from './httpUtil.js';

@@ -38,7 +38,7 @@ import {
   type WebhookResponse,
 } from './httpUtil.js';
 import { MemoryDedupStore } from './MemoryDedupStore.js';
-import { DEFAULT_SIGNATURE_HEADER } from './signature.js';
+import { DEFAULT_SIGNATURE_HEADER } from '../protocol/webhookSignature.js';
 
 export interface WebhookContext {
   /** The raw body that was verified. */

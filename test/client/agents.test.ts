@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, type AgentCreateParams } from '../../src/client/index.js';
+import { createClient, unknownFields, type AgentCreateParams } from '../../src/client/index.js';
 import { RequestValidationError } from '../../src/errors.js';
 import { sendJson, startLoopback, type Loopback } from './platformLoopback.js';
 
@@ -34,7 +34,7 @@ const minimal: AgentCreateParams = {
 const full: AgentCreateParams = {
   name: 'Full',
   description: 'all sections',
-  future_top_level: true,
+  ...unknownFields({ future_top_level: true }),
   config: {
     prompt: { system_prompt: 'S', first_message: 'Hi {{name}}', first_message_prompt: 'greet' },
     voice: { voice_id: 'v', speaking_language: 'en', expressive: true, keyterms: ['Acme'], speed: 1.1 },
@@ -65,7 +65,7 @@ const full: AgentCreateParams = {
     },
     guardrails: { focus: true, manipulation: true },
     llm: { custom: { base_url: 'https://llm', model: 'm', api_key: 'k' } },
-    future_section: { anything: [1, 2, 3] },
+    ...unknownFields({ future_section: { anything: [1, 2, 3] } }),
   },
 };
 

@@ -144,7 +144,7 @@ describe('HTTP core', () => {
     server.route('POST /v1/agent/sessions', (_r, res) =>
       n++ === 0 ? sendJson(res, 429, { status: 429, message: 'm', reason: 'r' }, { 'retry-after': '1' }) : sendJson(res, 201, { session_id: 's1' }),
     );
-    expect((await client().sessions.create({ agentId: 'ag_1' })).session_id).toBe('s1');
+    expect((await client().sessions.create({ agent_id: 'ag_1' })).session_id).toBe('s1');
     expect(server.requests).toHaveLength(2);
   });
 
@@ -157,7 +157,7 @@ describe('HTTP core', () => {
       });
     });
     const c = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', sleep: async (ms) => void sleeps.push(ms), maxRetries: 2 });
-    const err = (await rejection(c.sessions.create({ agentId: 'a' }))) as ApiConnectionError;
+    const err = (await rejection(c.sessions.create({ agent_id: 'a' }))) as ApiConnectionError;
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect(err.code).toBe('API_CONNECTION');
     expect(err.message).toContain('ECONNREFUSED');

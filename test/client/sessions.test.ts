@@ -5,9 +5,10 @@ import {
   isToolCallItem,
   isToolResultItem,
   isUnknownItem,
+  unknownFields,
   type Session,
 } from '../../src/client/index.js';
-import { NotFoundError } from '../../src/errors.js';
+import { InvalidOptionError, NotFoundError } from '../../src/errors.js';
 import { sendJson, startLoopback, type Loopback } from './platformLoopback.js';
 
 let server: Loopback;
@@ -78,12 +79,20 @@ describe('sessions.list', () => {
 
   it('awaits to one page with its cursor, sending the filters as query parameters', async () => {
     routePages();
-    const page = await client().sessions.list({ status: 'failed', agentId: 'ag_1', limit: 2 });
+    const page = await client().sessions.list({ status: 'failed', agent_id: 'ag_1', limit: 2 });
     expect(page.data.map((s) => s.session_id)).toEqual(['s1', 's2']);
     expect(page.nextCursor).toBe('c2');
     expect(page.hasNextPage()).toBe(true);
     const q = server.requests[0]!.query;
     expect([q.get('status'), q.get('agent_id'), q.get('limit'), q.get('cursor')]).toEqual(['failed', 'ag_1', '2', null]);
+  });
+
+  it('still takes the deprecated agentId filter, and refuses it next to agent_id', async () => {
+    routePages();
+    await client().sessions.list({ agentId: 'ag_legacy' });
+    expect(server.requests[0]!.query.get('agent_id')).toBe('ag_legacy');
+    await expect(client().sessions.list({ agent_id: 'a', agentId: 'b' })).rejects.toThrow(/agent_id or the deprecated agentId/);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('iterates over every session of every page, fetching pages lazily', async () => {
@@ -148,10 +157,10 @@ describe('sessions.create', () => {
     const warnings: string[] = [];
     const metadata = { order: 7, price: '19.90', nested: { deep: [true] } };
     const s = await client(warnings).sessions.create({
-      agentId: 'ag_1',
-      endUserId: 'user_42',
+      agent_id: 'ag_1',
+      end_user_id: 'user_42',
       metadata,
-      dynamicVariables: { customer_name: 'Ada', visits: 3, vip: true, 'bad-name': 'x', tooLong: 'y'.repeat(1001), obj: {} },
+      dynamic_variables: { customer_name: 'Ada', visits: 3, vip: true, 'bad-name': 'x', tooLong: 'y'.repeat(1001), obj: {} },
     });
     expect(s.session_id).toBe('sess_9');
     expect(server.requests[0]!.json).toEqual({
@@ -164,9 +173,35 @@ describe('sessions.create', () => {
     expect(warnings[0]).toMatch(/sessions.create: dynamic variable "bad-name" dropped/);
   });
 
-  it('refuses a missing agentId and non-object metadata before any network call', async () => {
-    await expect(client().sessions.create({ agentId: '' })).rejects.toThrow(/agentId/);
-    await expect(client().sessions.create({ agentId: 'a', metadata: [] as never })).rejects.toThrow(/metadata/);
+  it('refuses a missing agent_id and non-object metadata before any network call', async () => {
+    await expect(client().sessions.create({ agent_id: '' })).rejects.toThrow(/agent_id/);
+    await expect(client().sessions.create({ agent_id: 'a', metadata: [] as never })).rejects.toThrow(/metadata/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends a field the types do not know yet, spread in through unknownFields', async () => {
+    server.route('POST /v1/agent/sessions', (_req, res) => sendJson(res, 201, { session_id: 'sess_x' }));
+    await client().sessions.create({ agent_id: 'ag_1', ...unknownFields({ channel: 'web', labels: ['a'] }) });
+    expect(server.requests[0]!.json).toEqual({ agent_id: 'ag_1', channel: 'web', labels: ['a'] });
+  });
+
+  it('still takes the deprecated camelCase form and sends the same wire body', async () => {
+    server.route('POST /v1/agent/sessions', (_req, res) => sendJson(res, 201, { session_id: 'sess_old' }));
+    const aborted = new AbortController();
+    const legacy = { agentId: 'ag_1', endUserId: 'user_42', dynamicVariables: { name: 'Ada' }, signal: aborted.signal };
+    await client().sessions.create(legacy);
+    expect(server.requests[0]!.json).toEqual({ agent_id: 'ag_1', end_user_id: 'user_42', dynamic_variables: { name: 'Ada' } });
+    await expect(client().sessions.create({ agentId: '' })).rejects.toThrow(/agentId must be a non-empty string/);
+    aborted.abort();
+    await expect(client().sessions.create(legacy)).rejects.toThrow(/abort/i);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses one field given in both forms', async () => {
+    const both = { agent_id: 'a', agentId: 'a' } as unknown as Parameters<ReturnType<typeof client>['sessions']['create']>[0];
+    const err = await client().sessions.create(both).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect((err as InvalidOptionError).message).toMatch(/agent_id or the deprecated agentId/);
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createTtsApi } from '../../src/client/tts.js';
+import { unknownFields } from '../../src/protocol/unknownFields.js';
 import {
   AbortError,
   ApiConnectionError,
@@ -48,11 +49,20 @@ describe('client.tts.streamWithTimestamps', () => {
   it('sends the bearer key, the model header and unknown body fields untouched', async () => {
     server = await startLoopback([sse(1)]);
     const tts = createTtsApi(makeCore(server.baseUrl));
-    const { stream } = await tts.streamWithTimestamps({ ...REQ, future_field: { x: 1 } }, { model: 'not-a-model-yet' });
+    const request = {
+      ...REQ,
+      prosody: { speed: 1.2, ...unknownFields({ pitch_future: -2 }) },
+      ...unknownFields({ future_field: { x: 1 } }),
+    };
+    const { stream } = await tts.streamWithTimestamps(request, { model: 'not-a-model-yet' });
     await drain(stream);
     expect(server.seen[0]!.headers['authorization']).toBe('Bearer test-key');
     expect(server.seen[0]!.headers['model']).toBe('not-a-model-yet');
-    expect(server.seen[0]!.body).toMatchObject({ future_field: { x: 1 }, text: 'one two three' });
+    expect(server.seen[0]!.body).toMatchObject({
+      future_field: { x: 1 },
+      prosody: { speed: 1.2, pitch_future: -2 },
+      text: 'one two three',
+    });
   });
 
   it('a bad request is a typed error naming the field and rule, and nothing is sent', async () => {

@@ -10,7 +10,7 @@ import IORedis from 'ioredis';
 import { DedupStoreUnavailableError, MissingDependencyError } from '../../src/errors.js';
 import { RedisDedupStore, type RedisDedupStoreOptions } from '../../src/webhooks/RedisDedupStore.js';
 import { createWebhookReceiver } from '../../src/webhooks/receiver.js';
-import { signWebhookPayload } from '../../src/webhooks/signature.js';
+import { signWebhookPayload } from '../../src/protocol/webhookSignature.js';
 import { defineDedupSuite } from './dedupSuite.js';
 import { redisServerAvailable, startRedisServer, type RedisServer } from './redisServer.js';
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { VoicewireError } from '../../src/errors.js';
 import { createConversationInitReceiver } from '../../src/webhooks/inbound.js';
-import { signWebhookPayload } from '../../src/webhooks/signature.js';
-import type { DynamicVariableWarning } from '../../src/webhooks/dynamicVariables.js';
+import { signWebhookPayload } from '../../src/protocol/webhookSignature.js';
+import type { DynamicVariableWarning } from '../../src/protocol/dynamicVariables.js';
 
 const SECRET = 'whsec_init';
 const NOW_S = 1_784_808_000;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryDedupStore } from '../../src/webhooks/MemoryDedupStore.js';
 import { createWebhookReceiver, type WebhookReceiverOptions } from '../../src/webhooks/receiver.js';
-import { signWebhookPayload } from '../../src/webhooks/signature.js';
+import { signWebhookPayload } from '../../src/protocol/webhookSignature.js';
 import type { WebhookEvent } from '../../src/webhooks/events.js';
 import { expectRefusedAndClosed } from '../support/oversizedPost.js';
 

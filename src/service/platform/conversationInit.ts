@@ -7,7 +7,7 @@
  *
  * @see docs/service-interface.md#inbound-call-webhook (timeout default 5 s)
  */
-import { signWebhookPayload } from '../../webhooks/signature.js';
+import { signWebhookPayload } from '../../protocol/webhookSignature.js';
 import type { ResolvedPlatformOptions } from './options.js';
 import { postBytes } from './postJson.js';
 import type { WebhookEndpoint } from './types.js';

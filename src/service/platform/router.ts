@@ -1,5 +1,5 @@
 /**
- * Routes of the agent platform, on the same paths the client uses (src/client/paths.ts), plus
+ * Routes of the agent platform, on the same paths the client uses (src/protocol/paths.ts), plus
  * the local-only simulation, analysis re-run, versions and delivery-log routes.
  *
  * | Method | Path                                              | Operation                     |
@@ -18,7 +18,7 @@
  * | GET    | /v1/agent/sessions/{session_id}/deliveries        | webhook delivery log (local)  |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AGENTS_BASE_PATH, AGENT_CONFIG_SUFFIX, AGENT_PUBLISH_SUFFIX, SESSIONS_BASE_PATH } from '../../client/paths.js';
+import { AGENTS_BASE_PATH, AGENT_CONFIG_SUFFIX, AGENT_PUBLISH_SUFFIX, SESSIONS_BASE_PATH } from '../../protocol/paths.js';
 import { workspaceFor, type AgentPlatform } from './AgentPlatform.js';
 import { rerunAnalysis, simulateCall } from './callSimulator.js';
 import { PlatformHttpError, readJsonObject, sendError, sendJson } from './http.js';

@@ -7,7 +7,7 @@
  */
 import {
   fillPlaceholders, validateDynamicVariables, type DynamicVariableValue, type DynamicVariableWarning,
-} from '../../webhooks/dynamicVariables.js';
+} from '../../protocol/dynamicVariables.js';
 
 export type DynamicVariables = Map<string, DynamicVariableValue>;
 

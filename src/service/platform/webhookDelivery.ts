@@ -5,7 +5,7 @@
  *
  * @see docs/service-interface.md#post-call-webhook-events (delivery)
  */
-import { signWebhookPayload } from '../../webhooks/signature.js';
+import { signWebhookPayload } from '../../protocol/webhookSignature.js';
 import type { ResolvedPlatformOptions } from './options.js';
 import { postBytes, type PostOutcome } from './postJson.js';
 import type { WebhookEndpoint } from './types.js';

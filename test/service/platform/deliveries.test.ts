@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../../src/webhooks/signature.js';
+import { verifyWebhookSignature } from '../../../src/protocol/webhookSignature.js';
 import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, steppingClock, type PlatformServer, type Receiver } from './helpers.js';
 
 const HEADER = 'x-fish-webhook-signature';

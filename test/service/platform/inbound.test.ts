@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../../src/webhooks/signature.js';
+import { verifyWebhookSignature } from '../../../src/protocol/webhookSignature.js';
 import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, type PlatformServer, type Receiver, type ReceiverScript } from './helpers.js';
 
 let cleanup: Array<{ close(): Promise<void> }> = [];

@@ -182,14 +182,20 @@ export interface Session extends Extensible {
   analysis?: SessionAnalysis | null;
 }
 
-/** Parameters of the session listing. */
+/**
+ * Query of the session listing (`GET /v1/agent/sessions?status=&agent_id=&limit=&cursor=`): wire
+ * fields, so wire casing. Pass an `AbortSignal` in the second argument's `signal`.
+ */
 export interface SessionListParams {
   status?: SessionStatus;
-  agentId?: string;
+  agent_id?: string;
   /** Page size. */
   limit?: number;
   /** Opaque cursor from a previous page's `next_cursor`. */
   cursor?: string;
+  /** @deprecated Use `agent_id` (the query's own name). Accepted until the next minor release. */
+  agentId?: string;
+  /** @deprecated Pass `{ signal }` as the second argument. Accepted until the next minor release. */
   signal?: AbortSignal;
 }
 
@@ -201,14 +207,36 @@ export interface SessionListResponse extends Extensible {
 }
 
 /** A dynamic variable value (spec: string up to 1000 characters, number or boolean). */
-export type DynamicVariableValue = string | number | boolean;
+export type { DynamicVariableValue } from './dynamicVariables.js';
 
+/**
+ * Body of `POST /v1/agent/sessions`, sent as written (a wire object, so wire casing). Fields the
+ * type does not know yet go in through `unknownFields({...})`.
+ */
 export interface SessionCreateParams {
-  agentId: string;
-  endUserId?: string;
+  agent_id: string;
+  end_user_id?: string;
   /** Echoed exactly in the session and in webhooks. */
   metadata?: Record<string, unknown>;
-  /** Fill `{{placeholders}}`; invalid entries are dropped with a warning (see dynamicVariables). */
+  /**
+   * Fill `{{placeholders}}`. The dynamic-variable rules run before sending: invalid entries are
+   * dropped with a warning through the client's `onWarning`, the rest are sent as an object. A
+   * `Map` keeps insertion order and names such as `__proto__` safe.
+   */
+  dynamic_variables?: Record<string, unknown> | Map<string, unknown>;
+}
+
+/**
+ * The camelCase form `sessions.create` took before the casing rule (wire objects keep the
+ * service's snake_case).
+ *
+ * @deprecated Use {@link SessionCreateParams} (`agent_id`, `end_user_id`, `dynamic_variables`)
+ * and pass `signal` in the second argument. Accepted until the next minor release.
+ */
+export interface LegacySessionCreateParams {
+  agentId: string;
+  endUserId?: string;
+  metadata?: Record<string, unknown>;
   dynamicVariables?: Record<string, unknown> | Map<string, unknown>;
   signal?: AbortSignal;
 }

@@ -5,7 +5,7 @@ import {
   fillPlaceholders,
   validateDynamicVariables,
   type DynamicVariableWarning,
-} from '../../src/webhooks/dynamicVariables.js';
+} from '../../src/protocol/dynamicVariables.js';
 
 describe('validateDynamicVariables', () => {
   it('keeps valid names and drops names outside [A-Za-z][A-Za-z0-9_]*', () => {

@@ -4,7 +4,12 @@
  * Where the spec lists values "not shown beyond the values listed" (transfer type, mode,
  * warm_connect, voicemail action, data field type), the type is the known values **or any
  * string** (`KnownOrString`): editors suggest the known ones, and new values never break a build.
- * Every object also accepts unknown fields, since the API grows.
+ *
+ * Request and config types are **closed**: an object literal with a misspelt field
+ * (`system_promt`) does not compile. The API grows, so a field these types do not know yet is sent
+ * by spreading {@link unknownFields} into the literal; at run time unknown fields always pass
+ * through. Response types (`Agent`, `AgentPublishResult`) stay open (`Extensible`), so fields the
+ * service adds can be read.
  *
  * @see docs/service-interface.md#agents
  */
@@ -12,12 +17,12 @@
 /** A known value, or any other string the service may add later. */
 export type KnownOrString<T extends string> = T | (string & {});
 
-/** Unknown fields pass through unchanged. */
+/** A response object: fields the service adds later can still be read. */
 export interface Extensible {
   [field: string]: unknown;
 }
 
-export interface PromptConfig extends Extensible {
+export interface PromptConfig {
   /** System prompt. May hold `{{placeholder}}` names filled by dynamic variables. */
   system_prompt?: string;
   /** Opening message; may hold placeholders. */
@@ -26,7 +31,7 @@ export interface PromptConfig extends Extensible {
   first_message_prompt?: string;
 }
 
-export interface VoiceConfig extends Extensible {
+export interface VoiceConfig {
   voice_id?: string;
   speaking_language?: string;
   expressive?: boolean;
@@ -34,7 +39,7 @@ export interface VoiceConfig extends Extensible {
   speed?: number;
 }
 
-export interface TransferDestination extends Extensible {
+export interface TransferDestination {
   /** Value `phone` shown. */
   type?: KnownOrString<'phone'>;
   /** @defaultValue `''` */
@@ -51,20 +56,20 @@ export interface TransferDestination extends Extensible {
   warm_briefing_instructions?: string;
 }
 
-export interface VoicemailConfig extends Extensible {
+export interface VoicemailConfig {
   /** Value `hangup` shown. */
   action?: KnownOrString<'hangup'>;
   /** @defaultValue `''` */
   message?: string;
 }
 
-export interface OutboundConfig extends Extensible {
+export interface OutboundConfig {
   /** Answering-machine detection flag. */
   amd_enabled?: boolean;
   voicemail?: VoicemailConfig;
 }
 
-export interface ConversationConfig extends Extensible {
+export interface ConversationConfig {
   max_duration_seconds?: number;
   interruptible?: boolean;
   reengage_enabled?: boolean;
@@ -76,48 +81,48 @@ export interface ConversationConfig extends Extensible {
   outbound?: OutboundConfig;
 }
 
-export interface SystemToolsConfig extends Extensible {
+export interface SystemToolsConfig {
   hang_up_call?: boolean;
 }
 
-export interface ToolsConfig extends Extensible {
+export interface ToolsConfig {
   enabled?: boolean;
   tool_ids?: string[];
   system_tools?: SystemToolsConfig;
 }
 
-export interface ConversationInitWebhookConfig extends Extensible {
+export interface ConversationInitWebhookConfig {
   url?: string;
   /** Write-only: never returned by reads. */
   secret?: string;
   timeout_seconds?: number;
 }
 
-export interface PostCallWebhookConfig extends Extensible {
+export interface PostCallWebhookConfig {
   url?: string;
   /** Write-only. Sent without a secret, the entry keeps the secret stored for that url. */
   secret?: string;
 }
 
-export interface WebhooksConfig extends Extensible {
+export interface WebhooksConfig {
   /** Inbound-call webhook; `null` removes it. */
   conversation_init?: ConversationInitWebhookConfig | null;
   /** A list (one object is accepted as a one-element list); `null` or `[]` stops deliveries. */
   post_call?: PostCallWebhookConfig[] | PostCallWebhookConfig | null;
 }
 
-export interface KnowledgeBaseConfig extends Extensible {
+export interface KnowledgeBaseConfig {
   enabled?: boolean;
   knowledge_source_ids?: string[];
 }
 
-export interface AnalysisSummaryConfig extends Extensible {
+export interface AnalysisSummaryConfig {
   enabled?: boolean;
   prompt?: string;
   language?: string;
 }
 
-export interface AnalysisDataField extends Extensible {
+export interface AnalysisDataField {
   name?: string;
   /** Value `text` shown. */
   type?: KnownOrString<'text'>;
@@ -126,35 +131,35 @@ export interface AnalysisDataField extends Extensible {
   enum_options?: string[];
 }
 
-export interface AnalysisCriterion extends Extensible {
+export interface AnalysisCriterion {
   name?: string;
   /** @defaultValue `''` */
   description?: string;
 }
 
-export interface AnalysisConfig extends Extensible {
+export interface AnalysisConfig {
   summary?: AnalysisSummaryConfig;
   data_fields?: AnalysisDataField[];
   criteria?: AnalysisCriterion[];
 }
 
-export interface GuardrailsConfig extends Extensible {
+export interface GuardrailsConfig {
   focus?: boolean;
   manipulation?: boolean;
 }
 
-export interface CustomLlmConfig extends Extensible {
+export interface CustomLlmConfig {
   base_url?: string;
   model?: string;
   api_key?: string;
 }
 
-export interface LlmConfig extends Extensible {
+export interface LlmConfig {
   custom?: CustomLlmConfig;
 }
 
 /** The full agent configuration; every section optional (used by PATCH). */
-export interface AgentConfig extends Extensible {
+export interface AgentConfig {
   prompt?: PromptConfig;
   voice?: VoiceConfig;
   conversation?: ConversationConfig;
@@ -173,7 +178,7 @@ export interface AgentCreateConfig extends AgentConfig {
 }
 
 /** Body of `POST /v1/agent/agents`. */
-export interface AgentCreateParams extends Extensible {
+export interface AgentCreateParams {
   name: string;
   /** @defaultValue `''` (sent when omitted, as the minimal request carries it) */
   description?: string;
@@ -198,7 +203,11 @@ export interface Agent extends Extensible {
   public_enabled?: boolean;
   allowed_origins?: string[];
   overrides_allowed?: OverridableField[];
-  /** Present on reads that include the configuration; secrets are never returned. */
+  /**
+   * Present on reads that include the configuration; secrets are never returned. Typed with the
+   * closed config types: a field they do not know yet is still there at run time, read it through
+   * a cast (`(agent.config?.voice as Record<string, unknown> | undefined)?.['accent']`).
+   */
   config?: AgentConfig;
 }
 
