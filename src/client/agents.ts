@@ -3,11 +3,11 @@
  *
  * @see docs/service-interface.md#agents and #endpoints
  */
-import type { HttpCore } from './http.js';
+import type { HttpCore } from '../internal/http/http.js';
 import type { Agent, AgentConfig, AgentCreateParams, AgentPublishResult } from '../protocol/agentTypes.js';
 import { agentConfigPath, agentPath, agentPublishPath } from '../protocol/paths.js';
-import type { RequestOptions } from './requestOptions.js';
-import { expectObject, requireId, withOptions } from './requestOptions.js';
+import type { RequestOptions } from '../internal/http/requestOptions.js';
+import { expectObject, requireId, withOptions } from '../internal/http/requestOptions.js';
 import { validateAgentConfig, validateAgentCreate } from '../protocol/validateAgentConfig.js';
 
 export interface AgentsApi {

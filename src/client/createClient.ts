@@ -5,9 +5,9 @@
 import { InvalidOptionError } from '../errors.js';
 import type { DynamicVariableWarning } from '../protocol/dynamicVariables.js';
 import { createAgentsApi, type AgentsApi } from './agents.js';
-import { createHttpCore, type HttpCore } from './http.js';
+import { createHttpCore, type HttpCore } from '../internal/http/http.js';
 import { DEFAULT_API_PATHS, type ApiPaths } from '../protocol/paths.js';
-import { abortableSleep, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry.js';
+import { abortableSleep, DEFAULT_RETRY_TIMING, type RetryTiming } from '../internal/http/retry.js';
 import { createSessionsApi, type SessionsApi } from './sessions.js';
 import { createTtsApi, type TtsApi } from './tts.js';
 

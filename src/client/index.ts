@@ -11,8 +11,8 @@ export {
   type Client,
   type ClientOptions,
 } from './createClient.js';
-export type { HttpCore, HttpCoreConfig, HttpRequest, HttpMethod, RawResponse } from './http.js';
-export { DEFAULT_RETRY_TIMING, type RetryPolicy, type RetryTiming } from './retry.js';
+export type { HttpCore, HttpCoreConfig, HttpRequest, HttpMethod, RawResponse } from '../internal/http/http.js';
+export { DEFAULT_RETRY_TIMING, type RetryPolicy, type RetryTiming } from '../internal/http/retry.js';
 export {
   DEFAULT_API_PATHS,
   ROUTE_TEMPLATES,
@@ -26,7 +26,7 @@ export {
 } from '../protocol/paths.js';
 export type { AgentsApi } from './agents.js';
 export type { SessionsApi } from './sessions.js';
-export type { RequestOptions } from './requestOptions.js';
+export type { RequestOptions } from '../internal/http/requestOptions.js';
 export { Page, PagePromise } from './pagination.js';
 export { validateAgentCreate, validateAgentConfig, AGENT_CONFIG_SCHEMA } from '../protocol/validateAgentConfig.js';
 export type * from '../protocol/agentTypes.js';

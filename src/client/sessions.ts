@@ -11,11 +11,11 @@
 import { ApiError, InvalidOptionError } from '../errors.js';
 import type { DynamicVariableWarning } from '../protocol/dynamicVariables.js';
 import { dynamicVariablesToObject, validateDynamicVariables } from '../protocol/dynamicVariables.js';
-import type { HttpCore } from './http.js';
+import type { HttpCore } from '../internal/http/http.js';
 import { Page, PagePromise } from './pagination.js';
 import { SESSION_LIST_QUERY, sessionPath } from '../protocol/paths.js';
-import type { RequestOptions } from './requestOptions.js';
-import { expectObject, requireId, withOptions } from './requestOptions.js';
+import type { RequestOptions } from '../internal/http/requestOptions.js';
+import { expectObject, requireId, withOptions } from '../internal/http/requestOptions.js';
 import type {
   LegacySessionCreateParams,
   Session,

@@ -16,8 +16,8 @@
 import { AbortError, ApiTimeoutError, NotEventStreamError, StreamInterruptedError, VoicewireError } from '../errors.js';
 import { createSpeechPipeline, type OutputOptions, type SpeechPipeline, type SpeechSummary } from '../engine/SpeechPipeline.js';
 import { validateTtsRequest, type NormalizedTtsRequest, type TtsRequest } from '../protocol/ttsRequest.js';
-import type { HttpCore, RawResponse } from './http.js';
-import { headersToRecord } from './responseErrors.js';
+import type { HttpCore, RawResponse } from '../internal/http/http.js';
+import { headersToRecord } from '../internal/http/responseErrors.js';
 
 /** Response headers that may name the model the service used. */
 const MODEL_RESPONSE_HEADERS = ['model', 'x-model', 'x-voicewire-model'];

@@ -8,15 +8,16 @@
  * platform in-process: the platform behind the server is pluggable (`platform` option) and the
  * default one is made on demand inside the request handler, so the handle holds no platform;
  * the token selects the workspace the user's own client sees; and every answer, error body and
- * typed error (`NotFoundError`, `ConflictError`, …, from the client's HTTP core) is exactly the
+ * typed error (`NotFoundError`, `ConflictError`, …, from the HTTP core the client uses too,
+ * `src/internal/http/`) is exactly the
  * one an HTTP caller gets. The cost is one loopback round trip.
  */
 import { ApiError, InvalidOptionError } from '../errors.js';
 import type { AgentConfig } from '../protocol/agentTypes.js';
-import { createClient } from '../client/createClient.js';
-import type { HttpCore, HttpRequest } from '../client/http.js';
-import { AGENTS_BASE_PATH, joinPath, SESSIONS_BASE_PATH } from '../protocol/paths.js';
-import { expectObject, requireId, withOptions, type RequestOptions } from '../client/requestOptions.js';
+import { createHttpCore, type HttpCore, type HttpRequest } from '../internal/http/http.js';
+import { abortableSleep, DEFAULT_RETRY_TIMING } from '../internal/http/retry.js';
+import { AGENTS_BASE_PATH, DEFAULT_API_PATHS, joinPath, SESSIONS_BASE_PATH } from '../protocol/paths.js';
+import { expectObject, requireId, withOptions, type RequestOptions } from '../internal/http/requestOptions.js';
 import type { Session } from '../protocol/sessionTypes.js';
 import { ATTEMPT_KEY_HEADER, FAULT_HEADER, FaultSyntaxError, formatFaults, parseFaults, type FaultSpec } from './faults.js';
 import type { SimulationTarget } from './platform/callSimulator.js';
@@ -154,7 +155,20 @@ export interface LocalServiceApiTarget {
 export function createLocalServiceApi({ baseUrl, token }: LocalServiceApiTarget): LocalServiceApi {
   let core: HttpCore | undefined;
   const call = async (req: HttpRequest, options: RequestOptions | undefined, what: string): Promise<Record<string, unknown>> => {
-    core ??= createClient({ baseUrl, apiKey: token, timeoutMs: LOCAL_CALL_TIMEOUT_MS }).http;
+    core ??= createHttpCore({
+      baseUrl,
+      apiKey: token,
+      headers: {},
+      timeoutMs: LOCAL_CALL_TIMEOUT_MS,
+      idleTimeoutMs: LOCAL_CALL_TIMEOUT_MS,
+      maxRetries: 0, // a loopback service: a failure is an answer, not a transient fault
+      fetch: globalThis.fetch,
+      paths: DEFAULT_API_PATHS,
+      retryTiming: DEFAULT_RETRY_TIMING,
+      sleep: abortableSleep,
+      now: Date.now,
+      random: Math.random,
+    });
     const res = await core.requestJson<unknown>(withOptions(req, options));
     return expectObject<Record<string, unknown>>(res, what);
   };

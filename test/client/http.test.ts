@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from '../../src/client/index.js';
-import { abortableSleep } from '../../src/client/retry.js';
+import { abortableSleep } from '../../src/internal/http/retry.js';
 import {
   AbortError,
   ApiConnectionError,

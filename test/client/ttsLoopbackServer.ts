@@ -4,9 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpCore, type HttpCore, type HttpCoreConfig } from '../../src/client/http.js';
+import { createHttpCore, type HttpCore, type HttpCoreConfig } from '../../src/internal/http/http.js';
 import { DEFAULT_API_PATHS } from '../../src/protocol/paths.js';
-import { DEFAULT_RETRY_TIMING } from '../../src/client/retry.js';
+import { DEFAULT_RETRY_TIMING } from '../../src/internal/http/retry.js';
 import type { AudioFrame } from '../../src/codec/types.js';
 import type { SpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 

@@ -73,10 +73,12 @@ function comments(text: string): { line: number; text: string }[] {
   const out: { line: number; text: string }[] = [];
   const re = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
   for (const m of text.matchAll(re)) {
-    // Skip `//` inside a string or a URL on the same line (a crude but sufficient check).
+    // Skip a comment opener inside a string, and `//` in a URL, on the same line (a crude but
+    // sufficient check).
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
     const before = text.slice(lineStart, m.index);
-    if (m[0].startsWith('//') && (/['"`][^'"`]*$/.test(before) || before.endsWith(':'))) continue;
+    if (/['"`][^'"`]*$/.test(before)) continue;
+    if (m[0].startsWith('//') && before.endsWith(':')) continue;
     out.push({ line: text.slice(0, m.index).split('\n').length, text: m[0] });
   }
   return out;

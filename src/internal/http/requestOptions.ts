@@ -1,7 +1,7 @@
 /**
  * Per-call options shared by every client operation, and small response checks.
  */
-import { ApiError, InvalidOptionError } from '../errors.js';
+import { ApiError, InvalidOptionError } from '../../errors.js';
 import type { HttpRequest } from './http.js';
 
 export interface RequestOptions {

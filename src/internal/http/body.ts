@@ -4,7 +4,7 @@
  * `idleTimeoutMs` bounds the gap between body bytes while we are waiting for them; time the
  * consumer spends between reads (backpressure) is not counted.
  */
-import { AbortError, ApiTimeoutError } from '../errors.js';
+import { AbortError, ApiTimeoutError } from '../../errors.js';
 
 export interface BodyReadOptions {
   /** Longest gap between two body chunks. 0 or Infinity disables it. */

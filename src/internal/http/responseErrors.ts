@@ -1,7 +1,7 @@
 /**
  * Turning an HTTP error answer or a fetch failure into the typed classes of `src/errors.ts`.
  */
-import { ApiConnectionError, ApiError } from '../errors.js';
+import { ApiConnectionError, ApiError } from '../../errors.js';
 import type { AttemptFailure } from './retry.js';
 
 /** The request id header the service sends (kept on every error). */

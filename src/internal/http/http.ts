@@ -10,9 +10,9 @@
  * - Non-2xx answers become `ApiError` subclasses via `ApiError.fromStatus`, with status, reason,
  *   message and `x-request-id`.
  */
-import { AbortError, ApiError, ApiTimeoutError, InvalidOptionError } from '../errors.js';
+import { AbortError, ApiError, ApiTimeoutError, InvalidOptionError } from '../../errors.js';
 import { iterateBody, MAX_ERROR_BODY_BYTES, readBodyText } from './body.js';
-import type { ApiPaths } from '../protocol/paths.js';
+import type { ApiPaths } from '../../protocol/paths.js';
 import { apiErrorFromResponse, connectionFailure, REQUEST_ID_HEADER } from './responseErrors.js';
 import type { AttemptFailure, RetryPolicy, RetryTiming } from './retry.js';
 import { isRetryable, parseRetryAfter, retryDelayMs } from './retry.js';
