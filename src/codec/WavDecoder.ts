@@ -13,14 +13,12 @@
  */
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, DecodeHint, PcmFormat } from './types.js';
-import { convertToS16, parseWavFmt, type WavFmt } from './wavFormat.js';
+import { CHUNK_HEADER_BYTES, convertToS16, parseWavFmt, RIFF_HEADER_BYTES, WAV_SIZE_UNKNOWN, type WavFmt } from './wavFormat.js';
 
-const RIFF_HEADER_BYTES = 12;
-const CHUNK_HEADER_BYTES = 8;
 /** A `fmt ` body larger than this is not a real header. */
 const MAX_FMT_BYTES = 1024;
+/** Some streaming writers say "size unknown" with 0 rather than {@link WAV_SIZE_UNKNOWN}. */
 const SIZE_UNKNOWN_ZERO = 0;
-const SIZE_UNKNOWN_MAX = 0xffffffff;
 const RIFF = [0x52, 0x49, 0x46, 0x46];
 const WAVE = [0x57, 0x41, 0x56, 0x45];
 
@@ -192,7 +190,7 @@ export class WavDecoder implements AudioDecoder {
         throw new CodecError('WAV_BAD_HEADER', `expected a RIFF/WAVE header, found '${fourcc(h, 0)}'…'${fourcc(h, 8)}'`, { byteOffset: at });
       }
       const size = u32(h, 4);
-      this.riffEnd = size === SIZE_UNKNOWN_ZERO || size === SIZE_UNKNOWN_MAX ? Infinity : at + CHUNK_HEADER_BYTES + size;
+      this.riffEnd = size === SIZE_UNKNOWN_ZERO || size === WAV_SIZE_UNKNOWN ? Infinity : at + CHUNK_HEADER_BYTES + size;
       this.files++;
       this.fmt = null;
       this.dataDone = false;
@@ -233,7 +231,7 @@ export class WavDecoder implements AudioDecoder {
       if (this.fmt === null) throw new CodecError('WAV_BAD_HEADER', `wav 'data' chunk before the 'fmt ' chunk`, { byteOffset: at });
       this.state = 'data';
       this.partialLen = 0;
-      this.remaining = size === SIZE_UNKNOWN_ZERO || size === SIZE_UNKNOWN_MAX ? Infinity : size;
+      this.remaining = size === SIZE_UNKNOWN_ZERO || size === WAV_SIZE_UNKNOWN ? Infinity : size;
       this.dataPad = size & 1;
       if (this.remaining === 0) this.endData(out);
       return;
