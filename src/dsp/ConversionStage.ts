@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
-import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
+import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
@@ -83,8 +83,8 @@ export function resolveOutputOptions(options: OutputOptions = {}, defaultFrameMs
   if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
     throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
   }
-  if (encoding !== 's16le' && encoding !== 'f32le' && encoding !== 'mulaw') {
-    throw new InvalidOptionError('output.encoding', `output.encoding must be s16le, f32le or mulaw, got ${String(encoding)}`);
+  if (!SAMPLE_ENCODINGS.includes(encoding)) {
+    throw new InvalidOptionError('output.encoding', `output.encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got ${String(encoding)}`);
   }
   if (channels !== undefined && channels !== 1 && channels !== 2) {
     throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);
