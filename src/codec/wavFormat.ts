@@ -4,6 +4,7 @@
  * the WAV file sink (`WavWriter`) and the local service's `wav` stream encoder.
  */
 import { CodecError } from '../errors.js';
+import { U32_MAX } from '../internal/u32.js';
 import type { SampleEncoding } from './types.js';
 
 export const WAVE_FORMAT_PCM = 0x0001;
@@ -20,7 +21,7 @@ export const CHUNK_HEADER_BYTES = 8;
  * The RIFF and `data` size (and `fact` frame count) of a stream whose length is unknown while it
  * is written: readers (our WavDecoder, ffmpeg) then read to the end of the file or stream.
  */
-export const WAV_SIZE_UNKNOWN = 0xffffffff;
+export const WAV_SIZE_UNKNOWN = U32_MAX;
 /** The largest size a header can state: one below {@link WAV_SIZE_UNKNOWN}. */
 const WAV_MAX_KNOWN_SIZE = WAV_SIZE_UNKNOWN - 1;
 /** Non-PCM `fmt `: WAVEFORMATEX with cbSize = 0. */

@@ -9,7 +9,7 @@
  *   holding audio back by a page.
  */
 import { OPUS_RATE, opusHeadPacket, opusTagsPacket } from '../../codec/opus/OpusHead.js';
-import { oggCrcUpdate } from '../../internal/oggCrc.js';
+import { U32_MAX } from '../../internal/u32.js';
 import { OggPageWriter } from './OggPageWriter.js';
 import { createOpusPacketEncoder, type OpusPacketEncoder } from './opusBackend.js';
 import type { StreamEncoder } from './types.js';
@@ -35,7 +35,7 @@ export class OggOpusStreamEncoder implements StreamEncoder {
   /** Samples (input rate) handed to the encoder, padding included. */
   private encoded = 0;
 
-  constructor(private readonly rate: number, bitrate: number, serial = (Math.random() * 0xffffffff) >>> 0) {
+  constructor(private readonly rate: number, bitrate: number, serial = (Math.random() * U32_MAX) >>> 0) {
     this.frame = (rate * OPUS_FRAME_MS) / MS_PER_SECOND;
     this.scale = OPUS_RATE / rate; // granule positions count 48 kHz samples whatever the input rate
     this.buf = new Int16Array(this.frame);
@@ -87,19 +87,10 @@ export class OggOpusStreamEncoder implements StreamEncoder {
     }
     const finalGranule = BigInt(OPUS_PRESKIP_48K + this.inputSamples * this.scale);
     // The last page's granule marks where the real audio ends (end trimming).
+    this.ogg.setGranule(finalGranule);
     const pages = this.ogg.flush(true);
-    if (pages.length === 1) {
-      const page = pages[0]!;
-      new DataView(page.buffer, page.byteOffset).setBigInt64(6, finalGranule, true);
-      rewriteCrc(page);
-    }
     this.enc.free();
     return [...out, ...pages];
   }
 }
 
-function rewriteCrc(page: Uint8Array): void {
-  const v = new DataView(page.buffer, page.byteOffset, page.byteLength);
-  v.setUint32(22, 0, true);
-  v.setUint32(22, oggCrcUpdate(0, page), true);
-}
