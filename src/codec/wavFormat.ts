@@ -4,6 +4,7 @@
  * the WAV file sink (`WavWriter`) and the local service's `wav` stream encoder.
  */
 import { CodecError } from '../errors.js';
+import { S16_BYTES, S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
 import { U32_MAX } from '../internal/u32.js';
 import type { SampleEncoding } from './types.js';
 
@@ -13,6 +14,9 @@ export const WAVE_FORMAT_MULAW = 0x0007;
 export const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 /** Shortest legal `fmt ` body (WAVEFORMAT + wBitsPerSample): also the PCM body we write. */
 export const FMT_MIN_BYTES = 16;
+/** "RIFF" and "WAVE", the fourccs a WAV file starts with. */
+export const RIFF_FOURCC = [0x52, 0x49, 0x46, 0x46] as const;
+export const WAVE_FOURCC = [0x57, 0x41, 0x56, 0x45] as const;
 /** "RIFF", its size, "WAVE". */
 export const RIFF_HEADER_BYTES = 12;
 /** A chunk's fourcc and size. */
@@ -30,13 +34,9 @@ const FACT_BYTES = 4;
 /** `fmt ` of WAVE_FORMAT_EXTENSIBLE: cbSize(2) validBits(2) channelMask(4) subFormat GUID(16). */
 const EXTENSIBLE_MIN_BYTES = 40;
 const SUBFORMAT_OFFSET = 24;
-const INT16_SCALE = 32768;
-const INT16_MAX = 32767;
-const INT16_MIN = -32768;
 /** 8-bit WAV is unsigned: this is its silence. */
 const U8_MIDPOINT = 128;
 const BITS_PER_BYTE = 8;
-const S16_BYTES = 2;
 const S24_BYTES = 3;
 const S32_BYTES = 4;
 const F32_BYTES = 4;
@@ -111,8 +111,8 @@ export function convertToS16(fmt: WavFmt, src: Uint8Array, start: number, frames
     case 'f32': {
       const view = new DataView(src.buffer, src.byteOffset + start, n * F32_BYTES);
       for (let i = 0; i < n; i++) {
-        const v = Math.round(view.getFloat32(i * F32_BYTES, true) * INT16_SCALE);
-        out[outStart + i] = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
+        const v = Math.round(view.getFloat32(i * F32_BYTES, true) * S16_SCALE);
+        out[outStart + i] = v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
       }
       return;
     }

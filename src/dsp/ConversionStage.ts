@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
 import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
+import { S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
@@ -46,9 +47,6 @@ export const DEFAULT_OUTPUT_FRAME_MS = DEFAULT_FRAME_MS;
  * stream (a second at 384 kHz stereo is 3 MB as float). A second bounds all three.
  */
 export const MAX_FRAME_MS = 1000;
-const S16_SCALE = 32768;
-const S16_MAX = 32767;
-const S16_MIN = -32768;
 const MAX_RATE = 384000;
 
 /** {@link OutputOptions} after {@link resolveOutputOptions}: checked, with the defaults filled in

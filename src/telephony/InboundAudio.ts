@@ -8,8 +8,8 @@
 import { Readable } from 'node:stream';
 import { mulawDecode } from '../dsp/mulaw.js';
 import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+import { S16_BYTES } from '../internal/s16.js';
 
-const S16_BYTES = 2;
 const DEFAULT_INBOUND_BUFFER_SECONDS = 5;
 
 /** @defaultValue 5 s of s16le at 8 kHz. */

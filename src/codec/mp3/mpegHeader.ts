@@ -2,6 +2,8 @@
  * Just enough of the MPEG audio frame header (ISO 11172-3 / 13818-3) and ID3v2 header to find
  * the first frame, its channel mode and whether it carries a Xing/Info (LAME) gapless tag.
  */
+/** "ID3" */
+export const ID3V2_MAGIC = [0x49, 0x44, 0x33] as const;
 export const ID3V2_HEADER_BYTES = 10;
 const ID3V2_FOOTER_FLAG = 0x10;
 const ID3V2_FOOTER_BYTES = 10;
@@ -49,7 +51,7 @@ export interface MpegFrameHeader {
 
 /** ID3v2 tag length at `b[p..]` (header + body + footer), or 0 when no "ID3" is there. */
 export function id3v2Length(b: Uint8Array, p: number): number {
-  if (b[p] !== 0x49 || b[p + 1] !== 0x44 || b[p + 2] !== 0x33) return 0;
+  if (b[p] !== ID3V2_MAGIC[0] || b[p + 1] !== ID3V2_MAGIC[1] || b[p + 2] !== ID3V2_MAGIC[2]) return 0;
   let size = 0;
   for (let i = 6; i < ID3V2_HEADER_BYTES; i++) size = (size << SYNCHSAFE_BITS) | (b[p + i]! & 0x7f);
   const footer = b[p + 5]! & ID3V2_FOOTER_FLAG ? ID3V2_FOOTER_BYTES : 0;
