@@ -20,9 +20,9 @@ export { AUDIO_FORMATS };
 export const LATENCY_MODES = ['low', 'normal', 'balanced'] as const;
 export type LatencyMode = (typeof LATENCY_MODES)[number];
 export const MP3_BITRATES = [64, 128, 192] as const;
-export const OPUS_BITRATES = [-1000, 24000, 32000, 48000, 64000] as const;
 /** `opus_bitrate` value meaning "let the encoder choose". */
 export const OPUS_BITRATE_AUTO = -1000;
+export const OPUS_BITRATES = [OPUS_BITRATE_AUTO, 24000, 32000, 48000, 64000] as const;
 
 /**
  * The longest `text` accepted, in UTF-16 code units. The spec leaves it unshown; the local service
