@@ -48,9 +48,12 @@ export const MP3_SAMPLE_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000,
  */
 export const OPUS_SAMPLE_RATES: readonly number[] = OPUS_NATIVE_RATES;
 
+/** The default `sample_rate` of every format but opus, whose default is its stream rate (48 kHz). */
+export const DEFAULT_SAMPLE_RATE = 44100;
+
 /** `sample_rate: null` (or absent) means this rate. */
 export function defaultSampleRate(format: AudioFormat): number {
-  return format === 'opus' ? OPUS_RATE : 44100;
+  return format === 'opus' ? OPUS_RATE : DEFAULT_SAMPLE_RATE;
 }
 
 /** Whether `rate` is legal for `format`. */
