@@ -8,7 +8,7 @@
 import { open, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { AudioFormat, SampleEncoding } from '../codec/types.js';
+import { AUDIO_FORMATS, SAMPLE_ENCODINGS, type AudioFormat, type SampleEncoding } from '../codec/types.js';
 import { createSpeechPipeline, type OutputFormat, type SpeechPipeline } from '../engine/SpeechPipeline.js';
 import { AbortError, SinkError, VoicewireError } from '../errors.js';
 import { WavWriter } from '../sinks/WavWriter.js';
@@ -29,8 +29,6 @@ On bad input (exit 1) or Ctrl-C (exit 130) the outputs hold what came before.
 
 ${EXIT_CODES_HELP}`;
 
-const FORMATS: readonly AudioFormat[] = ['wav', 'pcm', 'mp3', 'opus'];
-const ENCODINGS: readonly SampleEncoding[] = ['s16le', 'f32le', 'mulaw'];
 /** Used for the header of an empty output when the stream never said its rate. */
 const DEFAULT_SAMPLE_RATE = 44100;
 const TIME_DECIMALS = 1e6;
@@ -70,7 +68,7 @@ function parse(argv: string[]): DecodeArgs | 'help' {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing <capture.sse|-> input' : `expected one input, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = values.format;
   if (format === undefined) throw new UsageError('--format is required');
-  if (!FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${format}'`);
+  if (!AUDIO_FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got '${format}'`);
   if (values.out === undefined) throw new UsageError('--out is required');
   let sampleRate: number | undefined;
   if (values['sample-rate'] !== undefined) {
@@ -85,7 +83,7 @@ function parse(argv: string[]): DecodeArgs | 'help' {
     if (Number.isNaN(resample)) throw new UsageError(`--resample must be a positive integer (Hz), got '${values.resample}'`);
   }
   const encoding = (values.encoding ?? 's16le') as SampleEncoding;
-  if (!ENCODINGS.includes(encoding)) throw new UsageError(`--encoding must be one of ${ENCODINGS.join(', ')}, got '${values.encoding}'`);
+  if (!SAMPLE_ENCODINGS.includes(encoding)) throw new UsageError(`--encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
   return { input: positionals[0] as string, format: format as AudioFormat, sampleRate, resample, encoding, out: values.out, words: values.words };
 }
 

@@ -8,9 +8,9 @@
  */
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, PcmFormat } from './types.js';
+import { S16_BYTES } from '../internal/s16.js';
 
 /** Bytes per s16le sample. */
-const BYTES_PER_SAMPLE = 2;
 const NO_CARRY = -1;
 
 export interface PcmDecoderOptions {
@@ -61,17 +61,17 @@ export class PcmDecoder implements AudioDecoder {
     } else {
       out = new Int16Array(count);
       // Copy bytes into the (little-endian) sample memory: no alignment needed on the input view.
-      const outBytes = new Uint8Array(out.buffer, 0, count * BYTES_PER_SAMPLE);
+      const outBytes = new Uint8Array(out.buffer, 0, count * S16_BYTES);
       if (hasCarry) {
         if (count > 0) {
           outBytes[0] = this.carry;
-          outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE - 1), 1);
+          outBytes.set(bytes.subarray(0, count * S16_BYTES - 1), 1);
         }
       } else {
-        outBytes.set(bytes.subarray(0, count * BYTES_PER_SAMPLE));
+        outBytes.set(bytes.subarray(0, count * S16_BYTES));
       }
     }
-    this.carry = total % BYTES_PER_SAMPLE === 1 ? (bytes[n - 1] as number) : NO_CARRY;
+    this.carry = total % S16_BYTES === 1 ? (bytes[n - 1] as number) : NO_CARRY;
     return { pcm: count > 0 ? [out] : [], errors: [] };
   }
 

@@ -13,16 +13,14 @@
  */
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, DecodeHint, PcmFormat } from './types.js';
-import { convertToS16, parseWavFmt, type WavFmt } from './wavFormat.js';
+import {
+  CHUNK_HEADER_BYTES, convertToS16, parseWavFmt, RIFF_FOURCC, RIFF_HEADER_BYTES, WAV_SIZE_UNKNOWN, WAVE_FOURCC, type WavFmt,
+} from './wavFormat.js';
 
-const RIFF_HEADER_BYTES = 12;
-const CHUNK_HEADER_BYTES = 8;
 /** A `fmt ` body larger than this is not a real header. */
 const MAX_FMT_BYTES = 1024;
+/** Some streaming writers say "size unknown" with 0 rather than {@link WAV_SIZE_UNKNOWN}. */
 const SIZE_UNKNOWN_ZERO = 0;
-const SIZE_UNKNOWN_MAX = 0xffffffff;
-const RIFF = [0x52, 0x49, 0x46, 0x46];
-const WAVE = [0x57, 0x41, 0x56, 0x45];
 
 type State =
   | 'riff' // collecting a 12-byte RIFF/WAVE header
@@ -39,7 +37,7 @@ function fourcc(b: Uint8Array, at: number): string {
 function u32(b: Uint8Array, at: number): number {
   return ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
 }
-function matches(b: Uint8Array, at: number, sig: number[], len: number): boolean {
+function matches(b: Uint8Array, at: number, sig: readonly number[], len: number): boolean {
   for (let i = 0; i < len; i++) if (b[at + i] !== sig[i]) return false;
   return true;
 }
@@ -83,7 +81,7 @@ export class WavDecoder implements AudioDecoder {
     const out: DecodedAudio = { pcm: [], errors: [] };
     if (this.state === 'failed') return out;
     if (hint?.chunkStart && this.state === 'data' && this.remaining === Infinity) {
-      this.beginHeader('probe', RIFF.length);
+      this.beginHeader('probe', RIFF_FOURCC.length);
     }
     try {
       this.run(bytes, out);
@@ -165,13 +163,13 @@ export class WavDecoder implements AudioDecoder {
       i += take;
       this.pos += take;
       if (state === 'probe') {
-        const len = Math.min(this.hdrLen, RIFF.length);
-        if (!matches(this.hdr, 0, RIFF, len)) {
+        const len = Math.min(this.hdrLen, RIFF_FOURCC.length);
+        if (!matches(this.hdr, 0, RIFF_FOURCC, len)) {
           this.state = 'data';
           this.emitData(this.hdr.subarray(0, this.hdrLen), out);
           continue;
         }
-        if (this.hdrLen === RIFF.length) {
+        if (this.hdrLen === RIFF_FOURCC.length) {
           // A new WAV begins: keep "RIFF" and collect the rest of its header.
           this.dropPartial(out);
           this.state = 'riff';
@@ -188,11 +186,11 @@ export class WavDecoder implements AudioDecoder {
     const h = this.hdr;
     const at = this.hdrOffset;
     if (this.state === 'riff') {
-      if (!matches(h, 0, RIFF, 4) || !matches(h, 8, WAVE, 4)) {
+      if (!matches(h, 0, RIFF_FOURCC, 4) || !matches(h, 8, WAVE_FOURCC, 4)) {
         throw new CodecError('WAV_BAD_HEADER', `expected a RIFF/WAVE header, found '${fourcc(h, 0)}'…'${fourcc(h, 8)}'`, { byteOffset: at });
       }
       const size = u32(h, 4);
-      this.riffEnd = size === SIZE_UNKNOWN_ZERO || size === SIZE_UNKNOWN_MAX ? Infinity : at + CHUNK_HEADER_BYTES + size;
+      this.riffEnd = size === SIZE_UNKNOWN_ZERO || size === WAV_SIZE_UNKNOWN ? Infinity : at + CHUNK_HEADER_BYTES + size;
       this.files++;
       this.fmt = null;
       this.dataDone = false;
@@ -214,7 +212,7 @@ export class WavDecoder implements AudioDecoder {
     // An 8-byte chunk header.
     const id = fourcc(h, 0);
     const size = u32(h, 4);
-    if (matches(h, 0, RIFF, 4) && this.fmt !== null) {
+    if (matches(h, 0, RIFF_FOURCC, 4) && this.fmt !== null) {
       // The next WAV of a one-WAV-per-chunk stream: re-read it as a RIFF header.
       this.state = 'riff';
       this.hdrNeed = RIFF_HEADER_BYTES;
@@ -233,7 +231,7 @@ export class WavDecoder implements AudioDecoder {
       if (this.fmt === null) throw new CodecError('WAV_BAD_HEADER', `wav 'data' chunk before the 'fmt ' chunk`, { byteOffset: at });
       this.state = 'data';
       this.partialLen = 0;
-      this.remaining = size === SIZE_UNKNOWN_ZERO || size === SIZE_UNKNOWN_MAX ? Infinity : size;
+      this.remaining = size === SIZE_UNKNOWN_ZERO || size === WAV_SIZE_UNKNOWN ? Infinity : size;
       this.dataPad = size & 1;
       if (this.remaining === 0) this.endData(out);
       return;

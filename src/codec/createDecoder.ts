@@ -7,7 +7,7 @@
  */
 import { InvalidOptionError } from '../errors.js';
 import { PcmDecoder } from './PcmDecoder.js';
-import type { AudioDecoder, AudioFormat } from './types.js';
+import { AUDIO_FORMATS, type AudioDecoder, type AudioFormat } from './types.js';
 import { WavDecoder } from './WavDecoder.js';
 import { OggOpusDecoder } from './OpusDecoder.js';
 import { Mp3Decoder } from './Mp3Decoder.js';
@@ -64,6 +64,6 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
         ...(opts.onInvalidPage === undefined ? {} : { onInvalidPage: opts.onInvalidPage }),
       });
     default:
-      throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected pcm, wav, mp3 or opus)`);
+      throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected one of ${AUDIO_FORMATS.join(', ')})`);
   }
 }

@@ -1,6 +1,8 @@
 import { CodecError } from '../errors.js';
 import type { AudioFormat } from './types.js';
-import { parseMpegHeader } from './mp3/mpegHeader.js';
+import { ID3V2_MAGIC, parseMpegHeader } from './mp3/mpegHeader.js';
+import { OGGS_CAPTURE } from './ogg/oggPageLayout.js';
+import { RIFF_FOURCC } from './wavFormat.js';
 
 /**
  * The format check: the first bytes of the audio against the declared `format`, so that a wrong
@@ -9,10 +11,8 @@ import { parseMpegHeader } from './mp3/mpegHeader.js';
 export type SniffedContainer = 'ogg' | 'mp3' | 'wav' | 'unknown';
 /** Bytes `sniffContainer` needs to decide. */
 export const SNIFF_BYTES = 4;
-const OGGS = [0x4f, 0x67, 0x67, 0x53];
-const RIFF = [0x52, 0x49, 0x46, 0x46];
+/** "RF64": WAV with 64-bit sizes (EBU Tech 3306). */
 const RF64 = [0x52, 0x46, 0x36, 0x34];
-const ID3 = [0x49, 0x44, 0x33];
 
 function startsWith(b: Uint8Array, magic: readonly number[]): boolean {
   for (let i = 0; i < magic.length; i++) if (b[i] !== magic[i]) return false;
@@ -22,9 +22,9 @@ function startsWith(b: Uint8Array, magic: readonly number[]): boolean {
 /** What the bytes look like; undefined while fewer than {@link SNIFF_BYTES} are given. */
 export function sniffContainer(b: Uint8Array): SniffedContainer | undefined {
   if (b.length < SNIFF_BYTES) return undefined;
-  if (startsWith(b, OGGS)) return 'ogg';
-  if (startsWith(b, RIFF) || startsWith(b, RF64)) return 'wav';
-  if (startsWith(b, ID3) || parseMpegHeader(b, 0) !== null) return 'mp3';
+  if (startsWith(b, OGGS_CAPTURE)) return 'ogg';
+  if (startsWith(b, RIFF_FOURCC) || startsWith(b, RF64)) return 'wav';
+  if (startsWith(b, ID3V2_MAGIC) || parseMpegHeader(b, 0) !== null) return 'mp3';
   return 'unknown';
 }
 
@@ -46,7 +46,7 @@ export function checkDeclaredFormat(declared: AudioFormat, b: Uint8Array): Codec
   const found = sniffContainer(b);
   if (found === undefined) return undefined;
   if (declared === 'pcm') {
-    if (found === 'unknown' || (found === 'mp3' && !startsWith(b, ID3))) return null;
+    if (found === 'unknown' || (found === 'mp3' && !startsWith(b, ID3V2_MAGIC))) return null;
   } else if (found === EXPECTED[declared]) {
     return null;
   }

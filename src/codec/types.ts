@@ -1,10 +1,15 @@
 import type { CodecError } from '../errors.js';
 
-/** The `format` values of a speech synthesis request. */
-export type AudioFormat = 'pcm' | 'wav' | 'mp3' | 'opus';
+/**
+ * The `format` values of a speech synthesis request, each of which the engine decodes: the one
+ * list (the request validation, the CLI and the decoder factory's message all read it).
+ */
+export const AUDIO_FORMATS = ['wav', 'pcm', 'mp3', 'opus'] as const;
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 
-/** Sample encodings the engine can output. */
-export type SampleEncoding = 's16le' | 'f32le' | 'mulaw';
+/** Sample encodings the engine can output: the one list (output options and the CLI read it). */
+export const SAMPLE_ENCODINGS = ['s16le', 'f32le', 'mulaw'] as const;
+export type SampleEncoding = (typeof SAMPLE_ENCODINGS)[number];
 
 export interface PcmFormat {
   sampleRate: number;

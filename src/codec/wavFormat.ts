@@ -1,28 +1,46 @@
 /**
- * The `fmt ` chunk of a RIFF/WAVE file and the sample conversion to s16 (pure helpers for
- * {@link WavDecoder}).
+ * The RIFF/WAVE layout in one place: the `fmt ` chunk parser and the sample conversion to s16
+ * (pure helpers for {@link WavDecoder}), and {@link wavHeader}, the one header writer used by both
+ * the WAV file sink (`WavWriter`) and the local service's `wav` stream encoder.
  */
 import { CodecError } from '../errors.js';
+import { S16_BYTES, S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
+import { U32_MAX } from '../internal/u32.js';
+import type { SampleEncoding } from './types.js';
 
 export const WAVE_FORMAT_PCM = 0x0001;
 export const WAVE_FORMAT_IEEE_FLOAT = 0x0003;
 export const WAVE_FORMAT_MULAW = 0x0007;
 export const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
-/** Shortest legal `fmt ` body (WAVEFORMAT + wBitsPerSample). */
+/** Shortest legal `fmt ` body (WAVEFORMAT + wBitsPerSample): also the PCM body we write. */
 export const FMT_MIN_BYTES = 16;
+/** "RIFF" and "WAVE", the fourccs a WAV file starts with. */
+export const RIFF_FOURCC = [0x52, 0x49, 0x46, 0x46] as const;
+export const WAVE_FOURCC = [0x57, 0x41, 0x56, 0x45] as const;
+/** "RIFF", its size, "WAVE". */
+export const RIFF_HEADER_BYTES = 12;
+/** A chunk's fourcc and size. */
+export const CHUNK_HEADER_BYTES = 8;
+/**
+ * The RIFF and `data` size (and `fact` frame count) of a stream whose length is unknown while it
+ * is written: readers (our WavDecoder, ffmpeg) then read to the end of the file or stream.
+ */
+export const WAV_SIZE_UNKNOWN = U32_MAX;
+/** The largest size a header can state: one below {@link WAV_SIZE_UNKNOWN}. */
+const WAV_MAX_KNOWN_SIZE = WAV_SIZE_UNKNOWN - 1;
+/** Non-PCM `fmt `: WAVEFORMATEX with cbSize = 0. */
+const EX_FMT_BYTES = 18;
+const FACT_BYTES = 4;
 /** `fmt ` of WAVE_FORMAT_EXTENSIBLE: cbSize(2) validBits(2) channelMask(4) subFormat GUID(16). */
 const EXTENSIBLE_MIN_BYTES = 40;
 const SUBFORMAT_OFFSET = 24;
-const INT16_SCALE = 32768;
-const INT16_MAX = 32767;
-const INT16_MIN = -32768;
 /** 8-bit WAV is unsigned: this is its silence. */
 const U8_MIDPOINT = 128;
 const BITS_PER_BYTE = 8;
-const S16_BYTES = 2;
 const S24_BYTES = 3;
 const S32_BYTES = 4;
 const F32_BYTES = 4;
+const MULAW_BYTES = 1;
 
 export type WavSampleKind = 'u8' | 's16' | 's24' | 's32' | 'f32';
 
@@ -93,10 +111,69 @@ export function convertToS16(fmt: WavFmt, src: Uint8Array, start: number, frames
     case 'f32': {
       const view = new DataView(src.buffer, src.byteOffset + start, n * F32_BYTES);
       for (let i = 0; i < n; i++) {
-        const v = Math.round(view.getFloat32(i * F32_BYTES, true) * INT16_SCALE);
-        out[outStart + i] = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
+        const v = Math.round(view.getFloat32(i * F32_BYTES, true) * S16_SCALE);
+        out[outStart + i] = v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
       }
       return;
     }
   }
+}
+
+/** The format a header describes. */
+export interface WavFormat {
+  sampleRate: number;
+  channels: number;
+  /** @defaultValue 's16le' */
+  encoding?: SampleEncoding;
+}
+
+const SPECS: Record<SampleEncoding, { tag: number; bytes: number }> = {
+  s16le: { tag: WAVE_FORMAT_PCM, bytes: S16_BYTES },
+  f32le: { tag: WAVE_FORMAT_IEEE_FLOAT, bytes: F32_BYTES },
+  mulaw: { tag: WAVE_FORMAT_MULAW, bytes: MULAW_BYTES },
+};
+
+/** Header length in bytes for `encoding` (44 for s16le, 58 with `fact` for f32le / μ-law). */
+export function wavHeaderLength(encoding: SampleEncoding = 's16le'): number {
+  return encoding === 's16le'
+    ? RIFF_HEADER_BYTES + CHUNK_HEADER_BYTES + FMT_MIN_BYTES + CHUNK_HEADER_BYTES
+    : RIFF_HEADER_BYTES + CHUNK_HEADER_BYTES + EX_FMT_BYTES + CHUNK_HEADER_BYTES + FACT_BYTES + CHUNK_HEADER_BYTES;
+}
+
+/**
+ * A WAV header for `dataBytes` of audio; `undefined` writes "size unknown" (streaming). s16le is
+ * format 1 with a 16-byte `fmt `; f32le (format 3, IEEE float) and μ-law (format 7, G.711) carry
+ * cbSize and the `fact` chunk that non-PCM formats need. An odd `dataBytes` is followed by a pad
+ * byte the caller writes (the RIFF size counts it).
+ */
+export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
+  const encoding = format.encoding ?? 's16le';
+  const spec = SPECS[encoding];
+  const length = wavHeaderLength(encoding);
+  const h = Buffer.alloc(length);
+  const blockAlign = spec.bytes * format.channels;
+  const known = dataBytes !== undefined;
+  const data = known ? dataBytes : 0;
+  const riffSize = known ? Math.min(WAV_MAX_KNOWN_SIZE, length - CHUNK_HEADER_BYTES + data + (data & 1)) : WAV_SIZE_UNKNOWN;
+  let p = 0;
+  p += h.write('RIFF', p, 'latin1');
+  p = h.writeUInt32LE(riffSize, p);
+  p += h.write('WAVE', p, 'latin1');
+  p += h.write('fmt ', p, 'latin1');
+  p = h.writeUInt32LE(encoding === 's16le' ? FMT_MIN_BYTES : EX_FMT_BYTES, p);
+  p = h.writeUInt16LE(spec.tag, p);
+  p = h.writeUInt16LE(format.channels, p);
+  p = h.writeUInt32LE(format.sampleRate, p);
+  p = h.writeUInt32LE(format.sampleRate * blockAlign, p);
+  p = h.writeUInt16LE(blockAlign, p);
+  p = h.writeUInt16LE(spec.bytes * BITS_PER_BYTE, p);
+  if (encoding !== 's16le') {
+    p = h.writeUInt16LE(0, p); // cbSize
+    p += h.write('fact', p, 'latin1');
+    p = h.writeUInt32LE(FACT_BYTES, p);
+    p = h.writeUInt32LE(known ? Math.floor(data / blockAlign) : WAV_SIZE_UNKNOWN, p);
+  }
+  p += h.write('data', p, 'latin1');
+  h.writeUInt32LE(known ? Math.min(data, WAV_MAX_KNOWN_SIZE) : WAV_SIZE_UNKNOWN, p);
+  return h;
 }

@@ -1,7 +1,8 @@
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
-import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
+import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
+import { S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
@@ -46,9 +47,6 @@ export const DEFAULT_OUTPUT_FRAME_MS = DEFAULT_FRAME_MS;
  * stream (a second at 384 kHz stereo is 3 MB as float). A second bounds all three.
  */
 export const MAX_FRAME_MS = 1000;
-const S16_SCALE = 32768;
-const S16_MAX = 32767;
-const S16_MIN = -32768;
 const MAX_RATE = 384000;
 
 /** {@link OutputOptions} after {@link resolveOutputOptions}: checked, with the defaults filled in
@@ -83,8 +81,8 @@ export function resolveOutputOptions(options: OutputOptions = {}, defaultFrameMs
   if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
     throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
   }
-  if (encoding !== 's16le' && encoding !== 'f32le' && encoding !== 'mulaw') {
-    throw new InvalidOptionError('output.encoding', `output.encoding must be s16le, f32le or mulaw, got ${String(encoding)}`);
+  if (!SAMPLE_ENCODINGS.includes(encoding)) {
+    throw new InvalidOptionError('output.encoding', `output.encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got ${String(encoding)}`);
   }
   if (channels !== undefined && channels !== 1 && channels !== 2) {
     throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);

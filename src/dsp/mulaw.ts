@@ -4,14 +4,17 @@
  * bias 33, eight segments, all bits inverted on the wire. Encoding is one 64 KiB table lookup
  * (measured as fast as alawmulaw, see native-notes/resampler.md).
  */
+import { S16_MAX, S16_MIN } from '../internal/s16.js';
+
 const BIAS = 33;
 const MAX_MAGNITUDE = 0x1fff;
 const SEGMENT_SHIFT = 6;
 const SIGN_BIT = 0x80;
 const NIBBLE = 0x0f;
 const SEGMENTS = 8;
-const S16_VALUES = 65536;
-const S16_OFFSET = 32768;
+/** The encode table has one entry per s16 value, indexed from S16_MIN. */
+const S16_VALUES = S16_MAX - S16_MIN + 1;
+const S16_OFFSET = -S16_MIN;
 
 /** One sample, computed from the definition (the table below is built from this). */
 export function mulawEncodeSample(x: number): number {

@@ -6,7 +6,8 @@
  * @see docs/service-interface.md#speech-synthesis-request and #limits
  */
 import { RequestValidationError } from '../errors.js';
-import type { AudioFormat } from '../codec/types.js';
+import { OPUS_NATIVE_RATES, OPUS_RATE } from '../codec/opus/OpusHead.js';
+import { AUDIO_FORMATS, type AudioFormat } from '../codec/types.js';
 
 /** Values of the `model` header. */
 export const TTS_MODELS = ['s1', 's2-pro', 's2.1-pro', 's2.1-pro-free', 'drama-3-preview'] as const;
@@ -14,13 +15,14 @@ export type TtsModel = (typeof TTS_MODELS)[number];
 /** Used when the `model` header is absent or unrecognised (spec, Versioning 6). */
 export const DEFAULT_MODEL: TtsModel = 's2.1-pro';
 
-export const AUDIO_FORMATS: readonly AudioFormat[] = ['wav', 'pcm', 'mp3', 'opus'];
+/** The request's `format` values are the formats the engine decodes (one list, in codec/types.ts). */
+export { AUDIO_FORMATS };
 export const LATENCY_MODES = ['low', 'normal', 'balanced'] as const;
 export type LatencyMode = (typeof LATENCY_MODES)[number];
 export const MP3_BITRATES = [64, 128, 192] as const;
-export const OPUS_BITRATES = [-1000, 24000, 32000, 48000, 64000] as const;
 /** `opus_bitrate` value meaning "let the encoder choose". */
 export const OPUS_BITRATE_AUTO = -1000;
+export const OPUS_BITRATES = [OPUS_BITRATE_AUTO, 24000, 32000, 48000, 64000] as const;
 
 /**
  * The longest `text` accepted, in UTF-16 code units. The spec leaves it unshown; the local service
@@ -38,19 +40,27 @@ export const PROSODY_VOLUME_DB_RANGE = { min: -20, max: 20 } as const;
 export const PCM_RATE_RANGE = { min: 8000, max: 48000 } as const;
 /** The sample rates MPEG-1/2/2.5 layer III can carry. */
 export const MP3_SAMPLE_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
-/** The OpusHead input rates (the Ogg Opus stream itself always runs at 48 kHz). */
-export const OPUS_SAMPLE_RATES = [8000, 12000, 16000, 24000, 48000] as const;
+/**
+ * The opus `sample_rate`s a request may ask for: the OpusHead input rate, i.e. the rate the
+ * service's libopus encoder runs at (the Ogg Opus stream itself always runs at 48 kHz). libopus
+ * accepts exactly its native rates there, the same set the engine's decoder outputs natively, so
+ * this is that list rather than a copy of it.
+ */
+export const OPUS_SAMPLE_RATES: readonly number[] = OPUS_NATIVE_RATES;
+
+/** The default `sample_rate` of every format but opus, whose default is its stream rate (48 kHz). */
+export const DEFAULT_SAMPLE_RATE = 44100;
 
 /** `sample_rate: null` (or absent) means this rate. */
 export function defaultSampleRate(format: AudioFormat): number {
-  return format === 'opus' ? 48000 : 44100;
+  return format === 'opus' ? OPUS_RATE : DEFAULT_SAMPLE_RATE;
 }
 
 /** Whether `rate` is legal for `format`. */
 export function isLegalSampleRate(format: AudioFormat, rate: number): boolean {
   if (!Number.isInteger(rate)) return false;
   if (format === 'mp3') return (MP3_SAMPLE_RATES as readonly number[]).includes(rate);
-  if (format === 'opus') return (OPUS_SAMPLE_RATES as readonly number[]).includes(rate);
+  if (format === 'opus') return OPUS_SAMPLE_RATES.includes(rate);
   return rate >= PCM_RATE_RANGE.min && rate <= PCM_RATE_RANGE.max;
 }
 

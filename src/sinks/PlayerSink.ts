@@ -21,6 +21,7 @@ import { detectAudioOutput, type DetectOptions, type PlayerCommand } from './aud
 import { PlaybackClock } from './PlaybackClock.js';
 import { PlayerProcess, type PlayerFormat } from './PlayerProcess.js';
 import { systemClock, type Clock } from '../internal/clock.js';
+import { S16_BYTES } from '../internal/s16.js';
 
 /** Time source and timers, injectable so tests run on a fake clock. Times in ms. */
 export type SinkClock = Clock;
@@ -49,7 +50,6 @@ export interface PlayerSinkOptions {
 export const DEFAULT_LEAD_MS = 60;
 export const DEFAULT_POSITION_INTERVAL_MS = 20;
 const MS_PER_SEC = 1000;
-const BYTES_PER_S16 = 2;
 
 export class PlayerSink extends Writable {
   /** The player in use, or null when pacing in silence. */
@@ -195,7 +195,7 @@ export class PlayerSink extends Writable {
     } else if (format.sampleRate !== this.format.sampleRate || format.channels !== this.format.channels) {
       throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels} → ${format.sampleRate} Hz × ${format.channels})`);
     }
-    return { bytes, sampleCount: bytes.length / (BYTES_PER_S16 * format.channels) };
+    return { bytes, sampleCount: bytes.length / (S16_BYTES * format.channels) };
   }
 
   private startPlayer(player: PlayerCommand, format: PlayerFormat): void {

@@ -4,80 +4,17 @@
  * unknown" (0xFFFFFFFF), which streaming readers (voicewire's WavDecoder, ffmpeg) read to the end,
  * so a file cut short by a crash is still playable.
  *
- * {@link wavHeader} is the pure part: s16le (format 1), f32le (format 3, IEEE float) and μ-law
- * (format 7, G.711), with the `fact` chunk that non-PCM formats carry.
+ * {@link wavHeader} (in codec/wavFormat.ts) is the pure part: s16le (format 1), f32le (format 3,
+ * IEEE float) and μ-law (format 7, G.711), with the `fact` chunk that non-PCM formats carry.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import type { SampleEncoding } from '../codec/types.js';
-import { WAVE_FORMAT_IEEE_FLOAT, WAVE_FORMAT_MULAW, WAVE_FORMAT_PCM } from '../codec/wavFormat.js';
+import { wavHeader, type WavFormat } from '../codec/wavFormat.js';
 
-export interface WavFormat {
-  sampleRate: number;
-  channels: number;
-  /** @defaultValue 's16le' */
-  encoding?: SampleEncoding;
-}
+/** The header writer lives beside the WAV parser: the local service's `wav` encoder writes the same bytes. */
+export { WAV_SIZE_UNKNOWN, wavHeader, wavHeaderLength, type WavFormat } from '../codec/wavFormat.js';
 
-const PCM_FMT_BYTES = 16;
-/** Non-PCM `fmt `: WAVEFORMATEX with cbSize = 0. */
-const EX_FMT_BYTES = 18;
-const FACT_BYTES = 4;
-const CHUNK_HEADER = 8;
-const RIFF_HEADER = 12;
-/** "Size unknown" in a streamed WAV header. */
-export const WAV_SIZE_UNKNOWN = 0xffffffff;
-const MAX_RIFF_SIZE = 0xfffffffe;
-const BITS_PER_BYTE = 8;
 /** Audio staged in memory before one file write (a few hundred 20 ms frames). */
 const WRITE_BATCH_BYTES = 64 * 1024;
-
-const SPECS: Record<SampleEncoding, { tag: number; bytes: number }> = {
-  s16le: { tag: WAVE_FORMAT_PCM, bytes: 2 },
-  f32le: { tag: WAVE_FORMAT_IEEE_FLOAT, bytes: 4 },
-  mulaw: { tag: WAVE_FORMAT_MULAW, bytes: 1 },
-};
-
-/** Header length in bytes for `encoding` (44 for s16le, 58 with `fact` for f32le / μ-law). */
-export function wavHeaderLength(encoding: SampleEncoding = 's16le'): number {
-  return encoding === 's16le' ? RIFF_HEADER + CHUNK_HEADER + PCM_FMT_BYTES + CHUNK_HEADER : RIFF_HEADER + CHUNK_HEADER + EX_FMT_BYTES + CHUNK_HEADER + FACT_BYTES + CHUNK_HEADER;
-}
-
-/**
- * A WAV header for `dataBytes` of audio; `undefined` writes "size unknown" (streaming).
- * An odd `dataBytes` is followed by a pad byte the caller writes (the RIFF size counts it).
- */
-export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
-  const encoding = format.encoding ?? 's16le';
-  const spec = SPECS[encoding];
-  const length = wavHeaderLength(encoding);
-  const h = Buffer.alloc(length);
-  const blockAlign = spec.bytes * format.channels;
-  const known = dataBytes !== undefined;
-  const data = known ? dataBytes : 0;
-  const riffSize = known ? Math.min(MAX_RIFF_SIZE, length - CHUNK_HEADER + data + (data & 1)) : WAV_SIZE_UNKNOWN;
-  let p = 0;
-  p += h.write('RIFF', p, 'latin1');
-  p = h.writeUInt32LE(riffSize, p);
-  p += h.write('WAVE', p, 'latin1');
-  p += h.write('fmt ', p, 'latin1');
-  const fmtBytes = encoding === 's16le' ? PCM_FMT_BYTES : EX_FMT_BYTES;
-  p = h.writeUInt32LE(fmtBytes, p);
-  p = h.writeUInt16LE(spec.tag, p);
-  p = h.writeUInt16LE(format.channels, p);
-  p = h.writeUInt32LE(format.sampleRate, p);
-  p = h.writeUInt32LE(format.sampleRate * blockAlign, p);
-  p = h.writeUInt16LE(blockAlign, p);
-  p = h.writeUInt16LE(spec.bytes * BITS_PER_BYTE, p);
-  if (encoding !== 's16le') {
-    p = h.writeUInt16LE(0, p); // cbSize
-    p += h.write('fact', p, 'latin1');
-    p = h.writeUInt32LE(FACT_BYTES, p);
-    p = h.writeUInt32LE(known ? Math.floor(data / blockAlign) : WAV_SIZE_UNKNOWN, p);
-  }
-  p += h.write('data', p, 'latin1');
-  h.writeUInt32LE(known ? Math.min(data, MAX_RIFF_SIZE) : WAV_SIZE_UNKNOWN, p);
-  return h;
-}
 
 /**
  * Appends audio to a WAV file and fixes its header on close.

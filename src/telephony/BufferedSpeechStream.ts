@@ -6,10 +6,11 @@
 import { Readable } from 'node:stream';
 import type { AudioFrame } from '../codec/types.js';
 import { InvalidOptionError } from '../errors.js';
-import type { SpeechSource, SpeechStream, SpeechWord } from './speechSource.js';
+import { TELEPHONY_FRAME_MS, type SpeechSource, type SpeechStream, type SpeechWord } from './speechSource.js';
 import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
 
-const FRAME_SAMPLES = TWILIO_SAMPLE_RATE / 50; // 20 ms
+const MS_PER_SECOND = 1000;
+const FRAME_SAMPLES = (TWILIO_SAMPLE_RATE * TELEPHONY_FRAME_MS) / MS_PER_SECOND;
 const READ_AHEAD_FRAMES = 4;
 
 export class BufferedSpeechStream extends Readable implements SpeechStream {

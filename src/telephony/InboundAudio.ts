@@ -7,9 +7,13 @@
  */
 import { Readable } from 'node:stream';
 import { mulawDecode } from '../dsp/mulaw.js';
+import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+import { S16_BYTES } from '../internal/s16.js';
+
+const DEFAULT_INBOUND_BUFFER_SECONDS = 5;
 
 /** @defaultValue 5 s of s16le at 8 kHz. */
-export const DEFAULT_INBOUND_BUFFER_BYTES = 5 * 8000 * 2;
+export const DEFAULT_INBOUND_BUFFER_BYTES = DEFAULT_INBOUND_BUFFER_SECONDS * TWILIO_SAMPLE_RATE * S16_BYTES;
 
 export class InboundAudio extends Readable {
   /** Bytes of PCM dropped because the reader fell behind. */

@@ -11,12 +11,11 @@ import type { ResolvedCallOptions } from './callOptions.js';
 import type { MediaSocket } from './mediaSocket.js';
 import type { TwilioCallStats } from './callTypes.js';
 import { SendPacer } from './SendPacer.js';
-import { clearMessage, markMessage, mediaMessage, TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+import { clearMessage, markMessage, mediaMessage, TWILIO_SAMPLES_PER_MS } from './twilioMessages.js';
 import type { Utterance, UtteranceSink } from './Utterance.js';
 
 /** `WebSocket.OPEN`, without importing `ws` as a value. */
 export const WS_OPEN = 1;
-const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
 
 export class OutboundMedia {
   readonly stats: TwilioCallStats;
@@ -124,8 +123,8 @@ export class OutboundMedia {
         return; // 'readable' or the end mark's echo wakes us
       }
       const samples = utterance.sendFrame(frame, this.sink);
-      this.pacer.sent(now, due, samples / SAMPLES_PER_MS);
-      const unackMs = utterance.unacknowledgedSamples / SAMPLES_PER_MS;
+      this.pacer.sent(now, due, samples / TWILIO_SAMPLES_PER_MS);
+      const unackMs = utterance.unacknowledgedSamples / TWILIO_SAMPLES_PER_MS;
       if (unackMs > this.stats.maxUnacknowledgedMs) this.stats.maxUnacknowledgedMs = unackMs;
     }
   }

@@ -5,8 +5,8 @@ import { InvalidOptionError } from '../errors.js';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import type { TelephonyClock } from './clock.js';
 import { systemClock } from './clock.js';
-import type { SpeechSource } from './speechSource.js';
-import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+import { TELEPHONY_FRAME_MS, type SpeechSource } from './speechSource.js';
+import { TWILIO_SAMPLES_PER_MS } from './twilioMessages.js';
 
 /** @defaultValue 200 ms of audio buffered at the phone ahead of what it plays. */
 export const DEFAULT_LEAD_MS = 200;
@@ -17,8 +17,6 @@ export const DEFAULT_MAX_SOCKET_BUFFERED_BYTES = 64 * 1024;
 /** Slack over lead + mark spacing before an unechoed phone pauses sending. */
 export const UNACKNOWLEDGED_SLACK_MS = 1000;
 export const DEFAULT_MAX_QUEUED_UTTERANCES = 16;
-const FRAME_MS = 20;
-const SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
 
 export interface TwilioCallOptions {
   /**
@@ -60,7 +58,7 @@ export interface ResolvedCallOptions {
 export function resolveCallOptions(options: TwilioCallOptions): ResolvedCallOptions {
   const leadMs = checked(options.leadMs ?? DEFAULT_LEAD_MS, 'leadMs', true);
   const every = Math.floor(checked(options.markEveryFrames ?? DEFAULT_MARK_EVERY_FRAMES, 'markEveryFrames', true));
-  const markSpacingMs = (every === 0 ? FALLBACK_MARK_SPACING_FRAMES : every) * FRAME_MS;
+  const markSpacingMs = (every === 0 ? FALLBACK_MARK_SPACING_FRAMES : every) * TELEPHONY_FRAME_MS;
   const maxUnackMs = checked(options.maxUnacknowledgedMs ?? leadMs + markSpacingMs + UNACKNOWLEDGED_SLACK_MS, 'maxUnacknowledgedMs', false);
   return {
     clock: options.clock ?? systemClock,
@@ -68,7 +66,7 @@ export function resolveCallOptions(options: TwilioCallOptions): ResolvedCallOpti
     markEveryFrames: every,
     wordMarks: options.wordMarks ?? true,
     // Never below the lead plus a frame, or pacing itself would stall.
-    maxUnacknowledgedSamples: Math.max(maxUnackMs, leadMs + FRAME_MS) * SAMPLES_PER_MS,
+    maxUnacknowledgedSamples: Math.max(maxUnackMs, leadMs + TELEPHONY_FRAME_MS) * TWILIO_SAMPLES_PER_MS,
     maxSocketBufferedBytes: checked(options.maxSocketBufferedBytes ?? DEFAULT_MAX_SOCKET_BUFFERED_BYTES, 'maxSocketBufferedBytes', false),
     maxQueuedUtterances: checked(options.maxQueuedUtterances ?? DEFAULT_MAX_QUEUED_UTTERANCES, 'maxQueuedUtterances', false),
   };

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
+import { TWILIO_CHANNELS, TWILIO_SAMPLE_RATE } from './twilioMessages.js';
 
 /** A word on the utterance's timeline, seconds from the utterance's first sample. */
 export interface SpeechWord {
@@ -49,11 +50,13 @@ export interface SpeechSourceContext {
  */
 export type SpeechSource = (request: TtsRequest, context: SpeechSourceContext) => Promise<SpeechStream>;
 
+/** The frame length sent to the phone (Twilio's own inbound frames are 20 ms too). */
+export const TELEPHONY_FRAME_MS = 20;
 /** The conversion the phone line needs: headerless μ-law, 8 kHz, mono, 20 ms frames. */
-export const TELEPHONY_OUTPUT = { sampleRate: 8000, encoding: 'mulaw', channels: 1, frameMs: 20 } as const;
+export const TELEPHONY_OUTPUT = { sampleRate: TWILIO_SAMPLE_RATE, encoding: 'mulaw', channels: TWILIO_CHANNELS, frameMs: TELEPHONY_FRAME_MS } as const;
 
 /**
  * What a bridge asks the service for when `speak()` gets plain text: PCM at 8 kHz, so nothing is
  * resampled (the service's own telephony recipe), then μ-law conversion in the engine.
  */
-export const TELEPHONY_REQUEST_DEFAULTS: Partial<TtsRequest> = { format: 'pcm', sample_rate: 8000 };
+export const TELEPHONY_REQUEST_DEFAULTS: Partial<TtsRequest> = { format: 'pcm', sample_rate: TWILIO_SAMPLE_RATE };

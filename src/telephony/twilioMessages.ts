@@ -9,6 +9,8 @@ import { TelephonyError } from '../errors.js';
 /** The only media format a bidirectional stream carries. */
 export const TWILIO_ENCODING = 'audio/x-mulaw';
 export const TWILIO_SAMPLE_RATE = 8000;
+/** Samples per millisecond on the line. */
+export const TWILIO_SAMPLES_PER_MS = TWILIO_SAMPLE_RATE / 1000;
 export const TWILIO_CHANNELS = 1;
 
 export interface MediaFormat {

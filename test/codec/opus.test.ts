@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OggOpusDecoder } from '../../src/codec/OpusDecoder.js';
-import { parseOpusHead } from '../../src/codec/opus/OpusHead.js';
+import { isOpusTags, opusHeadPacket, opusTagsPacket, parseOpusHead } from '../../src/codec/opus/OpusHead.js';
 import { oggCrc } from '../../src/internal/oggCrc.js';
 import { createDecoder } from '../../src/codec/createDecoder.js';
 import type { FormatCheckDecoder } from '../../src/codec/FormatCheckDecoder.js';
@@ -171,6 +171,18 @@ describe('OpusHead', () => {
 
   it('reads channels, pre-skip, input rate and output gain', () => {
     expect(parseOpusHead(head(), 0)).toEqual({ channels: 2, preSkip: 312, inputSampleRate: 22050, outputGain: -1536, mappingFamily: 0 });
+  });
+
+  it('opusHeadPacket writes the same 19 bytes field by field, and parseOpusHead reads them back', () => {
+    const fields = { channels: 2, preSkip: 312, inputSampleRate: 22050, outputGain: -1536, mappingFamily: 0 };
+    expect(Buffer.from(opusHeadPacket(fields)).toString('hex')).toBe(Buffer.from(head()).toString('hex'));
+    expect(parseOpusHead(opusHeadPacket(fields), 0)).toEqual(fields);
+  });
+
+  it('opusTagsPacket: magic, vendor length and name, then zero user comments', () => {
+    const tags = Buffer.from(opusTagsPacket('vw'));
+    expect(isOpusTags(tags)).toBe(true);
+    expect(tags.toString('hex')).toBe(Buffer.from('OpusTags').toString('hex') + '02000000' + '7677' + '00000000');
   });
 
   it('rejects a short head, an unknown major version and surround mappings with typed errors', () => {

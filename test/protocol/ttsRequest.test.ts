@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/errors.js';
+import { createDecoder } from '../../src/codec/createDecoder.js';
+import { mpegRateFields } from '../../src/codec/mp3/mpegHeader.js';
+import { OPUS_NATIVE_RATES } from '../../src/codec/opus/OpusHead.js';
+import { AUDIO_FORMATS as DECODABLE_FORMATS } from '../../src/codec/types.js';
 import {
-  DEFAULT_MODEL, MAX_TEXT_LENGTH, TTS_DEFAULTS, defaultSampleRate, isLegalSampleRate, resolveModel, validateTtsRequest,
+  AUDIO_FORMATS, DEFAULT_MODEL, MAX_TEXT_LENGTH, MP3_SAMPLE_RATES, OPUS_SAMPLE_RATES, TTS_DEFAULTS, defaultSampleRate, isLegalSampleRate, resolveModel,
+  validateTtsRequest,
 } from '../../src/protocol/ttsRequest.js';
 
 function ruleOf(body: unknown): { field: string | undefined; rule: string } {
@@ -41,6 +46,23 @@ describe('validateTtsRequest', () => {
     expect(isLegalSampleRate('pcm', 7999) || isLegalSampleRate('pcm', 48001)).toBe(false);
     expect(isLegalSampleRate('mp3', 22050) && !isLegalSampleRate('mp3', 44000)).toBe(true);
     expect(isLegalSampleRate('opus', 24000) && !isLegalSampleRate('opus', 44100)).toBe(true);
+  });
+
+  it('the opus rates a request may ask for are the rates the decoder outputs natively: one list, not a copy', () => {
+    expect(OPUS_SAMPLE_RATES).toBe(OPUS_NATIVE_RATES);
+    for (const rate of OPUS_NATIVE_RATES) expect(isLegalSampleRate('opus', rate)).toBe(true);
+  });
+
+  it('the mp3 rates a request may ask for are exactly the rates an MPEG frame header can carry', () => {
+    const carried: number[] = [];
+    for (let rate = 1; rate <= 96_000; rate++) if (mpegRateFields(rate) !== undefined) carried.push(rate);
+    expect(carried).toEqual([...MP3_SAMPLE_RATES]);
+  });
+
+  it('the request formats are the decoder factory\'s formats (one list), and each has its own decoder', () => {
+    expect(AUDIO_FORMATS).toBe(DECODABLE_FORMATS);
+    for (const format of AUDIO_FORMATS) expect(createDecoder(format, { sampleRate: 16000 }).kind).toBe(format);
+    expect(() => createDecoder('flac' as never)).toThrow(`expected one of ${AUDIO_FORMATS.join(', ')}`);
   });
 
   it('unknown fields pass through in extra', () => {

@@ -5,6 +5,7 @@
  * (wasm/f32tos16.wat) converts 8 samples per step, so the two copies in and out are most of
  * its cost (< 1 ns/sample). Where WebAssembly SIMD is missing, the JS loop gives the same values.
  */
+import { S16_MAX, S16_MIN, S16_SCALE } from '../../internal/s16.js';
 import { instantiateInlineWasm } from '../../internal/wasm.js';
 import { F32_TO_S16_WASM } from './wasm/f32tos16.js';
 
@@ -14,9 +15,6 @@ const F32_BYTES = 4;
 const LEFT_AT = 0;
 const RIGHT_AT = PIECE * F32_BYTES;
 const OUT_AT = 2 * PIECE * F32_BYTES;
-const S16_SCALE = 32768;
-const S16_MAX = 32767;
-const S16_MIN = -32768;
 
 interface Simd {
   f32: Float32Array;

@@ -2,27 +2,39 @@
  * Just enough of the MPEG audio frame header (ISO 11172-3 / 13818-3) and ID3v2 header to find
  * the first frame, its channel mode and whether it carries a Xing/Info (LAME) gapless tag.
  */
+/** "ID3" */
+export const ID3V2_MAGIC = [0x49, 0x44, 0x33] as const;
 export const ID3V2_HEADER_BYTES = 10;
 const ID3V2_FOOTER_FLAG = 0x10;
 const ID3V2_FOOTER_BYTES = 10;
 const SYNCHSAFE_BITS = 7;
 const FRAME_SYNC_BYTE = 0xff;
 const FRAME_SYNC_MASK = 0xe0;
-const MODE_MONO = 3;
-const MPEG_VERSION_1 = 3;
+/** Field values of the frame header, shared with the service's MP3 Info-frame writer. */
+export const MPEG_MODE_MONO = 3;
+/** Version field: 3 = MPEG-1, 2 = MPEG-2, 0 = MPEG-2.5 (1 is reserved). */
+export const MPEG_VERSION_1 = 3;
+export const MPEG_VERSION_2 = 2;
+export const MPEG_VERSION_2_5 = 0;
 const MPEG_VERSION_RESERVED = 1;
 const LAYER_RESERVED = 0;
-const LAYER_3 = 1;
+export const MPEG_LAYER_3 = 1;
 const BITRATE_FREE = 0;
 const BITRATE_BAD = 15;
 const RATE_RESERVED = 3;
+/** MPEG-1 rates by rate index; MPEG-2 halves them, MPEG-2.5 quarters them. */
 const SAMPLE_RATES_V1 = [44100, 48000, 32000] as const;
-/** kbit/s, MPEG-1 Layer III and MPEG-2/2.5 Layer III. */
-const BITRATES_V1_L3 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
-const BITRATES_V2_L3 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
+const RATE_DIVISOR: Record<number, number> = { [MPEG_VERSION_1]: 1, [MPEG_VERSION_2]: 2, [MPEG_VERSION_2_5]: 4 };
+/** kbit/s by bitrate index, MPEG-1 Layer III and MPEG-2/2.5 Layer III. */
+export const BITRATES_V1_L3: readonly number[] = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
+export const BITRATES_V2_L3: readonly number[] = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
 /** Side-information size after the 4-byte header: where a Xing/Info tag starts. */
-const SIDE_INFO = { v1Stereo: 32, v1Mono: 17, v2Stereo: 17, v2Mono: 9 } as const;
-const HEADER_BYTES = 4;
+export const SIDE_INFO = { v1Stereo: 32, v1Mono: 17, v2Stereo: 17, v2Mono: 9 } as const;
+export const MPEG_HEADER_BYTES = 4;
+/** Layer III frame bytes = coefficient × bitrate / rate (+ padding): 144 for MPEG-1, 72 for MPEG-2/2.5. */
+const L3_FRAME_COEFFICIENT_V1 = 144;
+const L3_FRAME_COEFFICIENT_V2 = 72;
+const BITS_PER_KBIT = 1000;
 const L3_SAMPLES_V1 = 1152;
 const L3_SAMPLES_V2 = 576;
 
@@ -39,7 +51,7 @@ export interface MpegFrameHeader {
 
 /** ID3v2 tag length at `b[p..]` (header + body + footer), or 0 when no "ID3" is there. */
 export function id3v2Length(b: Uint8Array, p: number): number {
-  if (b[p] !== 0x49 || b[p + 1] !== 0x44 || b[p + 2] !== 0x33) return 0;
+  if (b[p] !== ID3V2_MAGIC[0] || b[p + 1] !== ID3V2_MAGIC[1] || b[p + 2] !== ID3V2_MAGIC[2]) return 0;
   let size = 0;
   for (let i = 6; i < ID3V2_HEADER_BYTES; i++) size = (size << SYNCHSAFE_BITS) | (b[p + i]! & 0x7f);
   const footer = b[p + 5]! & ID3V2_FOOTER_FLAG ? ID3V2_FOOTER_BYTES : 0;
@@ -48,7 +60,7 @@ export function id3v2Length(b: Uint8Array, p: number): number {
 
 /** Parses a frame header at `b[p..p+4)`, or returns null when it is not a valid one. */
 export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | null {
-  if (p + HEADER_BYTES > b.length) return null;
+  if (p + MPEG_HEADER_BYTES > b.length) return null;
   const b1 = b[p + 1]!;
   const b2 = b[p + 2]!;
   const b3 = b[p + 3]!;
@@ -59,17 +71,30 @@ export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | nul
   const rateIndex = (b2 >> 2) & 3;
   if (version === MPEG_VERSION_RESERVED || layer === LAYER_RESERVED || bitrateIndex === BITRATE_BAD || rateIndex === RATE_RESERVED) return null;
   const v1 = version === MPEG_VERSION_1;
-  const divisor = v1 ? 1 : version === 2 ? 2 : 4;
-  const sampleRate = SAMPLE_RATES_V1[rateIndex]! / divisor;
-  const channels = (b3 >> 6) === MODE_MONO ? 1 : 2;
+  const sampleRate = SAMPLE_RATES_V1[rateIndex]! / RATE_DIVISOR[version]!;
+  const channels = (b3 >> 6) === MPEG_MODE_MONO ? 1 : 2;
   const padding = (b2 >> 1) & 1;
   let frameBytes = 0;
-  if (layer === LAYER_3 && bitrateIndex !== BITRATE_FREE) {
+  if (layer === MPEG_LAYER_3 && bitrateIndex !== BITRATE_FREE) {
     const kbps = (v1 ? BITRATES_V1_L3 : BITRATES_V2_L3)[bitrateIndex]!;
-    frameBytes = Math.floor(((v1 ? 144 : 72) * kbps * 1000) / sampleRate) + padding;
+    frameBytes = l3FrameBytes(v1, kbps, sampleRate) + padding;
   }
-  const tagOffset = HEADER_BYTES + (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
+  const tagOffset = MPEG_HEADER_BYTES + (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
   return { sampleRate, channels, frameBytes, tagOffset, samplesPerFrame: v1 ? L3_SAMPLES_V1 : L3_SAMPLES_V2 };
+}
+
+/** Bytes in an unpadded Layer III frame of `kbps` at `sampleRate`. */
+export function l3FrameBytes(mpeg1: boolean, kbps: number, sampleRate: number): number {
+  return Math.floor(((mpeg1 ? L3_FRAME_COEFFICIENT_V1 : L3_FRAME_COEFFICIENT_V2) * kbps * BITS_PER_KBIT) / sampleRate);
+}
+
+/** The version field and rate index that carry `sampleRate`, or undefined when no MPEG version can. */
+export function mpegRateFields(sampleRate: number): { version: number; rateIndex: number } | undefined {
+  for (const version of [MPEG_VERSION_1, MPEG_VERSION_2, MPEG_VERSION_2_5]) {
+    const rateIndex = SAMPLE_RATES_V1.findIndex((r) => r / RATE_DIVISOR[version]! === sampleRate);
+    if (rateIndex >= 0) return { version, rateIndex };
+  }
+  return undefined;
 }
 
 export interface XingTag {

@@ -1,5 +1,11 @@
 import { CodecError, InvalidOptionError, type OggSequenceError } from '../../errors.js';
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
+import { U32_RANGE } from '../../internal/u32.js';
+import {
+  OGG_CRC_BYTES, OGG_FLAG_BOS, OGG_FLAG_CONTINUED, OGG_FLAG_EOS, OGG_HEADER_BYTES, OGG_LACING_CONTINUES, OGG_MAX_PAGE_BYTES,
+  OGG_MAX_SEGMENTS, OGG_NO_GRANULE_HALF, OGG_OFFSET_CRC, OGG_OFFSET_FLAGS, OGG_OFFSET_GRANULE, OGG_OFFSET_SEGMENTS,
+  OGG_OFFSET_SEQUENCE, OGG_OFFSET_SERIAL, OGG_OFFSET_VERSION, OGG_VERSION, OGGS_CAPTURE,
+} from './oggPageLayout.js';
 import { OggSequenceCheck } from './OggSequenceCheck.js';
 
 /**
@@ -11,27 +17,7 @@ import { OggSequenceCheck } from './OggSequenceCheck.js';
  * packet of the pages before it has already been delivered when the typed error is thrown.
  */
 
-/** "OggS" */
-export const OGGS_CAPTURE = [0x4f, 0x67, 0x67, 0x53] as const;
-export const OGG_HEADER_BYTES = 27;
-const OGG_VERSION = 0;
-const MAX_SEGMENTS = 255;
-const LACING_CONTINUES = 255;
-/** The biggest page there can be: header + 255 lacing values + 255 × 255 body bytes. */
-export const OGG_MAX_PAGE_BYTES = OGG_HEADER_BYTES + MAX_SEGMENTS + MAX_SEGMENTS * LACING_CONTINUES;
-const FLAG_CONTINUED = 0x01;
-const FLAG_BOS = 0x02;
-const FLAG_EOS = 0x04;
-const OFFSET_VERSION = 4;
-const OFFSET_FLAGS = 5;
-const OFFSET_GRANULE = 6;
-const OFFSET_SERIAL = 14;
-const OFFSET_SEQUENCE = 18;
-const OFFSET_CRC = 22;
-const OFFSET_SEGMENTS = 26;
-const CRC_BYTES = 4;
-const ZERO_CRC = new Uint8Array(CRC_BYTES);
-const TWO_POW_32 = 0x1_0000_0000;
+const ZERO_CRC = new Uint8Array(OGG_CRC_BYTES);
 /** @defaultValue 4 MiB: an OpusTags packet with pictures can be big; audio packets are small. */
 export const DEFAULT_MAX_PACKET_BYTES = 4 * 1024 * 1024;
 
@@ -104,7 +90,7 @@ export class OggPageReader {
    * Bytes of a page that arrived split across pushes (only then are page bytes copied). Grown on
    * demand up to {@link OGG_MAX_PAGE_BYTES}, so a reader that never sees a split page stays small.
    */
-  #page = new Uint8Array(OGG_HEADER_BYTES + MAX_SEGMENTS);
+  #page = new Uint8Array(OGG_HEADER_BYTES + OGG_MAX_SEGMENTS);
   #pageHave = 0;
   /** A packet spanning pages: its fragments, copied into one growing buffer. */
   #partial = new Uint8Array(0);
@@ -212,7 +198,7 @@ export class OggPageReader {
   /** Bytes the split page needs before the next step: header, lacing table, then whole page. */
   #needed(): number {
     if (this.#pageHave < OGG_HEADER_BYTES) return OGG_HEADER_BYTES;
-    const withLacing = OGG_HEADER_BYTES + this.#page[OFFSET_SEGMENTS]!;
+    const withLacing = OGG_HEADER_BYTES + this.#page[OGG_OFFSET_SEGMENTS]!;
     if (this.#pageHave < withLacing) return withLacing;
     return pageLengthFromHeader(this.#page, 0);
   }
@@ -221,23 +207,23 @@ export class OggPageReader {
     for (let k = 0; k < OGGS_CAPTURE.length; k++) {
       if (b[p + k] !== OGGS_CAPTURE[k]) this.#fail(badCapture(pageOffset));
     }
-    if (b[p + OFFSET_VERSION] !== OGG_VERSION) {
-      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
+    if (b[p + OGG_OFFSET_VERSION] !== OGG_VERSION) {
+      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OGG_OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
     }
-    let crc = oggCrcUpdate(0, b, p, p + OFFSET_CRC);
+    let crc = oggCrcUpdate(0, b, p, p + OGG_OFFSET_CRC);
     crc = oggCrcUpdate(crc, ZERO_CRC);
-    crc = oggCrcUpdate(crc, b, p + OFFSET_CRC + CRC_BYTES, p + length);
-    const stored = readU32(b, p + OFFSET_CRC);
+    crc = oggCrcUpdate(crc, b, p + OGG_OFFSET_CRC + OGG_CRC_BYTES, p + length);
+    const stored = readU32(b, p + OGG_OFFSET_CRC);
     if (crc !== stored) {
-      this.#fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
+      this.#fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OGG_OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
     }
-    const flags = b[p + OFFSET_FLAGS]!;
-    const serial = readU32(b, p + OFFSET_SERIAL);
-    const sequence = readU32(b, p + OFFSET_SEQUENCE);
-    const granule = readGranule(b, p + OFFSET_GRANULE);
-    const segments = b[p + OFFSET_SEGMENTS]!;
+    const flags = b[p + OGG_OFFSET_FLAGS]!;
+    const serial = readU32(b, p + OGG_OFFSET_SERIAL);
+    const sequence = readU32(b, p + OGG_OFFSET_SEQUENCE);
+    const granule = readGranule(b, p + OGG_OFFSET_GRANULE);
+    const segments = b[p + OGG_OFFSET_SEGMENTS]!;
     const lacing = p + OGG_HEADER_BYTES;
-    const verdict = this.#sequences.check(serial, sequence, (flags & FLAG_BOS) !== 0, (flags & FLAG_EOS) !== 0);
+    const verdict = this.#sequences.check(serial, sequence, (flags & OGG_FLAG_BOS) !== 0, (flags & OGG_FLAG_EOS) !== 0);
     if (verdict !== 'ok') {
       const onFault = this.#onSequenceFault;
       if (onFault === undefined) this.#fail(this.#sequences.fault(verdict, serial, sequence, pageOffset, true));
@@ -252,12 +238,12 @@ export class OggPageReader {
 
     // Which segment index ends the last packet completed on this page?
     let lastEnd = -1;
-    for (let s = 0; s < segments; s++) if (b[lacing + s]! < LACING_CONTINUES) lastEnd = s;
+    for (let s = 0; s < segments; s++) if (b[lacing + s]! < OGG_LACING_CONTINUES) lastEnd = s;
 
     let bodyPos = lacing + segments;
     let packetStart = bodyPos;
     let first = true;
-    const continued = (flags & FLAG_CONTINUED) !== 0;
+    const continued = (flags & OGG_FLAG_CONTINUED) !== 0;
     // A continued page without the earlier fragment (we joined mid-packet): drop that fragment.
     let dropping = continued && !(this.#hasPartial && this.#partialSerial === serial);
     if (!continued || this.#partialSerial !== serial) {
@@ -267,14 +253,14 @@ export class OggPageReader {
     for (let s = 0; s < segments; s++) {
       const lace = b[lacing + s]!;
       bodyPos += lace;
-      if (lace === LACING_CONTINUES) continue;
+      if (lace === OGG_LACING_CONTINUES) continue;
       // a packet (or the tail of one) ends at bodyPos
       if (dropping) {
         dropping = false;
       } else {
-        const bos = (flags & FLAG_BOS) !== 0 && first;
+        const bos = (flags & OGG_FLAG_BOS) !== 0 && first;
         const last = s === lastEnd;
-        const eos = (flags & FLAG_EOS) !== 0 && last;
+        const eos = (flags & OGG_FLAG_EOS) !== 0 && last;
         let bytes = b;
         let from = packetStart;
         let to = bodyPos;
@@ -349,12 +335,12 @@ function readU32(b: Uint8Array, p: number): number {
 function readGranule(b: Uint8Array, p: number): number {
   const lo = readU32(b, p);
   const hi = readU32(b, p + 4);
-  if (hi === 0xffffffff && lo === 0xffffffff) return -1;
-  return hi * TWO_POW_32 + lo;
+  if (hi === OGG_NO_GRANULE_HALF && lo === OGG_NO_GRANULE_HALF) return -1;
+  return hi * U32_RANGE + lo;
 }
 
 function pageLengthFromHeader(b: Uint8Array, p: number): number {
-  const segments = b[p + OFFSET_SEGMENTS]!;
+  const segments = b[p + OGG_OFFSET_SEGMENTS]!;
   let body = 0;
   for (let s = 0; s < segments; s++) body += b[p + OGG_HEADER_BYTES + s]!;
   return OGG_HEADER_BYTES + segments + body;
@@ -363,7 +349,7 @@ function pageLengthFromHeader(b: Uint8Array, p: number): number {
 /** Length of the page at `b[p..]` when all of it lies before `end`, else 0. */
 function completePageLength(b: Uint8Array, p: number, end: number): number {
   if (end - p < OGG_HEADER_BYTES) return 0;
-  const segments = b[p + OFFSET_SEGMENTS]!;
+  const segments = b[p + OGG_OFFSET_SEGMENTS]!;
   if (end - p < OGG_HEADER_BYTES + segments) return 0;
   const length = pageLengthFromHeader(b, p);
   return end - p >= length ? length : 0;

@@ -2,12 +2,19 @@ import { CodecError } from '../../errors.js';
 
 /** @see RFC 7845 §5.1 (identification header) and §5.2 (comment header). */
 export const OPUS_RATE = 48000;
-/** The rates libopus decodes to natively. */
+/**
+ * The rates libopus runs at natively: the decoder outputs them without resampling and the encoder
+ * accepts only them as input. The one list: the request's legal opus `sample_rate`s derive from it.
+ */
 export const OPUS_NATIVE_RATES: readonly number[] = [8000, 12000, 16000, 24000, 48000];
 const OPUS_HEAD_MAGIC = 'OpusHead';
 const OPUS_TAGS_MAGIC = 'OpusTags';
 const MAGIC_BYTES = 8;
+/** An OpusHead of channel mapping family 0 (mono/stereo): the only one written or read here. */
 const HEAD_MIN_BYTES = 19;
+/** The version written; readers accept any 0.x (RFC 7845 §5.1). */
+const VERSION = 1;
+const U32_BYTES = 4;
 const OFFSET_VERSION = 8;
 const OFFSET_CHANNELS = 9;
 const OFFSET_PRE_SKIP = 10;
@@ -69,4 +76,32 @@ export function parseOpusHead(p: Uint8Array, byteOffset: number): OpusHead {
     outputGain: view.getInt16(OFFSET_GAIN, true),
     mappingFamily,
   };
+}
+
+const ascii = new TextEncoder();
+
+/** The OpusHead packet for `head` (mapping family 0): the inverse of {@link parseOpusHead}. */
+export function opusHeadPacket(head: OpusHead): Uint8Array {
+  const p = new Uint8Array(HEAD_MIN_BYTES);
+  const view = new DataView(p.buffer);
+  p.set(ascii.encode(OPUS_HEAD_MAGIC), 0);
+  p[OFFSET_VERSION] = VERSION;
+  p[OFFSET_CHANNELS] = head.channels;
+  view.setUint16(OFFSET_PRE_SKIP, head.preSkip, true);
+  view.setUint32(OFFSET_INPUT_RATE, head.inputSampleRate, true);
+  view.setInt16(OFFSET_GAIN, head.outputGain, true);
+  p[OFFSET_MAPPING] = head.mappingFamily;
+  return p;
+}
+
+/** An OpusTags packet naming the `vendor`, with no user comments (RFC 7845 §5.2). */
+export function opusTagsPacket(vendor: string): Uint8Array {
+  const name = ascii.encode(vendor);
+  const p = new Uint8Array(MAGIC_BYTES + U32_BYTES + name.length + U32_BYTES);
+  const view = new DataView(p.buffer);
+  p.set(ascii.encode(OPUS_TAGS_MAGIC), 0);
+  view.setUint32(MAGIC_BYTES, name.length, true);
+  p.set(name, MAGIC_BYTES + U32_BYTES);
+  view.setUint32(MAGIC_BYTES + U32_BYTES + name.length, 0, true); // user comment count
+  return p;
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { OPUS_APPLICATION_AUDIO, OPUS_SET_GAIN_REQUEST } from './opusDefines.js';
 
 /**
  * Picks the Opus decoding backend: the native `@discordjs/opus` addon (an optionalDependency,
@@ -25,10 +26,6 @@ interface OpusScriptInstance {
 }
 type Ctor<T> = new (rate: number, channels: number, ...rest: unknown[]) => T;
 
-/** opus_defines.h: OPUS_SET_GAIN_REQUEST. */
-const OPUS_SET_GAIN_REQUEST = 4034;
-/** opusscript's application argument (unused by decoding; AUDIO). */
-const OPUSSCRIPT_APPLICATION_AUDIO = 2049;
 
 const require = createRequire(import.meta.url);
 let nativeCtor: Ctor<NativeOpusEncoder> | null | undefined;
@@ -89,7 +86,7 @@ export function createOpusPacketDecoder(rate: number, channels: number, backend:
     }
   }
   const Wasm = loadWasm();
-  const dec = new Wasm(rate, channels, OPUSSCRIPT_APPLICATION_AUDIO);
+  const dec = new Wasm(rate, channels, OPUS_APPLICATION_AUDIO);
   return {
     decode: (packet) => asInt16(dec.decode(toBuffer(packet))),
     setGain: (gain) => dec.decoderCTL(OPUS_SET_GAIN_REQUEST, gain),

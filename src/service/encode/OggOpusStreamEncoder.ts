@@ -8,16 +8,19 @@
  * - Pages end at every transport event (`flush` via `encode` returning complete pages), never
  *   holding audio back by a page.
  */
-import { oggCrcUpdate } from '../../internal/oggCrc.js';
+import { OPUS_RATE, opusHeadPacket, opusTagsPacket } from '../../codec/opus/OpusHead.js';
+import { U32_MAX } from '../../internal/u32.js';
 import { OggPageWriter } from './OggPageWriter.js';
 import { createOpusPacketEncoder, type OpusPacketEncoder } from './opusBackend.js';
 import type { StreamEncoder } from './types.js';
 
-export const OPUS_GRANULE_RATE = 48000;
+/** The packet duration this encoder writes (its choice; Opus allows 2.5 to 60 ms). */
 export const OPUS_FRAME_MS = 20;
+const MS_PER_SECOND = 1000;
+/** The local service speaks mono. */
+const OPUS_CHANNELS = 1;
 /** libopus lookahead in 48 kHz samples (OPUS_GET_LOOKAHEAD at 48 kHz, application audio). */
 export const OPUS_PRESKIP_48K = 312;
-const OPUS_HEAD_BYTES = 19;
 const VENDOR = 'voicewire local service (libopus)';
 
 export class OggOpusStreamEncoder implements StreamEncoder {
@@ -32,9 +35,9 @@ export class OggOpusStreamEncoder implements StreamEncoder {
   /** Samples (input rate) handed to the encoder, padding included. */
   private encoded = 0;
 
-  constructor(private readonly rate: number, bitrate: number, serial = (Math.random() * 0xffffffff) >>> 0) {
-    this.frame = (rate * OPUS_FRAME_MS) / 1000;
-    this.scale = OPUS_GRANULE_RATE / rate;
+  constructor(private readonly rate: number, bitrate: number, serial = (Math.random() * U32_MAX) >>> 0) {
+    this.frame = (rate * OPUS_FRAME_MS) / MS_PER_SECOND;
+    this.scale = OPUS_RATE / rate; // granule positions count 48 kHz samples whatever the input rate
     this.buf = new Int16Array(this.frame);
     this.ogg = new OggPageWriter(serial);
     this.enc = createOpusPacketEncoder(rate, bitrate);
@@ -45,22 +48,8 @@ export class OggOpusStreamEncoder implements StreamEncoder {
   }
 
   start(): Uint8Array[] {
-    const head = new Uint8Array(OPUS_HEAD_BYTES);
-    const v = new DataView(head.buffer);
-    head.set(new TextEncoder().encode('OpusHead'), 0);
-    head[8] = 1; // version
-    head[9] = 1; // channels
-    v.setUint16(10, OPUS_PRESKIP_48K, true);
-    v.setUint32(12, this.rate, true);
-    v.setInt16(16, 0, true); // output gain
-    head[18] = 0; // channel mapping family
-    const vendor = new TextEncoder().encode(VENDOR);
-    const tags = new Uint8Array(8 + 4 + vendor.length + 4);
-    const tv = new DataView(tags.buffer);
-    tags.set(new TextEncoder().encode('OpusTags'), 0);
-    tv.setUint32(8, vendor.length, true);
-    tags.set(vendor, 12);
-    tv.setUint32(12 + vendor.length, 0, true);
+    const head = opusHeadPacket({ channels: OPUS_CHANNELS, preSkip: OPUS_PRESKIP_48K, inputSampleRate: this.rate, outputGain: 0, mappingFamily: 0 });
+    const tags = opusTagsPacket(VENDOR);
     return [
       ...this.ogg.push(head, 0n), ...this.ogg.flush(),
       ...this.ogg.push(tags, 0n), ...this.ogg.flush(),
@@ -98,19 +87,10 @@ export class OggOpusStreamEncoder implements StreamEncoder {
     }
     const finalGranule = BigInt(OPUS_PRESKIP_48K + this.inputSamples * this.scale);
     // The last page's granule marks where the real audio ends (end trimming).
+    this.ogg.setGranule(finalGranule);
     const pages = this.ogg.flush(true);
-    if (pages.length === 1) {
-      const page = pages[0]!;
-      new DataView(page.buffer, page.byteOffset).setBigInt64(6, finalGranule, true);
-      rewriteCrc(page);
-    }
     this.enc.free();
     return [...out, ...pages];
   }
 }
 
-function rewriteCrc(page: Uint8Array): void {
-  const v = new DataView(page.buffer, page.byteOffset, page.byteLength);
-  v.setUint32(22, 0, true);
-  v.setUint32(22, oggCrcUpdate(0, page), true);
-}

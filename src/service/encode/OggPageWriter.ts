@@ -3,14 +3,11 @@
  * CRCs. The caller decides when a page ends (`flush`), which is what sets streaming latency:
  * the local service ends a page per transport event rather than opusenc's ~1 s pages.
  */
+import {
+  OGG_FLAG_BOS, OGG_FLAG_EOS, OGG_HEADER_BYTES, OGG_LACING_CONTINUES, OGG_MAX_SEGMENTS, OGG_OFFSET_CRC, OGG_OFFSET_FLAGS,
+  OGG_OFFSET_GRANULE, OGG_OFFSET_SEGMENTS, OGG_OFFSET_SEQUENCE, OGG_OFFSET_SERIAL, OGG_OFFSET_VERSION, OGG_VERSION, OGGS_CAPTURE,
+} from '../../codec/ogg/oggPageLayout.js';
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
-
-const HEADER_BYTES = 27;
-const MAX_SEGMENTS = 255;
-const LACING_MAX = 255;
-export const OGG_FLAG_CONTINUED = 0x01;
-export const OGG_FLAG_BOS = 0x02;
-export const OGG_FLAG_EOS = 0x04;
 
 export class OggPageWriter {
   private sequence = 0;
@@ -24,13 +21,21 @@ export class OggPageWriter {
   /** Queues one whole packet that completes at `granule`. Returns pages forced out by size. */
   push(packet: Uint8Array, granule: bigint): Uint8Array[] {
     const out: Uint8Array[] = [];
-    const need = Math.floor(packet.length / LACING_MAX) + 1;
-    if (need > MAX_SEGMENTS) throw new RangeError('packet too large for one Ogg page');
-    if (this.segments + need > MAX_SEGMENTS) out.push(this.page(false));
+    const need = Math.floor(packet.length / OGG_LACING_CONTINUES) + 1;
+    if (need > OGG_MAX_SEGMENTS) throw new RangeError('packet too large for one Ogg page');
+    if (this.segments + need > OGG_MAX_SEGMENTS) out.push(this.page(false));
     this.packets.push(packet);
     this.segments += need;
     this.granule = granule;
     return out;
+  }
+
+  /**
+   * Sets the granule of the page being built (the last pushed packet's otherwise): the last page
+   * of an Ogg Opus stream states where the real audio ends, before the encoder's padding.
+   */
+  setGranule(granule: bigint): void {
+    this.granule = granule;
   }
 
   /** Ends the current page (none when nothing is queued, unless `eos`). */
@@ -42,24 +47,24 @@ export class OggPageWriter {
   private page(eos: boolean): Uint8Array {
     let bodyBytes = 0;
     for (const p of this.packets) bodyBytes += p.length;
-    const page = new Uint8Array(HEADER_BYTES + this.segments + bodyBytes);
+    const page = new Uint8Array(OGG_HEADER_BYTES + this.segments + bodyBytes);
     const v = new DataView(page.buffer);
-    page.set([0x4f, 0x67, 0x67, 0x53], 0); // "OggS"
-    page[4] = 0; // version
-    page[5] = (this.first ? OGG_FLAG_BOS : 0) | (eos ? OGG_FLAG_EOS : 0);
-    v.setBigInt64(6, this.granule, true);
-    v.setUint32(14, this.serial, true);
-    v.setUint32(18, this.sequence++, true);
-    v.setUint32(22, 0, true);
-    page[26] = this.segments;
-    let o = HEADER_BYTES;
+    page.set(OGGS_CAPTURE, 0);
+    page[OGG_OFFSET_VERSION] = OGG_VERSION;
+    page[OGG_OFFSET_FLAGS] = (this.first ? OGG_FLAG_BOS : 0) | (eos ? OGG_FLAG_EOS : 0);
+    v.setBigInt64(OGG_OFFSET_GRANULE, this.granule, true);
+    v.setUint32(OGG_OFFSET_SERIAL, this.serial, true);
+    v.setUint32(OGG_OFFSET_SEQUENCE, this.sequence++, true);
+    v.setUint32(OGG_OFFSET_CRC, 0, true);
+    page[OGG_OFFSET_SEGMENTS] = this.segments;
+    let o = OGG_HEADER_BYTES;
     for (const p of this.packets) {
       let left = p.length;
-      while (left >= LACING_MAX) { page[o++] = LACING_MAX; left -= LACING_MAX; }
+      while (left >= OGG_LACING_CONTINUES) { page[o++] = OGG_LACING_CONTINUES; left -= OGG_LACING_CONTINUES; }
       page[o++] = left;
     }
     for (const p of this.packets) { page.set(p, o); o += p.length; }
-    v.setUint32(22, oggCrcUpdate(0, page), true);
+    v.setUint32(OGG_OFFSET_CRC, oggCrcUpdate(0, page), true);
     this.first = false;
     this.packets = [];
     this.segments = 0;

@@ -1,4 +1,6 @@
+import { OPUS_RATE } from '../../codec/opus/OpusHead.js';
 import type { AudioFormat } from '../../codec/types.js';
+import { OPUS_BITRATE_AUTO, TTS_DEFAULTS } from '../../protocol/ttsRequest.js';
 import { Mp3StreamEncoder } from './Mp3StreamEncoder.js';
 import { OggOpusStreamEncoder } from './OggOpusStreamEncoder.js';
 import { PcmEncoder } from './PcmEncoder.js';
@@ -33,7 +35,8 @@ export const AUDIO_MIME: Record<AudioFormat, string> = {
 export function warmEncoders(): void {
   const silence = new Int16Array(2048);
   for (const format of ['opus', 'mp3'] as const) {
-    const enc = createStreamEncoder({ format, sampleRate: 48000, mp3Kbps: 128, opusBitrate: -1000 });
+    // 48 kHz: a rate both encoders take.
+    const enc = createStreamEncoder({ format, sampleRate: OPUS_RATE, mp3Kbps: TTS_DEFAULTS.mp3_bitrate, opusBitrate: OPUS_BITRATE_AUTO });
     enc.start();
     enc.encode(silence);
     enc.finish();

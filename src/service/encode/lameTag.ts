@@ -8,26 +8,21 @@
  * (zeros) → "Info" → flags (0: no frames/bytes/TOC/quality fields) → 36-byte LAME extension.
  */
 
+import {
+  BITRATES_V1_L3, BITRATES_V2_L3, l3FrameBytes, MPEG_HEADER_BYTES, MPEG_LAYER_3, MPEG_MODE_MONO, MPEG_VERSION_1, mpegRateFields, SIDE_INFO,
+} from '../../codec/mp3/mpegHeader.js';
+
 /** LAME's encoder delay (ENCDELAY); decoders add their own 529-sample decoder delay. */
 export const LAME_ENCODER_DELAY = 576;
-export const MPEG1_BITRATES = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
-export const MPEG2_BITRATES = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
-const RATE_INDEX: Record<number, [version: number, index: number]> = {
-  44100: [3, 0], 48000: [3, 1], 32000: [3, 2],
-  22050: [2, 0], 24000: [2, 1], 16000: [2, 2],
-  11025: [0, 0], 12000: [0, 1], 8000: [0, 2],
-};
-const VERSION_MPEG1 = 3;
-const LAYER_III = 1;
-const MODE_MONO = 3;
-const SIDE_INFO_MONO_MPEG1 = 17;
-const SIDE_INFO_MONO_MPEG2 = 9;
+/** The top bitrate of each table: MPEG-2/2.5 stop at 160 kbit/s. */
+const MAX_KBPS_V1 = BITRATES_V1_L3[BITRATES_V1_L3.length - 1]!;
+const MAX_KBPS_V2 = BITRATES_V2_L3[BITRATES_V2_L3.length - 1]!;
 const LAME_VERSION = 'LAME3.100';
 const VBR_METHOD_CBR = 1;
 
 /** The largest bitrate (kbps) legal at `sampleRate`: MPEG-2/2.5 stop at 160. */
 export function maxMp3Kbps(sampleRate: number): number {
-  return (RATE_INDEX[sampleRate]?.[0] ?? VERSION_MPEG1) === VERSION_MPEG1 ? 320 : 160;
+  return (mpegRateFields(sampleRate)?.version ?? MPEG_VERSION_1) === MPEG_VERSION_1 ? MAX_KBPS_V1 : MAX_KBPS_V2;
 }
 
 /** CRC-16 as LAME uses it (polynomial 0x8005, reflected, initial 0). */
@@ -41,20 +36,19 @@ export function crc16Lame(bytes: Uint8Array, end: number): number {
 }
 
 export function buildLameInfoFrame(sampleRate: number, kbps: number, encoderDelay = LAME_ENCODER_DELAY): Uint8Array {
-  const rate = RATE_INDEX[sampleRate];
+  const rate = mpegRateFields(sampleRate);
   if (!rate) throw new RangeError(`${sampleRate} Hz is not an MP3 rate`);
-  const [version, rateIndex] = rate;
-  const mpeg1 = version === VERSION_MPEG1;
-  const table = mpeg1 ? MPEG1_BITRATES : MPEG2_BITRATES;
+  const { version, rateIndex } = rate;
+  const mpeg1 = version === MPEG_VERSION_1;
+  const table = mpeg1 ? BITRATES_V1_L3 : BITRATES_V2_L3;
   const bitrateIndex = table.indexOf(kbps);
   if (bitrateIndex <= 0) throw new RangeError(`${kbps} kbps is not legal at ${sampleRate} Hz`);
-  const size = Math.floor(((mpeg1 ? 144 : 72) * kbps * 1000) / sampleRate);
-  const f = new Uint8Array(size);
+  const f = new Uint8Array(l3FrameBytes(mpeg1, kbps, sampleRate));
   f[0] = 0xff;
-  f[1] = 0xe0 | (version << 3) | (LAYER_III << 1) | 1; // protection bit 1: no CRC
+  f[1] = 0xe0 | (version << 3) | (MPEG_LAYER_3 << 1) | 1; // protection bit 1: no CRC
   f[2] = (bitrateIndex << 4) | (rateIndex << 2);
-  f[3] = MODE_MONO << 6;
-  let o = 4 + (mpeg1 ? SIDE_INFO_MONO_MPEG1 : SIDE_INFO_MONO_MPEG2);
+  f[3] = MPEG_MODE_MONO << 6;
+  let o = MPEG_HEADER_BYTES + (mpeg1 ? SIDE_INFO.v1Mono : SIDE_INFO.v2Mono);
   for (const c of 'Info') f[o++] = c.charCodeAt(0);
   o += 4; // flags: 0
   const lame = o;

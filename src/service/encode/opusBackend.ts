@@ -3,6 +3,8 @@
  * `opusscript` (wasm). Both are libopus; see native-notes/service-encoders.md.
  */
 import { createRequire } from 'node:module';
+import { OPUS_APPLICATION_AUDIO, OPUS_AUTO, OPUS_SET_BITRATE_REQUEST } from '../../codec/opus/opusDefines.js';
+import { OPUS_BITRATE_AUTO } from '../../protocol/ttsRequest.js';
 
 export interface OpusPacketEncoder {
   readonly backend: 'native' | 'wasm';
@@ -11,10 +13,6 @@ export interface OpusPacketEncoder {
   free(): void;
 }
 
-/** opus_defines.h */
-const OPUS_SET_BITRATE_REQUEST = 4002;
-const OPUS_AUTO = -1000;
-const OPUSSCRIPT_APPLICATION_AUDIO = 2049;
 
 interface NativeEncoder {
   encode(pcm: Buffer): Buffer;
@@ -42,17 +40,19 @@ function loadNative(): typeof native {
 
 const asBuffer = (x: Int16Array): Buffer => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
 
-/** `bitrate`: bits per second, or -1000 for libopus's automatic choice. */
+/** `bitrate`: bits per second, or the request's {@link OPUS_BITRATE_AUTO} for libopus's own choice. */
 export function createOpusPacketEncoder(rate: number, bitrate: number, forceWasm = false): OpusPacketEncoder {
+  // The wire's "auto" and libopus's OPUS_AUTO are both -1000 today; mapping keeps the two contracts apart.
+  const libopusBitrate = bitrate === OPUS_BITRATE_AUTO ? OPUS_AUTO : bitrate;
   const Native = forceWasm ? null : loadNative();
   if (Native) {
     const enc = new Native(rate, 1);
-    enc.applyEncoderCTL(OPUS_SET_BITRATE_REQUEST, bitrate === OPUS_AUTO ? OPUS_AUTO : bitrate);
+    enc.applyEncoderCTL(OPUS_SET_BITRATE_REQUEST, libopusBitrate);
     return { backend: 'native', encode: (f) => new Uint8Array(enc.encode(asBuffer(f))), free: () => undefined };
   }
   const OpusScript = require('opusscript') as new (rate: number, channels: number, app: number) => WasmEncoder;
-  const enc = new OpusScript(rate, 1, OPUSSCRIPT_APPLICATION_AUDIO);
-  enc.encoderCTL(OPUS_SET_BITRATE_REQUEST, bitrate);
+  const enc = new OpusScript(rate, 1, OPUS_APPLICATION_AUDIO);
+  enc.encoderCTL(OPUS_SET_BITRATE_REQUEST, libopusBitrate);
   return {
     backend: 'wasm',
     encode: (f) => new Uint8Array(enc.encode(asBuffer(f), f.length)),
