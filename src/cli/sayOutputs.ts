@@ -1,5 +1,5 @@
 /**
- * The files `voicewire say` writes (`--out` WAV, `--captions`), opened before the request: a path
+ * The files `voicewire say` writes (`--out` WAV or encoded file, `--captions`), opened before the request: a path
  * that cannot be written fails at once (exit 3) instead of after the whole text was synthesized.
  */
 import { open, type FileHandle } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { toSrt } from '../captions/toSrt.js';
 import { toWebVtt } from '../captions/toWebVtt.js';
 import { SinkError } from '../errors.js';
 import { createWavFileSink, type WavFileSink } from '../sinks/WavFileSink.js';
+import { EncodedFile } from './encodedFile.js';
 import type { SayOptions } from './sayArgs.js';
 
 /** The captions file, open from the start; written once with the final timeline. */
@@ -21,6 +22,8 @@ export interface CaptionsFile {
 
 export interface SayOutputs {
   wav: WavFileSink | null;
+  /** `--out` with an mp3/opus/ogg/pcm/raw extension: the service's bytes. */
+  encoded: EncodedFile | null;
   captions: CaptionsFile | null;
 }
 
@@ -33,18 +36,26 @@ export async function openSayOutputs(opts: Pick<SayOptions, 'out' | 'captions'>)
     captions = captionsFile(path, handle, kind === 'vtt' ? toWebVtt : toSrt);
   }
   let wav: WavFileSink | null = null;
+  let encoded: EncodedFile | null = null;
   if (opts.out !== undefined) {
-    // The sink opens the file itself, asynchronously and without a signal when done; opening it
-    // here first makes a bad path fail now, before the request.
+    const { path } = opts.out;
+    let handle: FileHandle;
     try {
-      await (await openForWriting(opts.out)).close();
+      handle = await openForWriting(path);
     } catch (err) {
       await captions?.close();
       throw err;
     }
-    wav = createWavFileSink(opts.out);
+    if (opts.out.encoded) {
+      encoded = new EncodedFile(path, handle);
+    } else {
+      // The sink opens the file itself, asynchronously and without a signal when done; opening it
+      // here first made a bad path fail now, before the request.
+      await handle.close();
+      wav = createWavFileSink(path);
+    }
   }
-  return { wav, captions };
+  return { wav, encoded, captions };
 }
 
 async function openForWriting(path: string): Promise<FileHandle> {

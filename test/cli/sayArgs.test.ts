@@ -14,7 +14,7 @@ describe('say arguments', () => {
 
   it('every flag is taken', () => {
     const o = parseSayArgs(['hi', '--format', 'mp3', '--sample-rate', '24000', '--voice', 'v1', '--model', 's1', '--latency', 'low', '--out', 'a.wav', '--captions', 'a.SRT', '--play', '--realtime', '--base-url', 'http://x', '--api-key', 'k'], {});
-    expect(o).toMatchObject({ format: 'mp3', sampleRate: 24000, voice: 'v1', model: 's1', latency: 'low', out: 'a.wav', captions: { path: 'a.SRT', kind: 'srt' }, play: true, realtime: true, baseUrl: 'http://x', apiKey: 'k' });
+    expect(o).toMatchObject({ format: 'mp3', sampleRate: 24000, voice: 'v1', model: 's1', latency: 'low', out: { path: 'a.wav', encoded: false }, captions: { path: 'a.SRT', kind: 'srt' }, play: true, realtime: true, baseUrl: 'http://x', apiKey: 'k' });
   });
 
   it('flags win over VOICEWIRE_BASE_URL / VOICEWIRE_API_KEY; empty values count as unset', () => {
