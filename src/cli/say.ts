@@ -163,7 +163,7 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   const sharedTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
   const renderer: CaptionRenderer =
     io.stdout.isTTY === true && progress === NO_PROGRESS
-      ? createTtyCaptionRenderer(io.stdout, { timeline: () => stream.alignment.timeline() })
+      ? createTtyCaptionRenderer(io.stdout, { timeline: () => stream.alignment.timeline(), sourceText: result.request.text })
       : createLineCaptionRenderer({
           write: (s: string) => {
             if (sharedTerminal) progress.clear();
@@ -214,7 +214,7 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   renderer.finish();
 
   const words = stream.alignment.timeline();
-  await ctx.captions?.write(words).catch((err: unknown) => (sinkError ??= err));
+  await ctx.captions?.write(words, result.request.text).catch((err: unknown) => (sinkError ??= err));
   const summary = [`${seconds.toFixed(2)} s of audio`];
   if (firstFrameAt !== null) {
     summary.push(`first audio ${Math.round(firstFrameAt - start)} ms after the request (${Math.round(firstFrameAt)} ms after start)`);

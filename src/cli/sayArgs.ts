@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { AudioFormat } from '../codec/types.js';
 import { AUDIO_FORMATS, LATENCY_MODES, type LatencyMode } from '../protocol/ttsRequest.js';
+import { parseCaptionsTarget, type CaptionsTarget } from './captionsOutput.js';
 import { EXIT_CODES_HELP, UsageError } from './exitCodes.js';
 
 export const SAY_USAGE = `usage: voicewire say "<text>" [options]      (or: echo "<text>" | voicewire say [options])
@@ -43,7 +44,7 @@ export interface SayOptions {
   model: string | undefined;
   latency: LatencyMode | undefined;
   out: SayOut | undefined;
-  captions: { path: string; kind: 'vtt' | 'srt' } | undefined;
+  captions: CaptionsTarget | undefined;
   play: boolean;
   realtime: boolean;
   baseUrl: string | undefined;
@@ -110,13 +111,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
   }
   const latency = v.latency as LatencyMode | undefined;
   if (latency !== undefined && !LATENCY_MODES.includes(latency)) throw new SayUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
-  let captions: SayOptions['captions'];
-  if (v.captions !== undefined) {
-    const lower = v.captions.toLowerCase();
-    const kind = lower.endsWith('.vtt') ? 'vtt' : lower.endsWith('.srt') ? 'srt' : null;
-    if (kind === null) throw new SayUsageError(`--captions needs a .vtt or .srt file name, got ${JSON.stringify(v.captions)}`);
-    captions = { path: v.captions, kind };
-  }
+  const captions = v.captions === undefined ? undefined : parseCaptionsTarget(v.captions);
   const positional = parsed.positionals;
   const text = positional.length === 0 || (positional.length === 1 && positional[0] === '-') ? null : positional.join(' ');
   const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === '' ? undefined : s);

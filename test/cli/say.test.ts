@@ -73,6 +73,17 @@ describe('voicewire say → local service → engine → WAV', () => {
     expect(existsSync(join(dir, 'clash.opus'))).toBe(false);
   });
 
+  it('--captions (.vtt and .srt) show the words as the text wrote them: punctuation and casing', async () => {
+    const text = 'Well, hello there! Is this "voicewire"? Yes: it is.';
+    const kinds = ['vtt', 'srt'] as const;
+    const runs = await Promise.all(kinds.map((kind) => runSay([text, '--out', join(dir, `punct-${kind}.wav`), '--captions', join(dir, `punct.${kind}`), '--base-url', service.baseUrl, '--api-key', service.token])));
+    for (const [i, kind] of kinds.entries()) {
+      expect(runs[i]!.code).toBe(0);
+      expect(captionLines(runs[i]!.stdout).map((l) => l.text)).toEqual(spokenWords(text)); // the line renderer stays bare
+      expect(cueText(readFileSync(join(dir, `punct.${kind}`), 'utf8')), kind).toBe(text);
+    }
+  });
+
   it('the embedded default: no base URL starts the local service in-process (text on stdin, default opus)', async () => {
     const out = join(dir, 'embedded.wav');
     const r = await runSay(['--out', out], {}, 'Embedded default works.');
@@ -121,12 +132,12 @@ describe('voicewire say → local service → engine → WAV', () => {
     }
   });
 
-  it('in a terminal the caption line is redrawn with the word being heard highlighted', async () => {
+  it('in a terminal the caption line is redrawn with the word being heard highlighted, punctuated as written', async () => {
     const r = await runSay(['Bright red apples.', '--out', join(dir, 'tty.wav'), '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { stdoutIsTTY: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\r\x1b[2K\x1b[7mBright\x1b[27m');
-    expect(r.stdout).toContain('\x1b[7mapples\x1b[27m');
-    expect(r.stdout.endsWith('Bright red apples\n')).toBe(true);
+    expect(r.stdout).toContain('\x1b[7mapples.\x1b[27m');
+    expect(r.stdout.endsWith('Bright red apples.\n')).toBe(true);
   });
 
   it('a long input shows progress on stderr while writing the WAV', async () => {
@@ -193,3 +204,12 @@ describe('voicewire say → local service → engine → WAV', () => {
     }
   });
 });
+
+/** The words of every cue of a WebVTT or SRT document, in order, without inline timestamps. */
+function cueText(doc: string): string {
+  return doc
+    .split('\n')
+    .filter((l) => l !== '' && l !== 'WEBVTT' && !l.includes('-->') && !/^\d+$/.test(l))
+    .map((l) => l.replace(/<[^>]*>/g, ''))
+    .join(' ');
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSayArgs, SayUsageError } from '../../src/cli/sayArgs.js';
+import { UsageError } from '../../src/cli/exitCodes.js';
+import { parseSayArgs } from '../../src/cli/sayArgs.js';
 
 describe('say arguments', () => {
   it('defaults: opus, text from the words given, no base URL means the embedded service', () => {
@@ -31,7 +32,7 @@ describe('say arguments', () => {
       [['--captions', 'x.txt'], '--captions'],
       [['--unknown'], 'unknown'],
     ] as const) {
-      expect(() => parseSayArgs(['hi', ...argv], {})).toThrow(SayUsageError);
+      expect(() => parseSayArgs(['hi', ...argv], {})).toThrow(UsageError);
       expect(() => parseSayArgs(['hi', ...argv], {})).toThrow(new RegExp(flag.replace('-', '\\-')));
     }
   });
