@@ -85,6 +85,7 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(shipped).toContain('dist/cli/main.js');
     expect(shipped).toContain('dist/index.d.ts');
     expect(shipped).toContain('examples/hello.wav.sse'); // the README's `decode` example
+    expect(shipped).toContain('examples/hello.txt'); // and the text it was spoken from
     expect(shipped.filter((f) => f.endsWith('.map'))).toEqual([]); // maps would point at src/, not shipped
     expect(shipped.filter((f) => f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
     expect(specifiers).toEqual(expect.arrayContaining(Object.keys(MARKERS)));
