@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -61,6 +61,16 @@ describe('voicewire say → local service → engine → WAV', () => {
       expect(samples / decoder.format!.sampleRate).toBeCloseTo(seconds, 1);
     });
   }
+
+  it.skipIf(!existsSync('/dev/full'))('an encoded --out whose writes fail (a full disk) is local I/O: exit 3, one line naming the file, no "wrote"', async () => {
+    const out = join(dir, 'full.mp3');
+    symlinkSync('/dev/full', out);
+    const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`voicewire say: cannot write ${out}: ENOSPC`);
+    expect(lines(r.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
+    expect(r.stderr).not.toContain('wrote');
+  });
 
   it('--out with an unknown extension, or a --format the extension contradicts, is a usage error (exit 2) naming the supported ones; no file is made', async () => {
     const flac = await runSay(['hi', '--out', join(dir, 'x.flac')]);
