@@ -100,10 +100,10 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
   const out = v.out === undefined ? undefined : parseOut(v.out);
   const outFormat = out?.encoded === true ? ENCODED_EXTENSIONS[extension(out.path)] : undefined;
   const format = (v.format ?? outFormat ?? DEFAULT_SAY_FORMAT) as AudioFormat;
+  if (!AUDIO_FORMATS.includes(format)) throw new SayUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
   if (outFormat !== undefined && format !== outFormat) {
     throw new SayUsageError(`--out ${JSON.stringify(v.out)} holds the service's ${outFormat}, but --format asks for ${format}: drop --format, or write a .wav`);
   }
-  if (!AUDIO_FORMATS.includes(format)) throw new SayUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
   let sampleRate: number | undefined;
   if (v['sample-rate'] !== undefined) {
     sampleRate = Number(v['sample-rate']);

@@ -24,6 +24,15 @@ describe('say arguments', () => {
     expect(parseSayArgs(['hi'], { VOICEWIRE_BASE_URL: '' }).baseUrl).toBeUndefined();
   });
 
+  it("--out's extension names the wire format: .mp3/.opus/.ogg/.pcm/.raw (any case) are written as sent, .wav is decoded", () => {
+    const cases = [['x.mp3', 'mp3', true], ['x.OPUS', 'opus', true], ['x.ogg', 'opus', true], ['x.pcm', 'pcm', true], ['x.raw', 'pcm', true], ['x.wav', 'opus', false]] as const;
+    for (const [path, format, encoded] of cases) {
+      expect(parseSayArgs(['hi', '--out', path], {}), path).toMatchObject({ format, out: { path, encoded } });
+    }
+    expect(parseSayArgs(['hi', '--out', 'x.wav', '--format', 'mp3'], {})).toMatchObject({ format: 'mp3', out: { encoded: false } });
+    expect(parseSayArgs(['hi', '--out', 'x.mp3', '--format', 'mp3'], {})).toMatchObject({ format: 'mp3', out: { encoded: true } });
+  });
+
   it('bad values are usage errors naming the flag', () => {
     for (const [argv, flag] of [
       [['--format', 'flac'], '--format'],
@@ -31,6 +40,9 @@ describe('say arguments', () => {
       [['--latency', 'fastest'], '--latency'],
       [['--captions', 'x.txt'], '--captions'],
       [['--unknown'], 'unknown'],
+      [['--out', 'x.flac'], '--out'],
+      [['--out', 'x'], '--out'],
+      [['--format', 'mp3', '--out', 'x.ogg'], '--format'],
     ] as const) {
       expect(() => parseSayArgs(['hi', ...argv], {})).toThrow(UsageError);
       expect(() => parseSayArgs(['hi', ...argv], {})).toThrow(new RegExp(flag.replace('-', '\\-')));
