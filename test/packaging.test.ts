@@ -86,16 +86,19 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(shipped).toContain('dist/index.d.ts');
     expect(shipped).toContain('examples/hello.wav.sse'); // the README's `decode` example
     expect(shipped).toContain('docs/service-interface.md'); // what the declarations' @see comments name
+    expect(shipped).toContain('examples/hello.txt'); // and the text it was spoken from
     expect(shipped.filter((f) => f.endsWith('.map'))).toEqual([]); // maps would point at src/, not shipped
     expect(shipped.filter((f) => f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
     expect(specifiers).toEqual(expect.arrayContaining(Object.keys(MARKERS)));
   });
 
-  it('npx voicewire --help and say --help run from the installed package', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('npx voicewire --help, say --help and --version run from the installed package', { timeout: TEST_TIMEOUT_MS }, () => {
     const help = execFileSync('npx', ['--no-install', 'voicewire', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
     expect(help).toContain('usage: voicewire <command>');
     const sayHelp = execFileSync('npx', ['--no-install', 'voicewire', 'say', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
     expect(sayHelp).toContain('--format opus|mp3|wav|pcm');
+    const version = execFileSync('npx', ['--no-install', 'voicewire', '--version'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+    expect(version).toBe(`${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 
   it('npx voicewire say "…" --out x.wav writes a valid WAV of real speech', { timeout: TEST_TIMEOUT_MS }, () => {

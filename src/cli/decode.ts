@@ -1,46 +1,60 @@
 /**
- * `voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>] [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]`
+ * `voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>] [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
- * the final word timeline. On bad input the typed error goes to stderr, exit code 1, and the
- * outputs still hold the audio and words from before the fault; on Ctrl-C likewise, exit 130.
+ * the final word timeline (as JSON and/or captions). Without --format the container is told from
+ * the audio's first bytes (decodeProbe.ts); with it, the engine checks it (FORMAT_MISMATCH). On bad
+ * input the typed error goes to stderr, exit code 1, and the outputs still hold the audio and words
+ * from before the fault; on Ctrl-C likewise, exit 130.
  */
-import { open, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { AUDIO_FORMATS, SAMPLE_ENCODINGS, type AudioFormat, type SampleEncoding } from '../codec/types.js';
 import { createSpeechPipeline, type OutputFormat, type SpeechPipeline } from '../engine/SpeechPipeline.js';
 import { AbortError, SinkError, VoicewireError } from '../errors.js';
 import { WavWriter } from '../sinks/WavWriter.js';
+import { captionsDocument, parseCaptionsTarget, type CaptionsTarget } from './captionsOutput.js';
+import { probeFormat, type ProbeResult } from './decodeProbe.js';
 import { EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 
-export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>]
+export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
                         [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]
+                        [--captions <file.vtt|file.srt> [--text-file <file>]]
 
   <capture.sse|->    a captured SSE body of POST /v1/tts/stream/with-timestamp ('-' reads stdin)
-  --format           the request's format
+  --format           the request's format (default: told from the audio's first bytes; raw pcm has
+                     no signature: give --format pcm, or --sample-rate alone); given, it is checked
   --sample-rate      the request's sample_rate (required for pcm; for the others the stream's own wins)
   --resample         output rate in Hz (default: the stream's own; opus decodes natively at 8/12/16/24/48 kHz)
   --encoding         s16le (default, WAV format 1), f32le (float WAV, format 3) or mulaw (G.711 WAV, format 7)
   --out              the WAV to write
   --words            the final word timeline as JSON [{text, start, end, chunk_seq}] (global seconds)
+  --captions         the final word timeline as WebVTT (.vtt) or SRT (.srt) captions
+  --text-file        the text that was spoken (UTF-8): captions then show its punctuation and casing
 
 On bad input (exit 1) or Ctrl-C (exit 130) the outputs hold what came before.
 
 ${EXIT_CODES_HELP}`;
 
+/** The decoder for a capture whose format cannot be told because no audio came (the engine
+ * reports a bad first event, or decodes nothing): any that needs no --sample-rate. */
+const FORMAT_WITHOUT_AUDIO: AudioFormat = 'wav';
 /** Used for the header of an empty output when the stream never said its rate. */
 const DEFAULT_SAMPLE_RATE = 44100;
 const TIME_DECIMALS = 1e6;
 
 interface DecodeArgs {
   input: string;
-  format: AudioFormat;
+  /** undefined: told from the audio (decodeProbe.ts). */
+  format: AudioFormat | undefined;
   sampleRate: number | undefined;
   resample: number | undefined;
   encoding: SampleEncoding;
   out: string;
   words: string | undefined;
+  captions: CaptionsTarget | undefined;
+  textFile: string | undefined;
 }
 
 function parse(argv: string[]): DecodeArgs | 'help' {
@@ -57,6 +71,8 @@ function parse(argv: string[]): DecodeArgs | 'help' {
         encoding: { type: 'string', short: 'e' },
         out: { type: 'string', short: 'o' },
         words: { type: 'string', short: 'w' },
+        captions: { type: 'string' },
+        'text-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -67,8 +83,7 @@ function parse(argv: string[]): DecodeArgs | 'help' {
   if (values.help) return 'help';
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing <capture.sse|-> input' : `expected one input, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = values.format;
-  if (format === undefined) throw new UsageError('--format is required');
-  if (!AUDIO_FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got '${format}'`);
+  if (format !== undefined && !AUDIO_FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got '${format}'`);
   if (values.out === undefined) throw new UsageError('--out is required');
   let sampleRate: number | undefined;
   if (values['sample-rate'] !== undefined) {
@@ -84,7 +99,9 @@ function parse(argv: string[]): DecodeArgs | 'help' {
   }
   const encoding = (values.encoding ?? 's16le') as SampleEncoding;
   if (!SAMPLE_ENCODINGS.includes(encoding)) throw new UsageError(`--encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
-  return { input: positionals[0] as string, format: format as AudioFormat, sampleRate, resample, encoding, out: values.out, words: values.words };
+  const captions = values.captions === undefined ? undefined : parseCaptionsTarget(values.captions);
+  if (values['text-file'] !== undefined && captions === undefined) throw new UsageError('--text-file is the text of the captions: give --captions too');
+  return { input: positionals[0] as string, format: format as AudioFormat | undefined, sampleRate, resample, encoding, out: values.out, words: values.words, captions, textFile: values['text-file'] };
 }
 
 function describe(err: unknown): string {
@@ -123,32 +140,83 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(DECODE_USAGE);
     return EXIT_OK;
   }
-  let speech: SpeechPipeline;
-  try {
-    const output = args.resample === undefined && args.encoding === 's16le' ? undefined : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
-    speech = createSpeechPipeline({ format: args.format, ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }), ...(output === undefined ? {} : { output }) });
-  } catch (err) {
-    // Built from the flags alone: anything it refuses is an invalid option.
-    const usage = new UsageError(describe(err));
-    process.stderr.write(`voicewire decode: ${usage.message}\n`);
-    return exitCodeFor(usage);
-  }
-  let writer: WavWriter;
+  const fail = (err: unknown): number => {
+    process.stderr.write(`voicewire decode: ${describe(err)}\n`);
+    return exitCodeFor(err);
+  };
+  // With --format the engine is built from the flags alone, before any file is touched.
+  let speech = args.format === undefined ? null : buildSpeech(args, args.format);
+  if (speech instanceof UsageError) return fail(speech);
+  let sourceText: string | undefined;
   let input: Readable;
   try {
+    if (args.textFile !== undefined) sourceText = await readText(args.textFile);
     input = await openInput(args.input);
+  } catch (err) {
+    speech?.destroy();
+    return fail(err);
+  }
+  let format = args.format;
+  let head: Probed = NOTHING_READ;
+  if (speech === null) {
+    const probe = await probeFormat(input);
+    head = probe;
+    if (probe.container === 'unknown' && args.sampleRate === undefined) {
+      input.destroy();
+      return fail(new UsageError('cannot tell the format: the audio starts with no known signature (raw pcm has none); give --format pcm --sample-rate <hz>, or --format'));
+    }
+    // No audio before the end, or a bad event first: any decoder will do, the engine reports the event.
+    format = probe.format ?? (probe.container === 'unknown' ? 'pcm' : FORMAT_WITHOUT_AUDIO);
+    speech = buildSpeech(args, format);
+    if (speech instanceof UsageError) {
+      input.destroy();
+      return fail(speech);
+    }
+  }
+  let writer: WavWriter;
+  try {
     writer = await WavWriter.open(args.out).catch((err: Error) => {
       input.destroy();
       throw writeFault(args.out, err);
     });
   } catch (err) {
-    process.stderr.write(`voicewire decode: ${describe(err)}\n`);
-    return exitCodeFor(err);
+    speech.destroy();
+    return fail(err);
   }
-  return decode(args, speech, input, writer);
+  return decode({ ...args, format: format as AudioFormat }, { speech, input, head, writer, sourceText });
 }
 
-async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable, writer: WavWriter): Promise<number> {
+/** The engine for these flags, or the invalid option it refuses (built from the flags alone). */
+function buildSpeech(args: DecodeArgs, format: AudioFormat): SpeechPipeline | UsageError {
+  try {
+    const output = args.resample === undefined && args.encoding === 's16le' ? undefined : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
+    return createSpeechPipeline({ format, ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }), ...(output === undefined ? {} : { output }) });
+  } catch (err) {
+    return new UsageError(describe(err));
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw readFault(path, err);
+  }
+}
+
+/** What the format probe already read from the input. */
+type Probed = Pick<ProbeResult, 'head' | 'ended' | 'error'>;
+const NOTHING_READ: Probed = { head: [], ended: false, error: null };
+
+interface Decoding {
+  speech: SpeechPipeline;
+  input: Readable;
+  head: Probed;
+  writer: WavWriter;
+  sourceText: string | undefined;
+}
+
+async function decode(args: DecodeArgs & { format: AudioFormat }, { speech, input, head, writer, sourceText }: Decoding): Promise<number> {
   let format: OutputFormat | null = null;
   let fault: unknown = null;
   speech.on('warning', (w: VoicewireError) => process.stderr.write(`voicewire decode: warning: ${describe(w)}\n`));
@@ -157,7 +225,10 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
   // Ctrl-C stops reading; the outputs are still finished with what was decoded.
   const onInterrupt = (): void => void speech.destroy(new AbortError('interrupted'));
   process.once('SIGINT', onInterrupt);
-  input.pipe(speech);
+  for (const chunk of head.head) speech.write(chunk);
+  if (head.error !== null) speech.destroy(readFault(args.input, head.error));
+  else if (head.ended) speech.end();
+  else input.pipe(speech);
   try {
     let formatSet = false;
     for await (const frame of speech as AsyncIterable<{ samples: Int16Array | Float32Array | Uint8Array }>) {
@@ -183,13 +254,16 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
     if (args.words !== undefined) {
       await writeFile(args.words, `[\n${timeline.map((w) => `  ${JSON.stringify(w)}`).join(',\n')}${timeline.length ? '\n' : ''}]\n`).catch(ioFault(args.words));
     }
+    if (args.captions !== undefined) {
+      await writeFile(args.captions.path, captionsDocument(args.captions.kind, speech.alignment.timeline(), sourceText)).catch(ioFault(args.captions.path));
+    }
   } catch (err) {
     fault ??= err;
   }
   const f = format as OutputFormat | null;
   const rate = f === null ? 'no audio' : `${f.sampleRate} Hz ${f.channels === 1 ? 'mono' : `${f.channels} ch`}`;
   process.stdout.write(
-    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${args.out}${args.words ? `, ${args.words}` : ''}\n`,
+    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${[args.out, args.words, args.captions?.path].filter((p) => p !== undefined).join(', ')}\n`,
   );
   if (fault === null) return EXIT_OK;
   const code = exitCodeFor(fault);

@@ -19,14 +19,22 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
   .join('\n')}
 
-Run 'voicewire <command> --help' for a command's options.
+Run 'voicewire <command> --help' for a command's options, 'voicewire --version' for the version.
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    process.stderr.write(USAGE); // a usage error: nothing on stdout for a script to take as output
+    return EXIT_USAGE;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE);
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${(await import('./version.js')).packageVersion()}\n`);
+    return EXIT_OK;
   }
   const command = COMMANDS[name];
   if (!command) {

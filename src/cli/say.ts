@@ -13,6 +13,7 @@ import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { detectAudioOutput } from '../sinks/audioOutput.js';
 import { createPlayerSink, createRealtimeSink, type PlayerSink } from '../sinks/PlayerSink.js';
 import type { WavFileSink } from '../sinks/WavFileSink.js';
+import type { EncodedFile } from './encodedFile.js';
 import { EXIT_INTERRUPTED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 import { parseSayArgs, SAY_USAGE, type SayOptions } from './sayArgs.js';
 import { openSayOutputs, type CaptionsFile, type SayOutputs } from './sayOutputs.js';
@@ -99,10 +100,15 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   const controller = new AbortController();
   const offInterrupt = io.onInterrupt(() => controller.abort());
   let service: { close(): Promise<void> } | null = null;
-  let outputs: SayOutputs = { wav: null, captions: null };
+  let outputs: SayOutputs = { wav: null, encoded: null, captions: null };
+  // An encoded --out takes the service's bytes from the response body on their way to the engine.
+  const fetchVia: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    return outputs.encoded?.tap(response) ?? response;
+  };
   try {
     // A base URL that is not one is refused before any file is opened or anything started.
-    let client: Client | null = opts.baseUrl === undefined ? null : createClient({ baseUrl: opts.baseUrl, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
+    let client: Client | null = opts.baseUrl === undefined ? null : createClient({ baseUrl: opts.baseUrl, fetch: fetchVia, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
     outputs = await openSayOutputs(opts);
     if (outputs.wav !== null) keepErrorsHandled(outputs.wav);
     if (client === null) {
@@ -112,7 +118,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       const { startLocalService } = await import('../service/index.js');
       const local = await startLocalService();
       service = local;
-      client = createClient({ baseUrl: local.baseUrl, apiKey: local.token });
+      client = createClient({ baseUrl: local.baseUrl, apiKey: local.token, fetch: fetchVia });
     }
     const request: TtsRequest = { text, format: opts.format };
     if (opts.sampleRate !== undefined) request.sample_rate = opts.sampleRate;
@@ -124,10 +130,11 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       playhead: player !== null ? 'external' : 'consumer',
       ...(opts.model !== undefined ? { model: opts.model } : {}),
     });
-    return await speak(result, { io, player, wav: outputs.wav, captions: outputs.captions, text });
+    return await speak(result, { io, player, wav: outputs.wav, encoded: outputs.encoded, captions: outputs.captions, text });
   } catch (err) {
     player?.destroy();
     if (outputs.wav !== null) await endSink(outputs.wav).catch(() => undefined);
+    await outputs.encoded?.close().catch(() => undefined);
     await outputs.captions?.write([]).catch(() => undefined);
     return report(io, err, controller.signal.aborted);
   } finally {
@@ -140,22 +147,23 @@ interface SpeakContext {
   io: SayIo;
   player: PlayerSink | null;
   wav: WavFileSink | null;
+  encoded: EncodedFile | null;
   captions: CaptionsFile | null;
   text: string;
 }
 
 /** Reads the stream into the sinks, with captions and progress; returns the exit code. */
 async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number> {
-  const { io, player, wav } = ctx;
+  const { io, player, wav, encoded } = ctx;
   const { stream } = result;
   const start = io.now();
   const expectedWords = ctx.text.split(/\s+/).filter((w) => w !== '').length;
   const progress: Progress =
-    wav !== null && player === null && expectedWords >= PROGRESS_MIN_WORDS ? createProgress(io.stderr, io.now) : NO_PROGRESS;
+    (wav !== null || encoded !== null) && player === null && expectedWords >= PROGRESS_MIN_WORDS ? createProgress(io.stderr, io.now) : NO_PROGRESS;
   const sharedTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
   const renderer: CaptionRenderer =
     io.stdout.isTTY === true && progress === NO_PROGRESS
-      ? createTtyCaptionRenderer(io.stdout, { timeline: () => stream.alignment.timeline() })
+      ? createTtyCaptionRenderer(io.stdout, { timeline: () => stream.alignment.timeline(), sourceText: result.request.text })
       : createLineCaptionRenderer({
           write: (s: string) => {
             if (sharedTerminal) progress.clear();
@@ -183,6 +191,7 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
       try {
         if (wav !== null) await writeTo(wav, frame);
         if (player !== null) await writeTo(player, frame);
+        if (encoded?.error) throw encoded.error;
       } catch (err) {
         sinkError = err;
         stream.destroy();
@@ -201,10 +210,11 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
     else await endSink(player).catch((err: unknown) => (sinkError ??= err));
   }
   if (wav !== null) await endSink(wav).catch((err: unknown) => (sinkError ??= err));
+  await encoded?.close().catch((err: unknown) => (sinkError ??= err));
   renderer.finish();
 
   const words = stream.alignment.timeline();
-  await ctx.captions?.write(words).catch((err: unknown) => (sinkError ??= err));
+  await ctx.captions?.write(words, result.request.text).catch((err: unknown) => (sinkError ??= err));
   const summary = [`${seconds.toFixed(2)} s of audio`];
   if (firstFrameAt !== null) {
     summary.push(`first audio ${Math.round(firstFrameAt - start)} ms after the request (${Math.round(firstFrameAt)} ms after start)`);
@@ -213,14 +223,23 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   if (result.metrics.attempts > 1) summary.push(`${result.metrics.attempts} attempts`);
   const wavWritten = wav !== null && !wav.errored;
   if (wavWritten) summary.push(`wrote ${wav.path}`);
+  const encodedWritten = encoded !== null && encoded.error === null;
+  if (encodedWritten) summary.push(`wrote ${encoded.path} (${describeEncoded(result)})`);
   io.stderr.write(`${PREFIX}${summary.join(', ')}\n`);
   if (sinkError !== null) return report(io, sinkError, false);
   if (streamError !== null) {
     const code = report(io, streamError, aborted);
     if (wavWritten && !aborted) io.stderr.write(`${PREFIX}${wav.path} is a complete WAV of the ${seconds.toFixed(2)} s that arrived\n`);
+    if (encodedWritten && !aborted) io.stderr.write(`${PREFIX}${encoded.path} holds the audio of every complete event that arrived\n`);
     return code;
   }
   return EXIT_OK;
+}
+
+/** What an encoded --out file holds, e.g. `mp3` or `raw s16le pcm, 44100 Hz mono`. */
+function describeEncoded(result: TtsStreamResult): string {
+  const { format, sample_rate } = result.request;
+  return format === 'pcm' ? `raw s16le pcm, ${sample_rate} Hz mono` : format === 'opus' ? 'Ogg Opus' : format;
 }
 
 /** Writes one frame, resolving when the sink took it (backpressure) or rejecting when it failed. */

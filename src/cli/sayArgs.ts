@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { AudioFormat } from '../codec/types.js';
 import { AUDIO_FORMATS, LATENCY_MODES, type LatencyMode } from '../protocol/ttsRequest.js';
+import { parseCaptionsTarget, type CaptionsTarget } from './captionsOutput.js';
 import { EXIT_CODES_HELP, UsageError } from './exitCodes.js';
 
 export const SAY_USAGE = `usage: voicewire say "<text>" [options]      (or: echo "<text>" | voicewire say [options])
@@ -12,12 +13,15 @@ Speaks the text with live word captions. Without --base-url (or VOICEWIRE_BASE_U
 local voice service in-process: no account, no network.
 
 options:
-  --format opus|mp3|wav|pcm   audio format on the wire (default opus)
+  --format opus|mp3|wav|pcm   audio format on the wire (default: the --out file's, else opus)
   --sample-rate N             sample rate to request (default: the format's own)
   --voice ID                  voice (reference_id)
   --model M                   model header (s1, s2-pro, s2.1-pro, s2.1-pro-free, drama-3-preview)
   --latency low|normal|balanced
-  --out FILE.wav              write the audio to a WAV file (captions at decode speed)
+  --out FILE                  write the audio (captions at decode speed); the extension says how:
+                              .wav a WAV of the decoded audio (any --format); .mp3, .opus/.ogg,
+                              .pcm/.raw the service's own mp3, Ogg Opus or raw s16le mono pcm,
+                              requested in that format and written as it arrives
   --captions FILE.vtt|.srt    write the word timeline as WebVTT or SRT
   --play                      play through the sound output (exits with an error if there is none)
   --realtime                  pace captions in real time (also with --out)
@@ -28,7 +32,7 @@ options:
 With neither --out nor --play it plays when a sound device exists, else shows the captions in
 real time. Captions go to stdout (one "0.31  word" line per word when stdout is not a terminal);
 status, progress and the summary go to stderr. --out and --captions are opened before the request;
-when the stream fails midway the WAV holds the audio that arrived.
+when the stream fails midway the file holds the audio that arrived.
 
 ${EXIT_CODES_HELP}`;
 
@@ -39,14 +43,28 @@ export interface SayOptions {
   voice: string | undefined;
   model: string | undefined;
   latency: LatencyMode | undefined;
-  out: string | undefined;
-  captions: { path: string; kind: 'vtt' | 'srt' } | undefined;
+  out: SayOut | undefined;
+  captions: CaptionsTarget | undefined;
   play: boolean;
   realtime: boolean;
   baseUrl: string | undefined;
   apiKey: string | undefined;
   help: boolean;
 }
+
+/**
+ * The --out file: `encoded` is the service's bytes in the wire format (`format` of the options),
+ * otherwise a WAV of the decoded audio.
+ */
+export interface SayOut {
+  path: string;
+  encoded: boolean;
+}
+
+/** --out extensions that name a wire format whose bytes are written as they come. */
+const ENCODED_EXTENSIONS: Readonly<Record<string, AudioFormat>> = { '.mp3': 'mp3', '.opus': 'opus', '.ogg': 'opus', '.pcm': 'pcm', '.raw': 'pcm' };
+const WAV_EXTENSION = '.wav';
+const OUT_EXTENSIONS = [WAV_EXTENSION, ...Object.keys(ENCODED_EXTENSIONS)];
 
 export class SayUsageError extends UsageError {}
 
@@ -78,8 +96,14 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     throw new SayUsageError((err as Error).message);
   }
   const v = parsed.values;
-  const format = (v.format ?? DEFAULT_SAY_FORMAT) as AudioFormat;
+  if (v.out !== undefined && v.out.trim() === '') throw new SayUsageError('--out needs a file name');
+  const out = v.out === undefined ? undefined : parseOut(v.out);
+  const outFormat = out?.encoded === true ? ENCODED_EXTENSIONS[extension(out.path)] : undefined;
+  const format = (v.format ?? outFormat ?? DEFAULT_SAY_FORMAT) as AudioFormat;
   if (!AUDIO_FORMATS.includes(format)) throw new SayUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
+  if (outFormat !== undefined && format !== outFormat) {
+    throw new SayUsageError(`--out ${JSON.stringify(v.out)} holds the service's ${outFormat}, but --format asks for ${format}: drop --format, or write a .wav`);
+  }
   let sampleRate: number | undefined;
   if (v['sample-rate'] !== undefined) {
     sampleRate = Number(v['sample-rate']);
@@ -87,14 +111,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
   }
   const latency = v.latency as LatencyMode | undefined;
   if (latency !== undefined && !LATENCY_MODES.includes(latency)) throw new SayUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
-  let captions: SayOptions['captions'];
-  if (v.captions !== undefined) {
-    const lower = v.captions.toLowerCase();
-    const kind = lower.endsWith('.vtt') ? 'vtt' : lower.endsWith('.srt') ? 'srt' : null;
-    if (kind === null) throw new SayUsageError(`--captions needs a .vtt or .srt file name, got ${JSON.stringify(v.captions)}`);
-    captions = { path: v.captions, kind };
-  }
-  if (v.out !== undefined && v.out.trim() === '') throw new SayUsageError('--out needs a file name');
+  const captions = v.captions === undefined ? undefined : parseCaptionsTarget(v.captions);
   const positional = parsed.positionals;
   const text = positional.length === 0 || (positional.length === 1 && positional[0] === '-') ? null : positional.join(' ');
   const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === '' ? undefined : s);
@@ -105,7 +122,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     voice: v.voice,
     model: v.model,
     latency,
-    out: v.out,
+    out,
     captions,
     play: v.play ?? false,
     realtime: v.realtime ?? false,
@@ -113,4 +130,17 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     apiKey: nonEmpty(v['api-key']) ?? nonEmpty(env.VOICEWIRE_API_KEY),
     help: v.help ?? false,
   };
+}
+
+function extension(path: string): string {
+  const m = /\.[^./\\]*$/.exec(path);
+  return m === null ? '' : m[0].toLowerCase();
+}
+
+function parseOut(path: string): SayOut {
+  const ext = extension(path);
+  if (ext === WAV_EXTENSION) return { path, encoded: false };
+  if (ENCODED_EXTENSIONS[ext] !== undefined) return { path, encoded: true };
+  const names = `${OUT_EXTENSIONS.slice(0, -1).join(', ')} or ${OUT_EXTENSIONS.at(-1)}`;
+  throw new SayUsageError(`--out must end in ${names} (the extension names the format), got ${JSON.stringify(path)}`);
 }

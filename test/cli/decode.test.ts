@@ -2,9 +2,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/decode.js';
+import { TTS_STREAM_WITH_TIMESTAMP_PATH } from '../../src/protocol/paths.js';
 import { WavDecoder } from '../../src/codec/WavDecoder.js';
+import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { capture, events, expected, sse } from '../engine/helpers.js';
 import { ROOT, runCli, type CliResult } from './cliProcess.js';
 
@@ -116,5 +118,103 @@ describe('voicewire decode', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: FORMAT_MISMATCH.*44100.*22050/);
     expect(readWav(out).rate).toBe(22050);
+  });
+});
+
+const HELLO = join(ROOT, 'examples/hello.wav.sse');
+const HELLO_TEXT = join(ROOT, 'examples/hello.txt');
+
+describe('voicewire decode without --format: the container is told from the audio', () => {
+  let service: LocalService;
+  const captures: Record<'opus' | 'mp3', string> = { opus: join(dir, 'said.opus.sse'), mp3: join(dir, 'said.mp3.sse') };
+  beforeAll(async () => {
+    service = await startLocalService();
+    for (const format of ['opus', 'mp3'] as const) {
+      const res = await fetch(`${service.baseUrl}${TTS_STREAM_WITH_TIMESTAMP_PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Told from the bytes.', format }),
+      });
+      expect(res.status).toBe(200);
+      writeFileSync(captures[format], Buffer.from(await res.arrayBuffer()));
+    }
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  for (const format of ['wav', 'opus', 'mp3'] as const) {
+    it(`${format}: a capture decodes without --format as with --format ${format}: the same WAV, the same words`, async () => {
+      const input = format === 'wav' ? HELLO : captures[format];
+      const [told, declared] = [join(dir, `told-${format}.wav`), join(dir, `declared-${format}.wav`)];
+      const [a, b] = await Promise.all([cli([input, '--out', told]), cli([input, '--format', format, '--out', declared])]);
+      expect(a.stderr).toBe('');
+      expect(a.code).toBe(0);
+      expect(b.code).toBe(0);
+      expect(a.stdout).toMatch(new RegExp(`^decoded \\d+\\.\\d\\d s of ${format} \\(`));
+      expect(a.stdout.replace(told, '')).toBe(b.stdout.replace(declared, ''));
+      expect(readFileSync(told).equals(readFileSync(declared))).toBe(true);
+      expect(readWav(told).samples).toBeGreaterThan(0);
+    });
+  }
+
+  it('raw pcm (no signature): a usage error asking for --format pcm (exit 2); --sample-rate alone decodes it as pcm', async () => {
+    const pcm = capture('speech.pcm.sse');
+    const bare = await cli(['-', '--out', join(dir, 'bare.wav')], pcm);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toBe('voicewire decode: cannot tell the format: the audio starts with no known signature (raw pcm has none); give --format pcm --sample-rate <hz>, or --format\n');
+    const rated = await cli(['-', '--sample-rate', '22050', '--out', join(dir, 'rated.wav')], pcm);
+    expect(rated.code).toBe(0);
+    expect(rated.stdout).toMatch(/^decoded 2\.55 s of pcm \(22050 Hz mono\)/);
+    expect(readWav(join(dir, 'rated.wav'))).toMatchObject({ samples: expected.samples, rate: 22050 });
+  });
+
+  it('a bad first event: exit 1 with its typed error, as with --format', async () => {
+    const input = join(dir, 'bad-first.sse');
+    writeFileSync(input, 'data: {not json\n\n');
+    const r = await cli([input, '--out', join(dir, 'bad-first.wav')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^voicewire decode: bad input: EVENT_INVALID_JSON/);
+  });
+});
+
+describe('voicewire decode --captions [--text-file]', () => {
+  it('examples/hello.txt is the text examples/hello.wav.sse was spoken from', () => {
+    expect(readFileSync(HELLO_TEXT, 'utf8').trim()).toBe(expected.chunks.map((c: { text: string }) => c.text).join(' '));
+  });
+
+  it('--captions x.srt: the final words as SRT cues; with --text-file, punctuated as the text was written', async () => {
+    const [bare, punctuated] = [join(dir, 'bare.srt'), join(dir, 'punctuated.srt')];
+    const [a, b] = await Promise.all([
+      cli([HELLO, '--out', join(dir, 'cap-a.wav'), '--captions', bare]),
+      cli([HELLO, '--out', join(dir, 'cap-b.wav'), '--captions', punctuated, '--text-file', HELLO_TEXT]),
+    ]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toContain(`7 words → ${join(dir, 'cap-b.wav')}, ${punctuated}`);
+    expect(readFileSync(bare, 'utf8')).toBe('1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead\n');
+    expect(readFileSync(punctuated, 'utf8')).toBe('1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire.\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead.\n');
+  });
+
+  it('--captions x.vtt with --text-file: WebVTT with word timestamps and the punctuation', async () => {
+    const vtt = join(dir, 'hello.vtt');
+    const r = await cli([HELLO, '--format', 'wav', '--out', join(dir, 'cap-c.wav'), '--captions', vtt, '--text-file', HELLO_TEXT]);
+    expect(r.code).toBe(0);
+    const doc = readFileSync(vtt, 'utf8');
+    expect(doc).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.158\nHello <00:00:00\.288>from <00:00:00\.549>voicewire\.\n/);
+    expect(doc).toContain('playhead.\n');
+  });
+
+  it('flag faults: --text-file without --captions or --captions x.txt is usage (2); a --text-file that cannot be read is I/O (3)', async () => {
+    const noCaptions = await cli([HELLO, '--out', join(dir, 'f.wav'), '--text-file', HELLO_TEXT]);
+    expect(noCaptions.code).toBe(2);
+    expect(noCaptions.stderr).toMatch(/^voicewire decode: --text-file is the text of the captions: give --captions too\nusage: voicewire decode/);
+    const txt = await cli([HELLO, '--out', join(dir, 'f.wav'), '--captions', join(dir, 'x.txt')]);
+    expect(txt.code).toBe(2);
+    expect(txt.stderr).toMatch(/--captions needs a \.vtt or \.srt file name/);
+    const missing = await cli([HELLO, '--out', join(dir, 'f.wav'), '--captions', join(dir, 'f.vtt'), '--text-file', join(dir, 'nope.txt')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/^voicewire decode: INPUT_IO: cannot read \S*nope\.txt: ENOENT/);
   });
 });

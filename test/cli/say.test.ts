@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDecoder } from '../../src/codec/createDecoder.js';
+import { sniffContainer } from '../../src/codec/sniff.js';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { lines } from './cliProcess.js';
 import { captionLines, readWavInfo, runSay, spokenWords, vttCueEnds } from './sayHarness.js';
@@ -41,6 +43,57 @@ describe('voicewire say → local service → engine → WAV', () => {
     });
   }
 
+  for (const [ext, format, container] of [['mp3', 'mp3', 'mp3'], ['opus', 'opus', 'ogg'], ['ogg', 'opus', 'ogg'], ['pcm', 'pcm', null], ['raw', 'pcm', null]] as const) {
+    it(`--out x.${ext} writes the service's own ${format} (requested as ${format}), as long as what was spoken`, async () => {
+      const out = join(dir, `encoded.${ext}`);
+      const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
+      expect(r.code).toBe(0);
+      expect(captionLines(r.stdout).map((l) => l.text)).toEqual(spokenWords(TEXT));
+      const seconds = Number(/([\d.]+) s of audio/.exec(r.stderr)![1]);
+      const bytes = readFileSync(out);
+      if (container !== null) expect(sniffContainer(bytes)).toBe(container);
+      expect(r.stderr).toContain(`wrote ${out} (${format === 'pcm' ? 'raw s16le pcm, 44100 Hz mono' : format === 'opus' ? 'Ogg Opus' : 'mp3'})`);
+      const decoder = format === 'pcm' ? createDecoder('pcm', { sampleRate: 44100 }) : createDecoder(format);
+      await decoder.ready;
+      const decoded = [decoder.decode(bytes), decoder.flush()];
+      expect(decoded.flatMap((d) => d.errors)).toEqual([]);
+      const samples = decoded.reduce((n, d) => n + d.pcm.reduce((m, b) => m + b.length, 0), 0);
+      expect(samples / decoder.format!.sampleRate).toBeCloseTo(seconds, 1);
+    });
+  }
+
+  it.skipIf(!existsSync('/dev/full'))('an encoded --out whose writes fail (a full disk) is local I/O: exit 3, one line naming the file, no "wrote"', async () => {
+    const out = join(dir, 'full.mp3');
+    symlinkSync('/dev/full', out);
+    const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`voicewire say: cannot write ${out}: ENOSPC`);
+    expect(lines(r.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
+    expect(r.stderr).not.toContain('wrote');
+  });
+
+  it('--out with an unknown extension, or a --format the extension contradicts, is a usage error (exit 2) naming the supported ones; no file is made', async () => {
+    const flac = await runSay(['hi', '--out', join(dir, 'x.flac')]);
+    expect(flac.code).toBe(2);
+    expect(flac.stderr).toMatch(/^voicewire say: --out must end in \.wav, \.mp3, \.opus, \.ogg, \.pcm or \.raw \(the extension names the format\), got ".*x\.flac"\n/);
+    expect(existsSync(join(dir, 'x.flac'))).toBe(false);
+    const clash = await runSay(['hi', '--format', 'mp3', '--out', join(dir, 'clash.opus')]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/holds the service's opus, but --format asks for mp3/);
+    expect(existsSync(join(dir, 'clash.opus'))).toBe(false);
+  });
+
+  it('--captions (.vtt and .srt) show the words as the text wrote them: punctuation and casing', async () => {
+    const text = 'Well, hello there! Is this "voicewire"? Yes: it is.';
+    const kinds = ['vtt', 'srt'] as const;
+    const runs = await Promise.all(kinds.map((kind) => runSay([text, '--out', join(dir, `punct-${kind}.wav`), '--captions', join(dir, `punct.${kind}`), '--base-url', service.baseUrl, '--api-key', service.token])));
+    for (const [i, kind] of kinds.entries()) {
+      expect(runs[i]!.code).toBe(0);
+      expect(captionLines(runs[i]!.stdout).map((l) => l.text)).toEqual(spokenWords(text)); // the line renderer stays bare
+      expect(cueText(readFileSync(join(dir, `punct.${kind}`), 'utf8')), kind).toBe(text);
+    }
+  });
+
   it('the embedded default: no base URL starts the local service in-process (text on stdin, default opus)', async () => {
     const out = join(dir, 'embedded.wav');
     const r = await runSay(['--out', out], {}, 'Embedded default works.');
@@ -72,12 +125,29 @@ describe('voicewire say → local service → engine → WAV', () => {
     }
   });
 
-  it('in a terminal the caption line is redrawn with the word being heard highlighted', async () => {
+  it('a stream that breaks midway leaves the --out x.pcm file with the audio of every complete event (what the engine decoded), exit 1', async () => {
+    const faulty = await startLocalService({ faults: 'cut-after=2' });
+    try {
+      const out = join(dir, 'broken.pcm');
+      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
+      const r = await runSay([long, '--latency', 'balanced', '--out', out, '--base-url', faulty.baseUrl, '--api-key', faulty.token]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('StreamInterruptedError');
+      expect(r.stderr).toContain(`${out} holds the audio of every complete event that arrived`);
+      const seconds = Number(/([\d.]+) s of audio/.exec(r.stderr)![1]);
+      expect(seconds).toBeGreaterThan(0);
+      expect(readFileSync(out).length / 2 / 44100).toBeCloseTo(seconds, 2);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('in a terminal the caption line is redrawn with the word being heard highlighted, punctuated as written', async () => {
     const r = await runSay(['Bright red apples.', '--out', join(dir, 'tty.wav'), '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { stdoutIsTTY: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\r\x1b[2K\x1b[7mBright\x1b[27m');
-    expect(r.stdout).toContain('\x1b[7mapples\x1b[27m');
-    expect(r.stdout.endsWith('Bright red apples\n')).toBe(true);
+    expect(r.stdout).toContain('\x1b[7mapples.\x1b[27m');
+    expect(r.stdout.endsWith('Bright red apples.\n')).toBe(true);
   });
 
   it('a long input shows progress on stderr while writing the WAV', async () => {
@@ -144,3 +214,12 @@ describe('voicewire say → local service → engine → WAV', () => {
     }
   });
 });
+
+/** The words of every cue of a WebVTT or SRT document, in order, without inline timestamps. */
+function cueText(doc: string): string {
+  return doc
+    .split('\n')
+    .filter((l) => l !== '' && l !== 'WEBVTT' && !l.includes('-->') && !/^\d+$/.test(l))
+    .map((l) => l.replace(/<[^>]*>/g, ''))
+    .join(' ');
+}

@@ -15,7 +15,7 @@ describe('openSayOutputs', () => {
   it('creates both files before anything is written, and the captions get the final timeline', async () => {
     const out = join(dir, 'a.wav');
     const vtt = join(dir, 'a.vtt');
-    const outputs = await openSayOutputs({ out, captions: { path: vtt, kind: 'vtt' } });
+    const outputs = await openSayOutputs({ out: { path: out, encoded: false }, captions: { path: vtt, kind: 'vtt' } });
     expect(statSync(out).size).toBe(0);
     expect(statSync(vtt).size).toBe(0);
     await outputs.captions!.write(WORDS);
@@ -26,7 +26,7 @@ describe('openSayOutputs', () => {
 
   it('an --out that cannot be written is SINK_IO naming it, and the captions file opened first is closed again', async () => {
     const srt = join(dir, 'b.srt');
-    const err = await openSayOutputs({ out: join(dir, 'missing', 'b.wav'), captions: { path: srt, kind: 'srt' } }).catch((e: unknown) => e);
+    const err = await openSayOutputs({ out: { path: join(dir, 'missing', 'b.wav'), encoded: false }, captions: { path: srt, kind: 'srt' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkError);
     expect((err as SinkError).code).toBe('SINK_IO');
     expect((err as SinkError).message).toMatch(/^cannot write \S*missing\/b\.wav: ENOENT/);
@@ -35,13 +35,13 @@ describe('openSayOutputs', () => {
 
   it('a --captions that cannot be written is SINK_IO, and no WAV is created', async () => {
     const out = join(dir, 'c.wav');
-    const err = await openSayOutputs({ out, captions: { path: join(dir, 'missing', 'c.vtt'), kind: 'vtt' } }).catch((e: unknown) => e);
+    const err = await openSayOutputs({ out: { path: out, encoded: false }, captions: { path: join(dir, 'missing', 'c.vtt'), kind: 'vtt' } }).catch((e: unknown) => e);
     expect((err as SinkError).code).toBe('SINK_IO');
     expect((err as SinkError).message).toMatch(/^cannot write \S*missing\/c\.vtt: ENOENT/);
     expect(existsSync(out)).toBe(false);
   });
 
   it('with neither option it opens nothing', async () => {
-    expect(await openSayOutputs({ out: undefined, captions: undefined })).toEqual({ wav: null, captions: null });
+    expect(await openSayOutputs({ out: undefined, captions: undefined })).toEqual({ wav: null, encoded: null, captions: null });
   });
 });
