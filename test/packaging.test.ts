@@ -53,7 +53,7 @@ beforeAll(() => {
   // reading. `npm pack` runs `prepare` (the build) first: a tree that does not build fails here.
   const pkg = join(tmp, 'package');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes', 'examples']) {
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes', 'examples', 'docs']) {
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
   }
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
