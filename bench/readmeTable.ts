@@ -1,10 +1,13 @@
 /**
- * Regenerates the README's performance table from `bench/results.json`, between the markers
- * `<!-- perf:start -->` and `<!-- perf:end -->`: one section per scenario of issue 6 (each
- * figure, its anchor ratio, the target, met or not, and the command), then the other benches.
+ * Regenerates the performance tables from `bench/results.json`, between the markers
+ * `<!-- perf:start -->` and `<!-- perf:end -->` of two files:
+ * - `bench/README.md` gets every row: one section per scenario (each figure, its anchor ratio,
+ *   the target, met or not, and the command), then the other benches;
+ * - `README.md` gets the short table a reader of the front page needs: one row per section, with
+ *   the range of its ratios, its targets and how many rows met them, and a link to the full one.
  *
- *   node --import tsx bench/readmeTable.ts            # rewrite README.md
- *   node --import tsx bench/readmeTable.ts --print    # print the table only
+ *   node --import tsx bench/readmeTable.ts            # rewrite both files
+ *   node --import tsx bench/readmeTable.ts --print    # print the full table only
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -79,20 +82,60 @@ export function renderTable(report: Report): string {
   return lines.join('\n');
 }
 
+/** One summary row: a section's ratio range, its targets and how many of its rows met them. */
+function summaryRow(title: string, verdictText: string, results: BenchResult[]): string {
+  const ratios = results.filter((r) => r.ratio !== undefined);
+  const range = ratios.length === 0 ? '' : rangeText(ratios.map((r) => r.ratio!), ratios[0]!.anchor ?? '');
+  const targets = [...new Set(results.map((r) => r.target).filter((t): t is string => t !== undefined))];
+  const judged = results.filter((r) => r.met !== undefined);
+  const met = judged.length === 0 ? verdictText : `${judged.filter((r) => r.met).length} of ${judged.length} rows met`;
+  return `| ${cell(title)} | ${results.length} | ${cell(range)} | ${cell(targets.join('; '))} | ${cell(met)} |`;
+}
+
+function rangeText(values: number[], anchor: string): string {
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  return `${lo === hi ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`}× ${anchor}`.trim();
+}
+
+/** The other benches, grouped by the command that reproduces them (one module each). */
+function otherGroups(results: BenchResult[]): Array<{ title: string; results: BenchResult[] }> {
+  const groups = new Map<string, BenchResult[]>();
+  for (const r of results) groups.set(r.command, [...(groups.get(r.command) ?? []), r]);
+  return [...groups.values()].map((rs) => ({ title: rs[0]!.scenario.split(' / ')[0]!, results: rs }));
+}
+
+export function renderSummary(report: Report): string {
+  const m = report.machine;
+  const lines = [
+    `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (load average ${m.loadavg1m} at the end), ` +
+      `Node ${m.node}. Every row, figure and command: [bench/README.md](bench/README.md#the-full-table).`,
+    '',
+    '| what | rows | vs anchor | target | met |',
+    '|---|---|---|---|---|',
+    ...report.scenarios.filter((s) => s.results.length > 0).map((s) => summaryRow(`${s.id}. ${s.title}`, verdict(s), s.results)),
+    ...otherGroups(report.other).map((g) => summaryRow(g.title, '', g.results)),
+  ];
+  return lines.join('\n');
+}
+
+async function replaceBetweenMarkers(path: string, text: string): Promise<void> {
+  const doc = await readFile(path, 'utf8');
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`${path} lacks the ${START} … ${END} markers`);
+  await writeFile(path, doc.slice(0, a + START.length) + '\n' + text + '\n' + doc.slice(b));
+}
+
 async function main(): Promise<void> {
   const report = JSON.parse(await readFile(join(root, 'bench', 'results.json'), 'utf8')) as Report;
   if (process.argv.includes('--print')) {
     process.stdout.write(renderTable(report) + '\n');
     return;
   }
-  const readmePath = join(root, 'README.md');
-  const readme = await readFile(readmePath, 'utf8');
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md lacks the ${START} … ${END} markers`);
-  const next = readme.slice(0, a + START.length) + '\n' + renderTable(report) + '\n' + readme.slice(b);
-  await writeFile(readmePath, next);
-  process.stderr.write('README.md performance table updated\n');
+  await replaceBetweenMarkers(join(root, 'bench', 'README.md'), renderTable(report));
+  await replaceBetweenMarkers(join(root, 'README.md'), renderSummary(report));
+  process.stderr.write('bench/README.md and README.md performance tables updated\n');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
