@@ -47,6 +47,14 @@ export interface SpeechEventMeta {
   audioBytes: number;
 }
 
+/** How many `message` events took each path ({@link SpeechEventScanner.pathCounts}). */
+export interface EventPathCounts {
+  /** Read in place (fields from their bytes, audio decoded straight into the ring). */
+  fast: number;
+  /** JSON.parse of the whole event + inspectSpeechEvent (anything the fast path cannot judge). */
+  general: number;
+}
+
 export interface SpeechEventScannerOptions {
   ring: RingBuffer;
   onEvent(meta: SpeechEventMeta): void;
@@ -96,6 +104,8 @@ export class SpeechEventScanner {
   private stageTried = -1;
 
   private index = 0;
+  /** Plain integers bumped once per event (no allocation): the bench reports the fast share. */
+  readonly pathCounts: EventPathCounts = { fast: 0, general: 0 };
   private committed = 0;
   private failed: unknown = null;
   /** A validated event whose audio waits for ring space (its base64 is in {@link audio}). */
@@ -282,6 +292,7 @@ export class SpeechEventScanner {
     } else if (!isStrictBase64Bytes(d, a, b)) return false;
 
     f.keep(d, end);
+    this.pathCounts.fast++;
     this.finishEvent(meta, src, a, b);
     return true;
   }
@@ -328,6 +339,7 @@ export class SpeechEventScanner {
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
   private generalEvent(d: Buffer, start: number, end: number, index: number): void {
+    this.pathCounts.general++;
     this.fields.forgetRest();
     let json: unknown;
     try {
