@@ -91,7 +91,14 @@ export class EventFields {
     if (s.contentStart >= 0) {
       if (s.contentSameBytes) content = contentMemo.value;
       else {
-        content = d.toString('utf8', s.contentStart, s.contentEnd);
+        if (!s.contentNeedsParse) content = d.toString('utf8', s.contentStart, s.contentEnd);
+        else {
+          try {
+            content = JSON.parse(d.toString('utf8', s.contentStart - 1, s.contentEnd + 1)) as string;
+          } catch {
+            return false; // a bad escape or a raw control byte: the general path names the fault
+          }
+        }
         contentMemo.remember(d, s.contentStart, s.contentEnd, content);
       }
     }

@@ -1,11 +1,12 @@
 /**
  * The byte-level fast scan of one speech event's JSON (the hot path of the event stage).
  *
- * It recognises only the plain shape servers send: one object with the five known keys (each at
- * most once, `content` and `alignment` optional), no escapes in keys, `audio_base64` or `content`,
- * plain non-negative JSON numbers. It records where each value is instead of building strings.
- * Anything else (an escape such as `\/`, a negative or fractional `chunk_seq`, an unknown key, a
- * duplicate key, bad JSON...) returns false and the caller takes the general path (JSON.parse +
+ * It recognises the shape servers send: one object with the five known keys (each at most once,
+ * `content` and `alignment` optional), no escapes in keys or in `audio_base64`, plain
+ * non-negative JSON numbers. A `content` with escapes (text with a quote or a line break) is found
+ * here and unescaped by the caller. It records where each value is instead of building strings.
+ * Anything else (a negative or fractional `chunk_seq`, an unknown key, a duplicate key, bad
+ * JSON...) returns false and the caller takes the general path (JSON.parse +
  * validateSpeechEvent), which then gives the exact result or the exact typed error.
  */
 
@@ -61,6 +62,10 @@ export class EventSpans {
   contentEnd = -1;
   /** The content bytes equal the previous content's bytes given to the scan. */
   contentSameBytes = false;
+  /** The content is not a plain string (it holds an escape, or a control byte): the caller parses
+   * the literal `d[contentStart - 1..contentEnd + 1)` with JSON.parse, which unescapes it and
+   * rejects what JSON does not allow. */
+  contentNeedsParse = false;
   /** -1 when the event has no alignment object (absent or null). */
   alignStart = -1;
   alignEnd = -1;
@@ -212,6 +217,20 @@ function plainStringEnd(d: Uint8Array, i: number, len: number): number {
 }
 
 /**
+ * End of a string body starting at i (its closing quote, the byte after a backslash skipped), or
+ * -1. Nothing is validated here (control bytes, bad escapes): the caller's JSON.parse of the
+ * literal does that.
+ */
+function escapedStringEnd(d: Uint8Array, i: number, len: number): number {
+  for (; i < len; i++) {
+    const c = d[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH) i++;
+  }
+  return -1;
+}
+
+/**
  * Scans `d[start..len)` (`len` is the end offset; the spans in `out` are offsets in `d`). Returns
  * true and fills `out` when the event has the plain shape; false means "take the general path".
  * `prevAlign[0..prevAlignLength)` is the previous raw snapshot: an alignment starting with exactly
@@ -231,6 +250,7 @@ export function scanEventJson(
   let seen = 0;
   out.contentStart = -1;
   out.contentSameBytes = false;
+  out.contentNeedsParse = false;
   out.alignStart = -1;
   out.alignSameBytes = false;
   let i = skipWs(d, start, len);
@@ -263,14 +283,22 @@ export function scanEventJson(
       }
       case KEY_CONTENT: {
         if (c !== QUOTE) return false;
-        // The previous content's bytes (a plain string) followed by the closing quote: the same
-        // string, found by one compare instead of a byte loop and then a compare.
+        // The previous content's bytes (a valid string body, so it cannot end inside an escape)
+        // followed by a quote: the same string, found by one compare instead of a byte loop.
         const e = i + 1 + prevContentLength;
         let q: number;
         if (prevContentLength > 0 && e < len && d[e] === QUOTE && bytesEqual(d, i + 1, prevContent, 0, prevContentLength)) {
           q = e;
           out.contentSameBytes = true;
-        } else q = plainStringEnd(d, i + 1, len);
+        } else {
+          // Text with a quote or a line break arrives escaped (`\"`, `\n`): every event of such
+          // a chunk used to take the general path (a fifth of a real capture's events).
+          q = plainStringEnd(d, i + 1, len);
+          if (q < 0) {
+            q = escapedStringEnd(d, i + 1, len);
+            out.contentNeedsParse = true;
+          }
+        }
         if (q < 0) return false;
         out.contentStart = i + 1;
         out.contentEnd = q;
