@@ -53,6 +53,10 @@ export interface EventPathCounts {
   fast: number;
   /** JSON.parse of the whole event + inspectSpeechEvent (anything the fast path cannot judge). */
   general: number;
+  /** Changed snapshots on the fast path parsed from their first changed segment on (SnapshotMemo). */
+  snapshotsIncremental: number;
+  /** Changed snapshots on the fast path parsed whole (a chunk's first, or another shape). */
+  snapshotsWhole: number;
 }
 
 export interface SpeechEventScannerOptions {
@@ -95,8 +99,10 @@ export class SpeechEventScanner {
   private readonly onWarningCb: ((w: VoicewireError) => void) | undefined;
   private readonly skip: boolean;
   private readonly framer: SseFramer;
+  /** Plain integers bumped once per event (no allocation): the bench reports the fast share. */
+  readonly pathCounts: EventPathCounts = { fast: 0, general: 0, snapshotsIncremental: 0, snapshotsWhole: 0 };
   /** The fields of fast-path events, and what is remembered of earlier ones. */
-  private readonly fields = new EventFields();
+  private readonly fields = new EventFields(this.pathCounts);
   private readonly audio: RingBase64Writer;
   /** Small reads inside an audio string go straight to wasm (null without wasm SIMD). */
   private readonly stage: Base64Stage | null;
@@ -104,8 +110,6 @@ export class SpeechEventScanner {
   private stageTried = -1;
 
   private index = 0;
-  /** Plain integers bumped once per event (no allocation): the bench reports the fast share. */
-  readonly pathCounts: EventPathCounts = { fast: 0, general: 0 };
   private committed = 0;
   private failed: unknown = null;
   /** A validated event whose audio waits for ring space (its base64 is in {@link audio}). */

@@ -125,7 +125,7 @@ function keyEnd(d: Uint8Array, a: number, end: number): number {
 }
 
 /** End (exclusive) of a JSON number starting at i that is ≥ 0, or -1. */
-function scanNumber(d: Uint8Array, i: number, len: number): number {
+export function scanNumber(d: Uint8Array, i: number, len: number): number {
   const first = i;
   if (i >= len) return -1;
   let c = d[i]!;
@@ -161,7 +161,7 @@ function plainInt(d: Uint8Array, a: number, b: number): number {
 }
 
 /** End (exclusive) of the JSON object or array at i, or -1. Strings may hold escapes. */
-function scanComposite(d: Uint8Array, i: number, len: number): number {
+export function scanComposite(d: Uint8Array, i: number, len: number): number {
   let depth = 0;
   for (; i < len; i++) {
     const c = d[i]!;
@@ -233,7 +233,7 @@ function escapedStringEnd(d: Uint8Array, i: number, len: number): number {
 /**
  * Scans `d[start..len)` (`len` is the end offset; the spans in `out` are offsets in `d`). Returns
  * true and fills `out` when the event has the plain shape; false means "take the general path".
- * `prevAlign[0..prevAlignLength)` is the previous raw snapshot: an alignment starting with exactly
+ * `prevAlign[prevAlignFrom..+prevAlignLength)` is the previous raw snapshot: an alignment starting with exactly
  * those bytes is that same JSON value, found without scanning it. `prevContent[0..prevContentLength)`
  * is the previous content's body (a plain string, or length 0: none).
  */
@@ -243,6 +243,7 @@ export function scanEventJson(
   len: number,
   out: EventSpans,
   prevAlign: Buffer,
+  prevAlignFrom: number,
   prevAlignLength: number,
   prevContent: Buffer,
   prevContentLength: number,
@@ -308,7 +309,7 @@ export function scanEventJson(
       case KEY_ALIGNMENT: {
         if (c === OPEN_BRACE) {
           let end: number;
-          if (prevAlignLength > 0 && i + prevAlignLength <= len && bytesEqual(d, i, prevAlign, 0, prevAlignLength)) {
+          if (prevAlignLength > 0 && i + prevAlignLength <= len && bytesEqual(d, i, prevAlign, prevAlignFrom, prevAlignLength)) {
             end = i + prevAlignLength;
             out.alignSameBytes = true;
           } else {

@@ -96,10 +96,16 @@ describe('real captures: the fast path agrees with the general path', () => {
     it(`${name}: every event takes the fast path, in one read, ${SEGMENT_READ} B and ${SOCKET_READ} B reads`, () => {
       // Every event the service sends is well-formed: none is left to the general path.
       expect(expected.error).toBeNull();
+      const whole = runScanner([bytes]);
+      const changedSnapshots = whole.metas.filter((m, i) => m.alignment !== null && !whole.repeats[i]).length;
       for (const chunks of [[bytes], readsOf(bytes, [SEGMENT_READ]), readsOf(bytes, [SOCKET_READ])]) {
-        const paths: EventPathCounts = { fast: 0, general: 0 };
+        const paths: EventPathCounts = { fast: 0, general: 0, snapshotsIncremental: 0, snapshotsWhole: 0 };
         expectSame(runScanner(chunks, { paths }), expected);
-        expect(paths).toEqual({ fast: expected.metas.length, general: 0 });
+        expect(paths).toMatchObject({ fast: expected.metas.length, general: 0 });
+        // A changed snapshot is parsed from its first changed word on; only the first snapshot of
+        // the stream (nothing to compare with) may be parsed whole.
+        expect(paths.snapshotsWhole).toBeLessThanOrEqual(1);
+        expect(paths.snapshotsIncremental + paths.snapshotsWhole).toBe(changedSnapshots);
       }
     });
 
@@ -113,7 +119,7 @@ describe('real captures: the fast path agrees with the general path', () => {
           ),
           fc.integer({ min: 4096, max: 1 << 20 }),
           (sizes, ringCapacity) => {
-            const paths: EventPathCounts = { fast: 0, general: 0 };
+            const paths: EventPathCounts = { fast: 0, general: 0, snapshotsIncremental: 0, snapshotsWhole: 0 };
             const got = runScanner(readsOf(bytes, sizes), { ringCapacity, drain: [ringCapacity >> 1, Infinity], paths });
             expectSame(got, expected);
             expect(got.repeats).toEqual(whole.repeats);
