@@ -2,11 +2,11 @@
  * The byte-level fast scan of one speech event's JSON (the hot path of the event stage).
  *
  * It recognises the shape servers send: one object with the five known keys (each at most once,
- * `content` and `alignment` optional), no escapes in keys or in `audio_base64`, plain
- * non-negative JSON numbers. A `content` with escapes (text with a quote or a line break) is found
- * here and unescaped by the caller. It records where each value is instead of building strings.
- * Anything else (a negative or fractional `chunk_seq`, an unknown key, a duplicate key, bad
- * JSON...) returns false and the caller takes the general path (JSON.parse +
+ * `content` and `alignment` optional) and any other keys (skipped, their values checked by
+ * JSON.parse), no escapes in keys or in `audio_base64`, plain non-negative JSON numbers. A
+ * `content` with escapes (text with a quote or a line break) is found here and unescaped by the
+ * caller. It records where each value is instead of building strings. Anything else (a negative
+ * or fractional `chunk_seq`, a duplicate known key, bad JSON...) returns false and the caller takes the general path (JSON.parse +
  * validateSpeechEvent), which then gives the exact result or the exact typed error.
  */
 
@@ -217,6 +217,31 @@ function plainStringEnd(d: Uint8Array, i: number, len: number): number {
 }
 
 /**
+ * End (exclusive) of the value of an unknown key at i, or -1 when it is not one JSON value: it is
+ * found by its first byte and then given to JSON.parse (the exact grammar; only on a scanned
+ * event: in the service's order a repeated rest is not scanned at all).
+ */
+function unknownValueEnd(d: Buffer, i: number, len: number): number {
+  const c = d[i]!;
+  let e: number;
+  if (c === QUOTE) {
+    e = escapedStringEnd(d, i + 1, len);
+    if (e >= 0) e++;
+  } else if (c === OPEN_BRACE || c === OPEN_BRACKET) e = scanComposite(d, i, len);
+  else {
+    e = i;
+    while (e < len && d[e] !== COMMA && d[e] !== CLOSE_BRACE && !isWs(d[e]!)) e++;
+  }
+  if (e <= i) return -1;
+  try {
+    JSON.parse(d.toString('utf8', i, e));
+  } catch {
+    return -1;
+  }
+  return e;
+}
+
+/**
  * End of a string body starting at i (its closing quote, the byte after a backslash skipped), or
  * -1. Nothing is validated here (control bytes, bad escapes): the caller's JSON.parse of the
  * literal does that.
@@ -261,10 +286,11 @@ export function scanEventJson(
   for (;;) {
     if (i >= len || d[i] !== QUOTE) return false;
     const ka = i + 1;
-    const kb = keyEnd(d, ka, len);
+    let kb = keyEnd(d, ka, len);
+    if (kb < 0) kb = plainStringEnd(d, ka, len); // a longer key: unknown, if plain
     if (kb < 0) return false;
     const key = matchKey(d, ka, kb);
-    if (key === 0 || (seen & key) !== 0) return false;
+    if ((seen & key) !== 0) return false;
     seen |= key;
     i = skipWs(d, kb + 1, len);
     if (d[i] !== COLON) return false;
@@ -272,6 +298,15 @@ export function scanEventJson(
     if (i >= len) return false;
     const c = d[i]!;
     switch (key) {
+      case 0: {
+        // A key the stage does not use (the service may add fields; the general path ignores
+        // them). An escape in it could spell a known key: that is for the general path.
+        for (let k = ka; k < kb; k++) if (d[k] === BACKSLASH) return false;
+        const e = unknownValueEnd(d, i, len);
+        if (e < 0) return false;
+        i = e;
+        break;
+      }
       case KEY_AUDIO: {
         if (c !== QUOTE) return false;
         const q = d.indexOf(QUOTE, i + 1);
