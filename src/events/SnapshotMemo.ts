@@ -16,7 +16,9 @@
  *
  * Bytes: the head (`{"audio_duration":N,"segments":`) is kept right-aligned before
  * {@link HEAD_ROOM} and the array from there on, so that a changed duration does not move the
- * array, and keeping a new snapshot copies only the bytes that changed.
+ * array, and keeping a new snapshot copies only the bytes that changed. The segment ends of a
+ * snapshot parsed whole are found only when the next one shares its first segment: a stream whose
+ * every snapshot changes from the first word on (nothing to reuse) does no more work than before.
  */
 import { ensureCapacity, grow } from '../internal/growableBytes.js';
 import type { Alignment, AlignmentSegment } from './SpeechEvent.js';
@@ -47,17 +49,21 @@ export class SnapshotMemo {
   length = 0;
   value: Alignment | null = null;
 
-  /** End of each segment object, from the array's `[` (valid for `value`'s segments when
-   * `count` ≥ 0; -1: the bytes are not in the service's shape, no incremental parse). */
-  private ends = new Int32Array(INITIAL_SEGMENTS);
+  /** The bytes are in the service's shape, the array's `[` at {@link HEAD_ROOM}. */
+  private canonical = false;
+  /** End of each segment object, from the array's `[`: known for `count` segments (all of
+   * `value`'s), or -1: not found yet ({@link prepareEnds}). */
+  private ends: Int32Array = new Int32Array(INITIAL_SEGMENTS);
   private count = -1;
 
   // What the last parse found, kept by {@link keep} once its event is accepted.
-  private pendingHead = 0;
+  /** Head bytes (-1: not the service's shape). */
+  private pendingHead = -1;
   /** Bytes of the array (from its `[`) that are the remembered ones: not copied again. */
   private pendingSame = 0;
+  /** Leading segments taken over, and the ends of the parsed ones after them (-1: unknown). */
   private pendingKept = 0;
-  private pendingEnds = new Int32Array(INITIAL_SEGMENTS);
+  private pendingEnds: Int32Array = new Int32Array(INITIAL_SEGMENTS);
   private pendingCount = -1;
   private readonly counts: SnapshotCounts;
 
@@ -70,8 +76,9 @@ export class SnapshotMemo {
    * remembered one. Undefined when it is not a valid snapshot (the general path names the fault).
    */
   parse(d: Buffer, a: number, b: number, index: number): Alignment | null | undefined {
-    const arr = this.headEnd(d, a, b);
-    if (arr > 0 && this.count >= 0 && this.value !== null && arr - a <= HEAD_ROOM) {
+    let arr = this.headEnd(d, a, b);
+    if (arr - a > HEAD_ROOM) arr = -1;
+    if (arr > 0 && this.canonical && this.value !== null && this.prepareEnds(d, arr, b)) {
       const got = this.parseChanged(d, a, arr, b, index);
       if (got !== undefined) {
         this.counts.snapshotsIncremental++;
@@ -85,11 +92,10 @@ export class SnapshotMemo {
       return undefined;
     }
     this.counts.snapshotsWhole++;
+    this.pendingHead = arr > 0 ? arr - a : -1;
     this.pendingSame = 0;
     this.pendingKept = 0;
-    this.pendingHead = arr > 0 && arr - a <= HEAD_ROOM ? arr - a : -1;
-    this.pendingCount = this.pendingHead >= 0 && alignment !== null ? this.segmentEnds(d, arr, b, 0, alignment.segments.length) : -1;
-    if (this.pendingCount < 0) this.pendingHead = -1;
+    this.pendingCount = -1;
     return alignment;
   }
 
@@ -97,11 +103,12 @@ export class SnapshotMemo {
   keep(d: Buffer, a: number, b: number, value: Alignment | null): void {
     this.value = value;
     const head = this.pendingHead;
+    this.length = b - a;
     if (head < 0) {
       this.raw = ensureCapacity(this.raw, b - a);
       d.copy(this.raw, 0, a, b);
       this.from = 0;
-      this.length = b - a;
+      this.canonical = false;
       this.count = -1;
       return;
     }
@@ -110,14 +117,14 @@ export class SnapshotMemo {
     d.copy(this.raw, HEAD_ROOM - head, a, a + head);
     d.copy(this.raw, HEAD_ROOM + same, a + head + same, b);
     this.from = HEAD_ROOM - head;
-    this.length = b - a;
+    this.canonical = true;
+    if (this.pendingCount < 0) {
+      this.count = -1;
+      return;
+    }
     const kept = this.pendingKept;
     const n = kept + this.pendingCount;
-    if (this.ends.length < n) {
-      const grown = new Int32Array(Math.max(n, this.ends.length * 2));
-      grown.set(this.ends.subarray(0, kept));
-      this.ends = grown;
-    }
+    this.ends = growEnds(this.ends, n, kept);
     this.ends.set(this.pendingEnds.subarray(0, this.pendingCount), kept);
     this.count = n;
   }
@@ -126,6 +133,7 @@ export class SnapshotMemo {
   forget(value: Alignment | null): void {
     this.value = value;
     this.length = 0;
+    this.canonical = false;
     this.count = -1;
   }
 
@@ -136,6 +144,27 @@ export class SnapshotMemo {
     const n1 = scanNumber(d, n0, b);
     if (n1 < 0 || n1 + HEAD_SEGMENTS.length > b || !bytesEqual(d, n1, HEAD_SEGMENTS, 0, HEAD_SEGMENTS.length)) return -1;
     return n1 + HEAD_SEGMENTS.length - 1;
+  }
+
+  /**
+   * The remembered segment ends, found now if they are not known yet, and only when the new
+   * array `d[arr..b)` starts with the remembered first segment (else nothing is reused).
+   */
+  private prepareEnds(d: Buffer, arr: number, b: number): boolean {
+    if (this.count >= 0) return true;
+    const raw = this.raw;
+    const n = this.value!.segments.length;
+    const limit = this.from + this.length - 1;
+    if (n === 0 || raw[HEAD_ROOM + 1] !== OPEN_BRACE) return false;
+    const first = scanComposite(raw, HEAD_ROOM + 1, limit) - HEAD_ROOM;
+    if (first <= 0 || first >= b - arr || !bytesEqual(d, arr, raw, HEAD_ROOM, first)) return false;
+    this.ends = growEnds(this.ends, n, 0);
+    if (walkEnds(raw, HEAD_ROOM, limit, 1, n, this.ends) !== n) {
+      this.canonical = false;
+      return false;
+    }
+    this.count = n;
+    return true;
   }
 
   /** Whether the new array `d[arr..arr + bytes)` starts with the remembered one's first k segments. */
@@ -165,58 +194,65 @@ export class SnapshotMemo {
         k = lo;
       }
     }
-    if (k < 0) k = 0;
-    const ends = this.ends;
-    const t = k === 0 ? 1 : ends[k - 1]!; // the byte after `[` or after segment k - 1
-    if (d[b - 1] !== CLOSE_BRACE) return undefined;
+    // Nothing shared: parsing the rest is parsing the whole.
+    if (k <= 0 || d[b - 1] !== CLOSE_BRACE) return undefined;
+    const t = this.ends[k - 1]!; // the byte after segment k - 1
     const at = arr + t;
     let added: unknown;
+    let n = 0;
     if (d[at] === CLOSE_BRACKET && at + 2 === b) added = [];
     else {
-      const from = k === 0 ? at : at + 1;
-      if (k > 0 && d[at] !== COMMA) return undefined;
-      if (d[from] !== OPEN_BRACE) return undefined;
+      // `,{…},{…}]`: parsed as an array from the first new segment on (a first byte other than
+      // `{`, e.g. `,]`, would not be the same JSON: parsed whole instead).
+      if (d[at] !== COMMA || d[at + 1] !== OPEN_BRACE) return undefined;
       try {
-        added = JSON.parse('[' + d.toString('utf8', from, b - 1));
+        added = JSON.parse('[' + d.toString('utf8', at + 1, b - 1));
       } catch {
         return undefined;
       }
+      if (!Array.isArray(added)) return undefined;
+      n = added.length;
+      for (let j = 0; j < n; j++) if (segmentFault(added[j], k + j, index) !== null) return undefined;
+      this.pendingEnds = growEnds(this.pendingEnds, n, 0);
+      if (walkEnds(d, arr, b - 1, t + 1, n, this.pendingEnds) !== n) return undefined;
     }
-    if (!Array.isArray(added)) return undefined;
-    const n = added.length;
-    for (let j = 0; j < n; j++) if (segmentFault(added[j], k + j, index) !== null) return undefined;
-    if (n > 0 && this.segmentEnds(d, arr, b - 1, k === 0 ? 0 : t + 1, n) !== n) return undefined;
     const duration = Number(d.toString('latin1', a + HEAD_OPEN.length, arr - HEAD_SEGMENTS.length + 1));
     if (!Number.isFinite(duration)) return undefined;
     const segments: AlignmentSegment[] = prev.slice(0, k);
-    for (let j = 0; j < n; j++) segments.push(toSegment(added[j] as Record<string, unknown>));
+    for (let j = 0; j < n; j++) segments.push(toSegment((added as Record<string, unknown>[])[j]!));
     this.pendingHead = arr - a;
     this.pendingSame = t;
     this.pendingKept = k;
     this.pendingCount = n;
     return { audio_duration: duration, segments };
   }
+}
 
-  /**
-   * Records in `pendingEnds` the end (from the `[` at `arr`) of each of `n` segment objects that
-   * start at `arr + rel`, separated by commas, the array closing after them (`d[..limit)`).
-   * Returns how many it found (n when the bytes are compact JSON in the service's shape).
-   */
-  private segmentEnds(d: Buffer, arr: number, limit: number, rel: number, n: number): number {
-    if (this.pendingEnds.length < n) this.pendingEnds = new Int32Array(Math.max(n, this.pendingEnds.length * 2));
-    const out = this.pendingEnds;
-    let i = arr + (rel === 0 ? 1 : rel);
-    for (let j = 0; j < n; j++) {
-      if (j > 0) {
-        if (d[i] !== COMMA) return -1;
-        i++;
-      }
-      if (d[i] !== OPEN_BRACE) return -1;
-      const e = scanComposite(d, i, limit);
-      if (e < 0) return -1;
-      out[j] = e - arr;
-      i = e;
+/** `ends` when it holds `n` entries, else a larger array holding its first `keep` entries. */
+function growEnds(ends: Int32Array, n: number, keep: number): Int32Array {
+  if (ends.length >= n) return ends;
+  const grown = new Int32Array(Math.max(n, ends.length * 2));
+  grown.set(ends.subarray(0, keep));
+  return grown;
+}
+
+/**
+ * Writes to `out` the end (from the `[` at `arr`) of each of `n` segment objects that start at
+ * `arr + rel`, separated by commas, the array closing right after them (`d[..limit)`). Returns n
+ * when the bytes are compact JSON in the service's shape, else -1.
+ */
+function walkEnds(d: Buffer, arr: number, limit: number, rel: number, n: number, out: Int32Array): number {
+  let i = arr + rel;
+  for (let j = 0; j < n; j++) {
+    if (j > 0) {
+      if (d[i] !== COMMA) return -1;
+      i++;
     }
-    return d[i] === CLOSE_BRACKET ? n : -1;
+    if (d[i] !== OPEN_BRACE) return -1;
+    const e = scanComposite(d, i, limit);
+    if (e < 0) return -1;
+    out[j] = e - arr;
+    i = e;
   }
+  return d[i] === CLOSE_BRACKET ? n : -1;
 }

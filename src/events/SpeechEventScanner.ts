@@ -5,9 +5,9 @@
  * How it stays cheap: SSE framing is byte-level ({@link SseFramer}, the same core as the generic
  * parser), and an event that arrives whole in one read is not even copied out of it; the event's
  * fields are read from its JSON bytes in place, and only what changed since the last event is
- * parsed ({@link EventFields}); the audio is decoded from the body bytes into the ring without a
- * string or ArrayBuffer per event. Anything unusual goes through the
- * general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
+ * parsed ({@link EventFields}; of a changed snapshot, only its changed words); the audio is
+ * decoded from the body bytes into the ring without a string or ArrayBuffer per event. Anything
+ * the fast path cannot judge goes through the general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
  * general path's (a fast-check property test holds it to that).
  *
  * Audio visibility: an event's audio is validated before the caller can see it. When it fits in
@@ -34,7 +34,9 @@ export interface SpeechEventMeta {
   chunkSeq: number;
   chunkAudioOffsetSec: number;
   content: string;
-  /** The parsed snapshot carried by this event (null if none). */
+  /** The parsed snapshot carried by this event (null if none). A changed snapshot of the same
+   * stream shares the segment objects of its unchanged leading words with the previous one (it is
+   * parsed from its first changed word on): treat snapshots as read-only. */
   alignment: Alignment | null;
   /** Byte-identical to the previous non-null snapshot of this chunkSeq (not re-parsed; `alignment`
    * is that earlier object). Only the latest snapshot's bytes are kept (bounded memory), so when
