@@ -7,7 +7,8 @@
  *   an event whose rest is the same bytes has the same fields (one memcmp, no scan);
  * - otherwise the event is scanned ({@link scanEventJson}), and `content`, the offset and the
  *   alignment snapshot are parsed only when their bytes differ from the last ones seen (a snapshot
- *   byte-identical to the previous one of its `chunk_seq` is a repeat: the same object).
+ *   byte-identical to the previous one of its `chunk_seq` is a repeat: the same object; a changed
+ *   one is parsed from its first changed word on, {@link SnapshotMemo}).
  *
  * Only the latest of each is kept (bounded memory, however many chunks come). Anything unusual
  * makes {@link EventFields.read} answer false, and the caller's general path decides.
