@@ -13,7 +13,11 @@
  *   its own input: null; a 200-word snapshot repeated byte for byte (one chunk_seq, so every event
  *   in the window is a repeat); a 200-word snapshot that changes on every event (reported apart:
  *   it may allocate in proportion to its size).
+ * - Real captures (test/fixtures/captures/real, recorded from the local service): opus and pcm in
+ *   1460 B and 16 KiB reads, with the share of events the scanner read on its fast path.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_RING_CAPACITY, INITIAL_RING_BYTES, RingBuffer } from '../src/buffer/RingBuffer.js';
 import { SpeechEventScanner } from '../src/events/SpeechEventScanner.js';
 import { allocationPerUnit, type AllocationProbe } from './lib/alloc.js';
@@ -92,6 +96,8 @@ function split(input: Buffer, min: number, max: number, seed: number): Buffer[] 
 interface Stage {
   feed(chunk: Buffer): void;
   events(): number;
+  /** Events the scanner read on its fast path (the naive stage has none). */
+  fastEvents(): number;
 }
 
 /**
@@ -126,18 +132,23 @@ function scannerStage(): Stage {
       }
     },
     events: () => events + (checksum & 0),
+    fastEvents: () => scanner.pathCounts.fast,
   };
 }
 
 function naiveStage(): Stage {
   const s = createNaiveStage();
-  return { feed: (c) => s.feed(c), events: () => s.events };
+  return { feed: (c) => s.feed(c), events: () => s.events, fastEvents: () => 0 };
 }
 
 function wholePass(make: () => Stage, chunks: Buffer[]): number {
+  return feedAll(make, chunks).events();
+}
+
+function feedAll(make: () => Stage, chunks: Buffer[]): Stage {
   const stage = make();
   for (const c of chunks) stage.feed(c);
-  return stage.events();
+  return stage;
 }
 
 function probe(make: () => Stage, chunks: Buffer[]): () => AllocationProbe {
@@ -259,5 +270,65 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       notes: 'changed snapshots are parsed (they must be): allocation in proportion to the snapshot, no target',
     });
   }
+  results.push(...(await realCaptureRows(rounds, minSampleMs, warmup)));
   return results;
+}
+
+/** Real captures from the local service (test/fixtures/captures/real; README there). */
+const REAL_CAPTURES: [string, string][] = [
+  ['opus', 'opus-normal-long.sse'],
+  ['pcm', 'pcm-normal-short.sse'],
+];
+const REAL_READS: [string, number][] = [
+  ['1460 B reads', 1460],
+  ['16 KiB reads', 16384],
+];
+/** Passes over a capture before the allocation window (a capture is ~470 events). */
+const REAL_ALLOC_WARM_PASSES = 4;
+
+/**
+ * The stage on SSE bodies recorded from the local service: real chunking, cumulative snapshots
+ * that change on about a third of the events, text with escapes. Reads of one size (a TCP
+ * segment's payload, a socket read). Reported with the share of events on the fast path; no
+ * target of their own (the scenario's targets are the synthetic rows').
+ */
+async function realCaptureRows(rounds: number, minSampleMs: number, warmup: number): Promise<BenchResult[]> {
+  const rows: BenchResult[] = [];
+  for (const [format, file] of REAL_CAPTURES) {
+    const body = readFileSync(fileURLToPath(new URL(`../test/fixtures/captures/real/${file}`, import.meta.url)));
+    for (const [label, size] of REAL_READS) {
+      const chunks: Buffer[] = [];
+      for (let p = 0; p < body.length; p += size) chunks.push(body.subarray(p, Math.min(p + size, body.length)));
+      const once = feedAll(scannerStage, chunks);
+      const events = once.events();
+      if (events !== wholePass(naiveStage, chunks)) throw new Error(`${file}: event count differs`);
+      const t = await interleave(
+        [
+          { name: 'naive', run: () => wholePass(naiveStage, chunks) },
+          { name: 'scanner', run: () => wholePass(scannerStage, chunks) },
+        ],
+        { rounds, minSampleMs, clock: 'cpu', warmup },
+      );
+      const allocOpts = { warmSteps: REAL_ALLOC_WARM_PASSES * chunks.length, windowSteps: chunks.length };
+      const fa = await allocationPerUnit(probe(scannerStage, chunks), allocOpts);
+      const mb = body.length / 1e6;
+      rows.push({
+        scenario: `event stage / real: ${format} capture, ${label}`,
+        figures: {
+          'fast-path share': round(once.fastEvents() / events, 4),
+          'scanner MB/s': Math.round(mb / (t.ms['scanner']! / 1000)),
+          'naive MB/s': Math.round(mb / (t.ms['naive']! / 1000)),
+          'scanner events/s': Math.round(events / (t.ms['scanner']! / 1000)),
+          'scanner heap B/event': Math.round(fa.heapPerUnit),
+          'scanner ArrayBuffer B/event': round(fa.arrayBuffersPerUnit, 1),
+        },
+        anchor: 'naive (throughput)',
+        ratio: round(1 / t.ratio['scanner']!, 2),
+        command: COMMAND,
+        issueScenario: 1,
+        notes: `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+      });
+    }
+  }
+  return rows;
 }

@@ -7,15 +7,16 @@
  *   an event whose rest is the same bytes has the same fields (one memcmp, no scan);
  * - otherwise the event is scanned ({@link scanEventJson}), and `content`, the offset and the
  *   alignment snapshot are parsed only when their bytes differ from the last ones seen (a snapshot
- *   byte-identical to the previous one of its `chunk_seq` is a repeat: the same object).
+ *   byte-identical to the previous one of its `chunk_seq` is a repeat: the same object; a changed
+ *   one is parsed from its first changed word on, {@link SnapshotMemo}).
  *
  * Only the latest of each is kept (bounded memory, however many chunks come). Anything unusual
  * makes {@link EventFields.read} answer false, and the caller's general path decides.
  */
 import type { Alignment } from './SpeechEvent.js';
-import { validateAlignment } from './SpeechEvent.js';
 import { AUDIO_PREFIX } from './Base64Stage.js';
 import { ByteMemo } from './ByteMemo.js';
+import { SnapshotMemo, type SnapshotCounts } from './SnapshotMemo.js';
 import { bytesEqual, EventSpans, scanEventJson } from './scanEventJson.js';
 
 /** First size of the buffers that keep a field's bytes (they double as needed). */
@@ -50,10 +51,14 @@ export class EventFields {
   private tailFrom = -1;
 
   private prevAlignSeq = -1;
-  private readonly prevAlign = new ByteMemo<Alignment | null>(null, INITIAL_FIELD_BYTES);
+  private readonly prevAlign: SnapshotMemo;
   private readonly prevContent = new ByteMemo('', INITIAL_FIELD_BYTES);
   private readonly prevOffset = new ByteMemo(0);
   private readonly prevTail = new ByteMemo<TailFields | null>(null, INITIAL_FIELD_BYTES);
+
+  constructor(counts: SnapshotCounts = { snapshotsIncremental: 0, snapshotsWhole: 0 }) {
+    this.prevAlign = new SnapshotMemo(counts);
+  }
 
   /**
    * Reads the fields of the event `d[start..end)` (the `index`th: for a snapshot's errors). False
@@ -85,13 +90,20 @@ export class EventFields {
     const s = this.spans;
     const prevAlign = this.prevAlign;
     const contentMemo = this.prevContent;
-    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.length, contentMemo.raw, contentMemo.length)) return false;
+    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.from, prevAlign.length, contentMemo.raw, contentMemo.length)) return false;
 
     let content = '';
     if (s.contentStart >= 0) {
       if (s.contentSameBytes) content = contentMemo.value;
       else {
-        content = d.toString('utf8', s.contentStart, s.contentEnd);
+        if (!s.contentNeedsParse) content = d.toString('utf8', s.contentStart, s.contentEnd);
+        else {
+          try {
+            content = JSON.parse(d.toString('utf8', s.contentStart - 1, s.contentEnd + 1)) as string;
+          } catch {
+            return false; // a bad escape or a raw control byte: the general path names the fault
+          }
+        }
         contentMemo.remember(d, s.contentStart, s.contentEnd, content);
       }
     }
@@ -113,11 +125,9 @@ export class EventFields {
         alignment = prevAlign.value;
         repeat = true;
       } else {
-        try {
-          alignment = validateAlignment(JSON.parse(d.toString('utf8', s.alignStart, s.alignEnd)), index);
-        } catch {
-          return false;
-        }
+        const parsed = prevAlign.parse(d, s.alignStart, s.alignEnd, index);
+        if (parsed === undefined) return false;
+        alignment = parsed;
         this.newAlignStart = s.alignStart;
         this.newAlignEnd = s.alignEnd;
       }
@@ -137,7 +147,7 @@ export class EventFields {
   /** The event just read, `d[..end)`, was accepted: remembers its new snapshot and its rest. */
   keep(d: Buffer, end: number): void {
     if (this.newAlignStart >= 0) {
-      this.prevAlign.remember(d, this.newAlignStart, this.newAlignEnd, this.alignment);
+      this.prevAlign.keep(d, this.newAlignStart, this.newAlignEnd, this.alignment);
       this.prevAlignSeq = this.chunkSeq;
     }
     if (this.tailFrom >= 0) {

@@ -118,21 +118,36 @@ export function alignmentFault(json: unknown, eventIndex: number): SpeechEventEr
   const segs = json['segments'];
   if (!Array.isArray(segs)) return badShape(eventIndex, `${base}.segments`, `must be an array, got ${describe(segs)}`);
   for (let i = 0; i < segs.length; i++) {
-    const seg: unknown = segs[i];
-    const f = `${base}.segments[${i}]`;
-    if (!isObject(seg)) return badShape(eventIndex, f, `must be an object, got ${describe(seg)}`);
-    if (typeof seg['text'] !== 'string') return badShape(eventIndex, `${f}.text`, `must be a string, got ${describe(seg['text'])}`);
-    const start = seg['start'];
-    const end = seg['end'];
-    if (typeof start !== 'number' || !Number.isFinite(start)) {
-      return badShape(eventIndex, `${f}.start`, `must be a finite number, got ${String(start)}`);
-    }
-    if (typeof end !== 'number' || !Number.isFinite(end)) {
-      return badShape(eventIndex, `${f}.end`, `must be a finite number, got ${String(end)}`);
-    }
-    if (start > end) return badShape(eventIndex, f, `has start ${start} > end ${end}`);
+    const fault = segmentFault(segs[i], i, eventIndex);
+    if (fault) return fault;
   }
   return null;
+}
+
+/** Built only for a fault: {@link segmentFault} runs for every new word on the hot path. */
+function segField(i: number): string {
+  return `alignment.segments[${i}]`;
+}
+
+/** The first fault of segment `i` of a snapshot (see {@link alignmentFault}), or null. */
+export function segmentFault(seg: unknown, i: number, eventIndex: number): SpeechEventError | null {
+  if (!isObject(seg)) return badShape(eventIndex, segField(i), `must be an object, got ${describe(seg)}`);
+  if (typeof seg['text'] !== 'string') return badShape(eventIndex, `${segField(i)}.text`, `must be a string, got ${describe(seg['text'])}`);
+  const start = seg['start'];
+  const end = seg['end'];
+  if (typeof start !== 'number' || !Number.isFinite(start)) {
+    return badShape(eventIndex, `${segField(i)}.start`, `must be a finite number, got ${String(start)}`);
+  }
+  if (typeof end !== 'number' || !Number.isFinite(end)) {
+    return badShape(eventIndex, `${segField(i)}.end`, `must be a finite number, got ${String(end)}`);
+  }
+  if (start > end) return badShape(eventIndex, segField(i), `has start ${start} > end ${end}`);
+  return null;
+}
+
+/** A validated segment's typed copy (only the known fields). */
+export function toSegment(s: Record<string, unknown>): AlignmentSegment {
+  return { text: s['text'] as string, start: s['start'] as number, end: s['end'] as number };
 }
 
 /**
@@ -142,10 +157,7 @@ export function alignmentFault(json: unknown, eventIndex: number): SpeechEventEr
 function toAlignment(json: Record<string, unknown>): Alignment {
   const segs = json['segments'] as Record<string, unknown>[];
   const segments: AlignmentSegment[] = new Array<AlignmentSegment>(segs.length);
-  for (let i = 0; i < segs.length; i++) {
-    const s = segs[i]!;
-    segments[i] = { text: s['text'] as string, start: s['start'] as number, end: s['end'] as number };
-  }
+  for (let i = 0; i < segs.length; i++) segments[i] = toSegment(segs[i]!);
   return { audio_duration: json['audio_duration'] as number, segments };
 }
 

@@ -5,9 +5,9 @@
  * How it stays cheap: SSE framing is byte-level ({@link SseFramer}, the same core as the generic
  * parser), and an event that arrives whole in one read is not even copied out of it; the event's
  * fields are read from its JSON bytes in place, and only what changed since the last event is
- * parsed ({@link EventFields}); the audio is decoded from the body bytes into the ring without a
- * string or ArrayBuffer per event. Anything unusual goes through the
- * general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
+ * parsed ({@link EventFields}; of a changed snapshot, only its changed words); the audio is
+ * decoded from the body bytes into the ring without a string or ArrayBuffer per event. Anything
+ * the fast path cannot judge goes through the general path (JSON.parse + {@link inspectSpeechEvent}), so results and errors are exactly the
  * general path's (a fast-check property test holds it to that).
  *
  * Audio visibility: an event's audio is validated before the caller can see it. When it fits in
@@ -33,7 +33,9 @@ export interface SpeechEventMeta {
   chunkSeq: number;
   chunkAudioOffsetSec: number;
   content: string;
-  /** The parsed snapshot carried by this event (null if none). */
+  /** The parsed snapshot carried by this event (null if none). A changed snapshot of the same
+   * stream shares the segment objects of its unchanged leading words with the previous one (it is
+   * parsed from its first changed word on): treat snapshots as read-only. */
   alignment: Alignment | null;
   /** Byte-identical to the previous non-null snapshot of this chunkSeq (not re-parsed; `alignment`
    * is that earlier object). Only the latest snapshot's bytes are kept (bounded memory), so when
@@ -44,6 +46,18 @@ export interface SpeechEventMeta {
   audioStart: number;
   /** Decoded audio bytes this event added to the ring. */
   audioBytes: number;
+}
+
+/** How many `message` events took each path ({@link SpeechEventScanner.pathCounts}). */
+export interface EventPathCounts {
+  /** Read in place (fields from their bytes, audio decoded straight into the ring). */
+  fast: number;
+  /** JSON.parse of the whole event + inspectSpeechEvent (anything the fast path cannot judge). */
+  general: number;
+  /** Changed snapshots on the fast path parsed from their first changed segment on (SnapshotMemo). */
+  snapshotsIncremental: number;
+  /** Changed snapshots on the fast path parsed whole (a chunk's first, or another shape). */
+  snapshotsWhole: number;
 }
 
 export interface SpeechEventScannerOptions {
@@ -86,8 +100,10 @@ export class SpeechEventScanner {
   private readonly onWarningCb: ((w: VoicewireError) => void) | undefined;
   private readonly skip: boolean;
   private readonly framer: SseFramer;
+  /** Plain integers bumped once per event (no allocation): the bench reports the fast share. */
+  readonly pathCounts: EventPathCounts = { fast: 0, general: 0, snapshotsIncremental: 0, snapshotsWhole: 0 };
   /** The fields of fast-path events, and what is remembered of earlier ones. */
-  private readonly fields = new EventFields();
+  private readonly fields = new EventFields(this.pathCounts);
   private readonly audio: RingBase64Writer;
   /** Small reads inside an audio string go straight to wasm (null without wasm SIMD). */
   private readonly stage: Base64Stage | null;
@@ -267,6 +283,7 @@ export class SpeechEventScanner {
     } else if (!isStrictBase64Bytes(d, a, b)) return false;
 
     f.keep(d, end);
+    this.pathCounts.fast++;
     this.finishEvent(meta, src, a, b);
     return true;
   }
@@ -313,6 +330,7 @@ export class SpeechEventScanner {
 
   /** JSON.parse + inspectSpeechEvent: exact results and typed errors for any event. */
   private generalEvent(d: Buffer, start: number, end: number, index: number): void {
+    this.pathCounts.general++;
     this.fields.forgetRest();
     let json: unknown;
     try {

@@ -1,11 +1,12 @@
 /**
  * The byte-level fast scan of one speech event's JSON (the hot path of the event stage).
  *
- * It recognises only the plain shape servers send: one object with the five known keys (each at
- * most once, `content` and `alignment` optional), no escapes in keys, `audio_base64` or `content`,
- * plain non-negative JSON numbers. It records where each value is instead of building strings.
- * Anything else (an escape such as `\/`, a negative or fractional `chunk_seq`, an unknown key, a
- * duplicate key, bad JSON...) returns false and the caller takes the general path (JSON.parse +
+ * It recognises the shape servers send: one object with the five known keys (each at most once,
+ * `content` and `alignment` optional) and any other keys (skipped, their values checked by
+ * JSON.parse), no escapes in keys or in `audio_base64`, plain non-negative JSON numbers. A
+ * `content` with escapes (text with a quote or a line break) is found here and unescaped by the
+ * caller. It records where each value is instead of building strings. Anything else (a negative
+ * or fractional `chunk_seq`, a duplicate known key, bad JSON...) returns false and the caller takes the general path (JSON.parse +
  * validateSpeechEvent), which then gives the exact result or the exact typed error.
  */
 
@@ -61,6 +62,10 @@ export class EventSpans {
   contentEnd = -1;
   /** The content bytes equal the previous content's bytes given to the scan. */
   contentSameBytes = false;
+  /** The content is not a plain string (it holds an escape, or a control byte): the caller parses
+   * the literal `d[contentStart - 1..contentEnd + 1)` with JSON.parse, which unescapes it and
+   * rejects what JSON does not allow. */
+  contentNeedsParse = false;
   /** -1 when the event has no alignment object (absent or null). */
   alignStart = -1;
   alignEnd = -1;
@@ -120,7 +125,7 @@ function keyEnd(d: Uint8Array, a: number, end: number): number {
 }
 
 /** End (exclusive) of a JSON number starting at i that is ≥ 0, or -1. */
-function scanNumber(d: Uint8Array, i: number, len: number): number {
+export function scanNumber(d: Uint8Array, i: number, len: number): number {
   const first = i;
   if (i >= len) return -1;
   let c = d[i]!;
@@ -156,7 +161,7 @@ function plainInt(d: Uint8Array, a: number, b: number): number {
 }
 
 /** End (exclusive) of the JSON object or array at i, or -1. Strings may hold escapes. */
-function scanComposite(d: Uint8Array, i: number, len: number): number {
+export function scanComposite(d: Uint8Array, i: number, len: number): number {
   let depth = 0;
   for (; i < len; i++) {
     const c = d[i]!;
@@ -212,9 +217,48 @@ function plainStringEnd(d: Uint8Array, i: number, len: number): number {
 }
 
 /**
+ * End (exclusive) of the value of an unknown key at i, or -1 when it is not one JSON value: it is
+ * found by its first byte and then given to JSON.parse (the exact grammar; only on a scanned
+ * event: in the service's order a repeated rest is not scanned at all).
+ */
+function unknownValueEnd(d: Buffer, i: number, len: number): number {
+  const c = d[i]!;
+  let e: number;
+  if (c === QUOTE) {
+    e = escapedStringEnd(d, i + 1, len);
+    if (e >= 0) e++;
+  } else if (c === OPEN_BRACE || c === OPEN_BRACKET) e = scanComposite(d, i, len);
+  else {
+    e = i;
+    while (e < len && d[e] !== COMMA && d[e] !== CLOSE_BRACE && !isWs(d[e]!)) e++;
+  }
+  if (e <= i) return -1;
+  try {
+    JSON.parse(d.toString('utf8', i, e));
+  } catch {
+    return -1;
+  }
+  return e;
+}
+
+/**
+ * End of a string body starting at i (its closing quote, the byte after a backslash skipped), or
+ * -1. Nothing is validated here (control bytes, bad escapes): the caller's JSON.parse of the
+ * literal does that.
+ */
+function escapedStringEnd(d: Uint8Array, i: number, len: number): number {
+  for (; i < len; i++) {
+    const c = d[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH) i++;
+  }
+  return -1;
+}
+
+/**
  * Scans `d[start..len)` (`len` is the end offset; the spans in `out` are offsets in `d`). Returns
  * true and fills `out` when the event has the plain shape; false means "take the general path".
- * `prevAlign[0..prevAlignLength)` is the previous raw snapshot: an alignment starting with exactly
+ * `prevAlign[prevAlignFrom..+prevAlignLength)` is the previous raw snapshot: an alignment starting with exactly
  * those bytes is that same JSON value, found without scanning it. `prevContent[0..prevContentLength)`
  * is the previous content's body (a plain string, or length 0: none).
  */
@@ -224,6 +268,7 @@ export function scanEventJson(
   len: number,
   out: EventSpans,
   prevAlign: Buffer,
+  prevAlignFrom: number,
   prevAlignLength: number,
   prevContent: Buffer,
   prevContentLength: number,
@@ -231,6 +276,7 @@ export function scanEventJson(
   let seen = 0;
   out.contentStart = -1;
   out.contentSameBytes = false;
+  out.contentNeedsParse = false;
   out.alignStart = -1;
   out.alignSameBytes = false;
   let i = skipWs(d, start, len);
@@ -240,10 +286,11 @@ export function scanEventJson(
   for (;;) {
     if (i >= len || d[i] !== QUOTE) return false;
     const ka = i + 1;
-    const kb = keyEnd(d, ka, len);
+    let kb = keyEnd(d, ka, len);
+    if (kb < 0) kb = plainStringEnd(d, ka, len); // a longer key: unknown, if plain
     if (kb < 0) return false;
     const key = matchKey(d, ka, kb);
-    if (key === 0 || (seen & key) !== 0) return false;
+    if ((seen & key) !== 0) return false;
     seen |= key;
     i = skipWs(d, kb + 1, len);
     if (d[i] !== COLON) return false;
@@ -251,6 +298,15 @@ export function scanEventJson(
     if (i >= len) return false;
     const c = d[i]!;
     switch (key) {
+      case 0: {
+        // A key the stage does not use (the service may add fields; the general path ignores
+        // them). An escape in it could spell a known key: that is for the general path.
+        for (let k = ka; k < kb; k++) if (d[k] === BACKSLASH) return false;
+        const e = unknownValueEnd(d, i, len);
+        if (e < 0) return false;
+        i = e;
+        break;
+      }
       case KEY_AUDIO: {
         if (c !== QUOTE) return false;
         const q = d.indexOf(QUOTE, i + 1);
@@ -263,14 +319,22 @@ export function scanEventJson(
       }
       case KEY_CONTENT: {
         if (c !== QUOTE) return false;
-        // The previous content's bytes (a plain string) followed by the closing quote: the same
-        // string, found by one compare instead of a byte loop and then a compare.
+        // The previous content's bytes (a valid string body, so it cannot end inside an escape)
+        // followed by a quote: the same string, found by one compare instead of a byte loop.
         const e = i + 1 + prevContentLength;
         let q: number;
         if (prevContentLength > 0 && e < len && d[e] === QUOTE && bytesEqual(d, i + 1, prevContent, 0, prevContentLength)) {
           q = e;
           out.contentSameBytes = true;
-        } else q = plainStringEnd(d, i + 1, len);
+        } else {
+          // Text with a quote or a line break arrives escaped (`\"`, `\n`): every event of such
+          // a chunk used to take the general path (a fifth of a real capture's events).
+          q = plainStringEnd(d, i + 1, len);
+          if (q < 0) {
+            q = escapedStringEnd(d, i + 1, len);
+            out.contentNeedsParse = true;
+          }
+        }
         if (q < 0) return false;
         out.contentStart = i + 1;
         out.contentEnd = q;
@@ -280,7 +344,7 @@ export function scanEventJson(
       case KEY_ALIGNMENT: {
         if (c === OPEN_BRACE) {
           let end: number;
-          if (prevAlignLength > 0 && i + prevAlignLength <= len && bytesEqual(d, i, prevAlign, 0, prevAlignLength)) {
+          if (prevAlignLength > 0 && i + prevAlignLength <= len && bytesEqual(d, i, prevAlign, prevAlignFrom, prevAlignLength)) {
             end = i + prevAlignLength;
             out.alignSameBytes = true;
           } else {

@@ -83,6 +83,28 @@ describe('SpeechEventScanner', () => {
     expect(r.metas[2]!.chunkSeq).toBe(1);
   });
 
+  it('a content with escapes and keys the stage does not use stay on the fast path, and read as the general path reads them', () => {
+    const body = [
+      good(0, { content: 'She said "hi"\nthen \\ left' }),
+      good(1, { content: 'She said "hi"\nthen \\ left', is_final: false, meta: { a: [1, '}]'] } }),
+      good(2, { a_key_longer_than_any_known_one: 'x"y' }),
+    ].join('');
+    const c = scan(body);
+    expect(c.error).toBeNull();
+    expect(c.scanner.pathCounts).toMatchObject({ fast: 3, general: 0 });
+    expect(c.metas.map((m) => m.content)).toEqual(['She said "hi"\nthen \\ left', 'She said "hi"\nthen \\ left', 'hello world']);
+    expect({ ...runScanner([Buffer.from(body)]), repeats: [] }).toEqual(runGeneral([Buffer.from(body)]));
+  });
+
+  it('an event the fast path cannot judge (a bad escape in content, a key spelled with an escape) takes the general path', () => {
+    const badEscape = good(0).replace('"content":"hello world"', '"content":"bad \\x escape"');
+    const escapedKey = good(1).replace('"chunk_seq"', '"chunk\\u005fseq"');
+    const c = scan(badEscape + escapedKey + good(2), { mode: 'skip' });
+    expect(c.scanner.pathCounts).toMatchObject({ fast: 1, general: 2 });
+    expect(c.warnings.map((w) => w.code)).toEqual(['EVENT_INVALID_JSON']);
+    expect(c.metas.map((m) => m.index)).toEqual([1, 2]);
+  });
+
   it('other event names are ignored and take no index', () => {
     const r = scan(good(0) + 'event: ping\ndata: {"x":1}\n\n' + good(1));
     expect(r.metas.map((m) => m.index)).toEqual([0, 1]);

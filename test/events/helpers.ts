@@ -6,7 +6,7 @@ import { RingBuffer } from '../../src/buffer/RingBuffer.js';
 import { SseError, VoicewireError } from '../../src/errors.js';
 import type { SpeechEventError } from '../../src/errors.js';
 import { SpeechEventScanner } from '../../src/events/SpeechEventScanner.js';
-import type { SpeechEventMeta } from '../../src/events/SpeechEventScanner.js';
+import type { EventPathCounts, SpeechEventMeta } from '../../src/events/SpeechEventScanner.js';
 import { inspectSpeechEvent, parseEventJson } from '../../src/events/SpeechEvent.js';
 import { createSseParser, truncationError } from '../../src/sse/SseParser.js';
 
@@ -104,6 +104,8 @@ export interface ScannerRunOptions {
   /** Bytes the consumer reads after each feed (Infinity: all). Cycled. */
   drain?: number[];
   maxEventBytes?: number;
+  /** Filled with the scanner's path counters at the end of the run. */
+  paths?: EventPathCounts;
 }
 
 /** The scanner over the chunks, with a consumer that drains the ring between feeds. */
@@ -153,6 +155,7 @@ export function runScanner(chunks: Uint8Array[], opts: ScannerRunOptions = {}): 
   }
   read(Infinity);
   res.audio = Buffer.concat(out);
+  if (opts.paths !== undefined) Object.assign(opts.paths, scanner.pathCounts);
   return res;
 }
 

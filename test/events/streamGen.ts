@@ -17,6 +17,8 @@ interface Msg {
   escapeSlash: boolean;
   noSpace: boolean;
   explicitMessage: boolean;
+  /** A key the stage does not use, and its raw JSON value (some invalid, one spelling a known key). */
+  extra: [string, string] | undefined;
   fault: Fault;
 }
 type Item = Msg | { kind: 'comment'; text: string } | { kind: 'other'; data: string } | { kind: 'retry'; v: number } | { kind: 'id'; v: string };
@@ -43,6 +45,19 @@ const msgArb: fc.Arbitrary<Msg> = fc.record({
   escapeSlash: fc.boolean(),
   noSpace: fc.boolean(),
   explicitMessage: fc.boolean(),
+  extra: fc.option(
+    fc.constantFrom<[string, string]>(
+      ['is_final', 'true'],
+      ['meta', '{"a":[1,"}]"],"b":null}'],
+      ['a_key_longer_than_any_known_one', '"v \\" w"'],
+      ['n', '-1.5e3'],
+      ['chunk\\u005fseq', '7'],
+      ['bad', 'tru'],
+      ['bad2', '{"a":'],
+      ['k\\"q', '1'],
+    ),
+    { nil: undefined, freq: 3 },
+  ),
   fault: fc.oneof(
     { weight: 30, arbitrary: fc.constant<Fault>('none') },
     { weight: 1, arbitrary: fc.constantFrom<Fault>('badB64', 'negSeq', 'missingSeq', 'badJson', 'badAlign', 'contentType', 'infOffset', 'unpadded') },
@@ -75,6 +90,7 @@ function eventJson(m: Msg, lastSnap: Map<number, string>): string {
   if (alignText !== undefined) pairs.push(['alignment', alignText]);
   if (m.fault !== 'missingSeq') pairs.push(['chunk_seq', m.fault === 'negSeq' ? '-1' : String(m.seq)]);
   pairs.push(['chunk_audio_offset_sec', m.fault === 'infOffset' ? '1e999' : JSON.stringify(m.off)]);
+  if (m.extra !== undefined) pairs.push(m.extra);
   pairs.sort((a, b) => (m.order[a[0].length % 5]! - m.order[b[0].length % 5]!));
   const sep = m.pretty ? ',\n  ' : ',';
   let text = `{${m.pretty ? '\n  ' : ''}${pairs.map(([k, v]) => `"${k}":${m.pretty ? ' ' : ''}${v}`).join(sep)}${m.pretty ? '\n' : ''}}`;
