@@ -108,6 +108,8 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
   const records: LatencyRecord[] = [];
   let next = 0;
   let done = 0;
+  let stoppedBy: LatencyRecord | null = null;
+  let warmupFailures = 0;
   let measuredStart = NaN;
   let cpuStart: NodeJS.CpuUsage | null = null;
   const warmupCount = tasks.filter((t) => t.warmup).length;
@@ -118,7 +120,7 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
   if (warmupCount === 0) startClock();
 
   const worker = async (): Promise<void> => {
-    while (!controller.signal.aborted && next < tasks.length) {
+    while (!controller.signal.aborted && stoppedBy === null && next < tasks.length) {
       const seq = next++;
       const task = tasks[seq]!;
       if (!task.warmup && Number.isNaN(measuredStart)) startClock();
@@ -141,7 +143,9 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
       const rec = await measureRequest(plan, { http: c.http, tracker, signal: controller.signal, timeoutMs });
       tap?.forget(id);
       done++;
+      if (rec.failure !== null && rec.failure.kind !== 'aborted' && options.stopOn?.(rec) === true) stoppedBy ??= rec;
       if (task.warmup) {
+        if (rec.failure !== null && rec.failure.kind !== 'aborted') warmupFailures++;
         options.onProgress?.({ done, total: tasks.length, record: null });
         continue;
       }
@@ -166,6 +170,8 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
     records,
     summaries: summarizeRecords(labels, records, jitterBuffersMs),
     interrupted: controller.signal.aborted,
+    stoppedBy,
+    warmupFailures,
     settings: { contenders: labels, texts: texts.length, runs, concurrency, warmup, format, latency: options.latency ?? null, jitterBuffersMs, local: local !== null },
     machine: machine(),
     elapsedMs: Number.isNaN(measuredStart) ? 0 : performance.now() - measuredStart,

@@ -187,6 +187,11 @@ export interface MeasureLatencyOptions {
   onProgress?: (progress: { done: number; total: number; record: LatencyRecord | null }) => void;
   /** Receives each measured request's SSE body (to save it); bodies are kept only when given. */
   onBody?: (record: LatencyRecord, body: Uint8Array) => Promise<string | void> | string | void;
+  /**
+   * Stops the run after a failed request (warm-up ones too) for which this returns true, e.g. a 4xx
+   * or an unreachable service, where every further request would fail alike.
+   */
+  stopOn?: (record: LatencyRecord) => boolean;
   /** Options for the embedded local service when no target is given. */
   localService?: { pace?: 'fast' | 'realtime'; faults?: string };
   /** The client's head / idle timeouts. @defaultValue 30000 each */
@@ -196,8 +201,12 @@ export interface MeasureLatencyOptions {
 export interface LatencyRun {
   records: LatencyRecord[];
   summaries: ContenderSummary[];
-  /** The run was stopped before every request was sent. */
+  /** The run was stopped (signal) before every request was sent. */
   interrupted: boolean;
+  /** The request that made `stopOn` stop the run (it is in `records` unless it was a warm-up). */
+  stoppedBy: LatencyRecord | null;
+  /** Warm-up requests that failed (not in the statistics). */
+  warmupFailures: number;
   settings: {
     contenders: string[];
     texts: number;
