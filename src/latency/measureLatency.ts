@@ -6,6 +6,7 @@
  * `concurrency` workers. Load on the machine or the network then falls on all of them alike.
  * Each request is one attempt (no retries: a retry would hide an error inside a slow sample).
  */
+import { setMaxListeners } from 'node:events';
 import { cpus } from 'node:os';
 import { createClient } from '../client/createClient.js';
 import type { HttpCore } from '../client/http.js';
@@ -22,6 +23,8 @@ export const DEFAULT_WARMUP = 1;
 export const DEFAULT_JITTER_BUFFERS_MS = [0, 100, 200];
 export const DEFAULT_LATENCY_TIMEOUT_MS = 30_000;
 export const LOCAL_LABEL = 'local';
+const ABORT_LISTENERS_PER_REQUEST = 4;
+const DEFAULT_MAX_LISTENERS = 10;
 
 interface Contender {
   label: string;
@@ -100,6 +103,8 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
 
   const tracker = new ConnectTracker();
   const controller = new AbortController();
+  // Every request in flight listens to it (the client, its HTTP core, the engine).
+  setMaxListeners(Math.max(ABORT_LISTENERS_PER_REQUEST * concurrency, DEFAULT_MAX_LISTENERS), controller.signal);
   const onAbort = (): void => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
