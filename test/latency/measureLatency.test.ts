@@ -37,19 +37,22 @@ describe('measureLatency (local service)', () => {
       runs: 2,
       warmup: 1,
       format: 'opus',
-      requestHeaders: (t) => (t.contender === 'faulty' && t.round === 1 ? { [FAULT]: `delay-first-byte=${INJECTED_MS}, stall-after=2:${INJECTED_MS}` } : undefined),
+      requestHeaders: (t) => (t.contender === 'faulty' && t.round === 1 ? { [FAULT]: `delay-first-byte=${INJECTED_MS}, stall-after=1:${INJECTED_MS}` } : undefined),
     });
     expect(run.records).toHaveLength(4);
     expect(run.records.every((r) => r.ok)).toBe(true);
     const hit = only(run.records, 'faulty', 1);
     const others = run.records.filter((r) => r !== hit);
-    const slowestOther = Math.max(...others.map((r) => r.headMs!));
+    const medianOtherHead = others.map((r) => r.headMs!).sort((a, b) => a - b)[1]!;
     expect(hit.headMs! - INJECTED_MS).toBeGreaterThan(-5);
-    expect(hit.headMs!).toBeGreaterThan(slowestOther + INJECTED_MS / 2);
-    // The stall is a gap between two audio events; at pace 'fast' the others have none near it.
+    expect(hit.headMs!).toBeGreaterThan(medianOtherHead + INJECTED_MS / 2);
+    // The stall is put between audio events 0 and 1, which otherwise leave the service together.
     // (Loosely: the service shares this process, so its work can delay the event before the gap.)
-    expect(hit.maxAudioGapMs!).toBeGreaterThan(INJECTED_MS * 0.8);
-    for (const r of others) expect(r.maxAudioGapMs!).toBeLessThan(INJECTED_MS / 2);
+    const gap01 = (r: LatencyRecord): number => r.audioEvents[1]!.atMs - r.audioEvents[0]!.atMs;
+    expect(hit.audioEvents[1]!.index).toBe(1);
+    expect(gap01(hit)).toBeGreaterThan(INJECTED_MS * 0.8);
+    expect(hit.maxAudioGapMs!).toBe(gap01(hit));
+    for (const r of others) expect(gap01(r)).toBeLessThan(INJECTED_MS / 2);
     // Every figure is ordered on the request's clock.
     for (const r of run.records) {
       expect(r.headMs!).toBeLessThanOrEqual(r.firstByteMs!);
