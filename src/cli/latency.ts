@@ -7,6 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { latencyCsv } from '../latency/csv.js';
 import { measureLatency } from '../latency/measureLatency.js';
+import { latencyReportHtml } from '../latency/report/html.js';
 import { runTable } from '../latency/report/text.js';
 import type { FailureKind, LatencyRecord, LatencyRun, LatencyTarget, MeasureLatencyOptions } from '../latency/types.js';
 import { InvalidOptionError } from '../errors.js';
@@ -172,6 +173,7 @@ async function finish(result: LatencyRun, opts: LatencyCliOptions, io: LatencyIo
   try {
     if (opts.json !== undefined) await writeOut(opts.json, `${JSON.stringify(result, null, 1)}\n`);
     if (opts.csv !== undefined) await writeOut(opts.csv, latencyCsv(result.records, result.settings.jitterBuffersMs));
+    if (opts.html !== undefined) await writeOut(opts.html, latencyReportHtml(result));
   } catch (err) {
     io.stderr.write(`${PREFIX}${(err as Error).message}\n`);
     return EXIT_IO;

@@ -73,7 +73,8 @@ describe('voicewire latency', () => {
     const json = join(dir, 'run.json');
     const csv = join(dir, 'run.csv');
     const rec = join(dir, 'captures');
-    const r = await latency(['--text', TEXT, '--runs', '2', '--warmup', '0', '--format', 'wav', '--json', json, '--csv', csv, '--record', rec]);
+    const html = join(dir, 'report.html');
+    const r = await latency(['--text', TEXT, '--runs', '2', '--warmup', '0', '--format', 'wav', '--json', json, '--csv', csv, '--record', rec, '--html', html]);
     expect(r.stderr).not.toMatch(/failed/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^2 requests, wav, concurrency 1/);
@@ -83,6 +84,9 @@ describe('voicewire latency', () => {
     const parsed = JSON.parse(readFileSync(json, 'utf8')) as LatencyRun;
     expect(parsed.records).toHaveLength(2);
     expect(parsed.settings).toMatchObject({ format: 'wav', runs: 2, local: true, jitterBuffersMs: [0, 100, 200] });
+    const page = readFileSync(html, 'utf8');
+    expect(page.match(/<svg class="chart ecdf"/g)).toHaveLength(9);
+    expect(page.match(/<g class="row"/g)).toHaveLength(2);
     const lines = readFileSync(csv, 'utf8').trim().split('\r\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^seq,contender,round,text,ok,/);
