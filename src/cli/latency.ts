@@ -4,11 +4,13 @@
  * See {@link LATENCY_USAGE} for the flags and exit codes.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { latencyCsv } from '../latency/csv.js';
 import { measureLatency } from '../latency/measureLatency.js';
 import { latencyReportHtml } from '../latency/report/html.js';
 import { runTable } from '../latency/report/text.js';
+import { analyzeCapture } from '../latency/view/captureView.js';
+import { captureViewerHtml } from '../latency/view/viewerHtml.js';
 import type { FailureKind, LatencyRecord, LatencyRun, LatencyTarget, MeasureLatencyOptions } from '../latency/types.js';
 import { InvalidOptionError } from '../errors.js';
 import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
@@ -73,6 +75,17 @@ async function writeOut(path: string, content: string | Uint8Array): Promise<voi
   } catch (err) {
     throw new LocalIoError(`cannot write ${path}: ${(err as Error).message}`);
   }
+}
+
+/** The viewer page beside a capture; a capture that does not decode (a broken stream) gets none. */
+async function writeViewer(capturePath: string, body: Uint8Array, opts: LatencyCliOptions): Promise<void> {
+  let page: string;
+  try {
+    page = captureViewerHtml(await analyzeCapture(body, opts.format, opts.sampleRate), basename(capturePath));
+  } catch {
+    return;
+  }
+  await writeOut(capturePath.replace(/\.sse$/, '.html'), page);
 }
 
 export async function run(argv: string[], io: LatencyIo = processIo()): Promise<number> {
@@ -141,6 +154,7 @@ export async function run(argv: string[], io: LatencyIo = processIo()): Promise<
           onBody: async (rec: LatencyRecord, body: Uint8Array) => {
             const path = join(recordDir, captureName(rec));
             await writeOut(path, body);
+            await writeViewer(path, body, opts);
             return path;
           },
         }

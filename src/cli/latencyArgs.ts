@@ -36,7 +36,7 @@ output (the summary table always goes to stdout; progress to stderr):
   --json FILE                 every request's record and the statistics
   --csv FILE                  one row per request
   --html FILE                 a self-contained report with charts
-  --record DIR                save each SSE body (replay with 'voicewire decode'), and a viewer page
+  --record DIR                save each SSE body (replay with 'voicewire decode') and its viewer page
   -h, --help                  this help
 
 exit codes: 0 done; 1 a request failed (the service, the stream, or unreachable); 2 usage, or the

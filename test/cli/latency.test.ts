@@ -92,6 +92,9 @@ describe('voicewire latency', () => {
     expect(lines[0]).toMatch(/^seq,contender,round,text,ok,/);
     const captures = readdirSync(rec).filter((f) => f.endsWith('.sse')).sort();
     expect(captures).toEqual(['0000-local-r0-t0.sse', '0001-local-r1-t0.sse']);
+    // Each capture has its viewer page beside it.
+    expect(readdirSync(rec).filter((f) => f.endsWith('.html')).sort()).toEqual(['0000-local-r0-t0.html', '0001-local-r1-t0.html']);
+    expect(readFileSync(join(rec, '0000-local-r0-t0.html'), 'utf8')).toContain('<audio id="audio"');
     expect(parsed.records[0]!.capturePath).toBe(join(rec, captures[0]!));
     const wav = join(dir, 'replay.wav');
     expect(await decode([join(rec, captures[0]!), '--format', 'wav', '--out', wav])).toBe(0);
