@@ -16,6 +16,8 @@ import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { detectAudioOutput } from '../sinks/audioOutput.js';
 import { createPlayerSink, createRealtimeSink, type PlayerSink } from '../sinks/PlayerSink.js';
 import { createWavFileSink, type WavFileSink } from '../sinks/WavFileSink.js';
+import { createViewRecorder } from '../latency/view/captureView.js';
+import { captureViewerHtml } from '../latency/view/viewerHtml.js';
 import { EXIT_BAD_INPUT, EXIT_IO, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
 import { parseSayArgs, SAY_USAGE, SayUsageError, type SayOptions } from './sayArgs.js';
 import { createProgress, NO_PROGRESS, PROGRESS_MIN_WORDS, type Progress } from './sayProgress.js';
@@ -25,6 +27,8 @@ export { SAY_USAGE } from './sayArgs.js';
 /** Interrupted by SIGINT (128 + 2, the shell convention). */
 export const EXIT_INTERRUPTED = 130;
 const PREFIX = 'voicewire say: ';
+/** The `--html` page's title: the text, cut here. */
+const TITLE_CHARS = 80;
 
 type Terminal = TextOutput & { isTTY?: boolean; columns?: number };
 
@@ -174,6 +178,12 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   // The player says what was heard; that moves the playhead (and the captions), also after the
   // stream itself has ended or failed, while the received audio plays out.
   player?.on('position', (samples: number) => stream.playhead.advanceTo(samples));
+  // --html: the page of what was spoken (audio and words), written once the stream is done.
+  const page = opts.html === undefined ? null : createViewRecorder(opts.format);
+  if (page !== null) {
+    stream.on('word', (w) => page.word(w));
+    stream.on('wordRevised', (r) => page.revision(r));
+  }
 
   let firstFrameAt: number | null = null;
   let streamError: unknown = null;
@@ -182,6 +192,7 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   try {
     for await (const frame of stream as AsyncIterable<AudioFrame>) {
       firstFrameAt ??= io.now();
+      page?.frame(frame);
       seconds = (frame.startSample + frame.sampleCount) / frame.sampleRate;
       try {
         if (wav !== null) await writeTo(wav, frame, ctx.wavFailure);
@@ -211,6 +222,12 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
     const doc = opts.captions.kind === 'vtt' ? toWebVtt(words) : toSrt(words);
     await writeFile(opts.captions.path, doc).catch((err: Error) => {
       sinkError ??= new SinkError('SINK_IO', `cannot write ${opts.captions!.path}: ${err.message}`, { cause: err });
+    });
+  }
+  if (page !== null && opts.html !== undefined) {
+    const path = opts.html;
+    await writeFile(path, captureViewerHtml(page.view(words), ctx.text.slice(0, TITLE_CHARS))).catch((err: Error) => {
+      sinkError ??= new SinkError('SINK_IO', `cannot write ${path}: ${err.message}`, { cause: err });
     });
   }
   const summary = [`${seconds.toFixed(2)} s of audio`];

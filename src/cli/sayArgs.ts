@@ -18,6 +18,7 @@ options:
   --latency low|normal|balanced
   --out FILE.wav              write the audio to a WAV file (captions at decode speed)
   --captions FILE.vtt|.srt    write the word timeline as WebVTT or SRT
+  --html FILE.html            write a page: waveform, words, a player that highlights them
   --play                      play through the sound output (exits with an error if there is none)
   --realtime                  pace captions in real time (also with --out)
   --base-url URL              a real service (default: VOICEWIRE_BASE_URL, else the local service)
@@ -41,6 +42,7 @@ export interface SayOptions {
   latency: LatencyMode | undefined;
   out: string | undefined;
   captions: { path: string; kind: 'vtt' | 'srt' } | undefined;
+  html: string | undefined;
   play: boolean;
   realtime: boolean;
   baseUrl: string | undefined;
@@ -67,6 +69,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
         latency: { type: 'string' },
         out: { type: 'string' },
         captions: { type: 'string' },
+        html: { type: 'string' },
         play: { type: 'boolean' },
         realtime: { type: 'boolean' },
         'base-url': { type: 'string' },
@@ -95,6 +98,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     captions = { path: v.captions, kind };
   }
   if (v.out !== undefined && v.out.trim() === '') throw new SayUsageError('--out needs a file name');
+  if (v.html !== undefined && v.html.trim() === '') throw new SayUsageError('--html needs a file name');
   const positional = parsed.positionals;
   const text = positional.length === 0 || (positional.length === 1 && positional[0] === '-') ? null : positional.join(' ');
   const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === '' ? undefined : s);
@@ -107,6 +111,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     latency,
     out: v.out,
     captions,
+    html: v.html,
     play: v.play ?? false,
     realtime: v.realtime ?? false,
     baseUrl: nonEmpty(v['base-url']) ?? nonEmpty(env.VOICEWIRE_BASE_URL),

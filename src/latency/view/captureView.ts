@@ -38,8 +38,9 @@ export class SampleCollector {
   private buf = new Int16Array(1 << 16);
   private length = 0;
 
+  /** Takes an s16 frame; stereo is mixed down to mono. */
   push(frame: AudioFrame): void {
-    const s = frame.samples as Int16Array;
+    const s = frame.channels === 1 ? (frame.samples as Int16Array) : downmix(frame.samples as Int16Array, frame.channels);
     if (this.length + s.length > this.buf.length) {
       const next = new Int16Array(Math.max(this.buf.length * 2, this.length + s.length));
       next.set(this.buf.subarray(0, this.length));
@@ -52,6 +53,16 @@ export class SampleCollector {
   samples(): Int16Array {
     return this.buf.slice(0, this.length);
   }
+}
+
+function downmix(interleaved: Int16Array, channels: number): Int16Array {
+  const out = new Int16Array(Math.floor(interleaved.length / channels));
+  for (let i = 0; i < out.length; i++) {
+    let sum = 0;
+    for (let c = 0; c < channels; c++) sum += interleaved[i * channels + c]!;
+    out[i] = Math.round(sum / channels);
+  }
+  return out;
 }
 
 /** Tracks late and revised words from a pipeline's events, for the final timeline. */
@@ -101,30 +112,51 @@ export function detectCaptureFormat(body: Uint8Array): AudioFormat | null {
   return null;
 }
 
+/**
+ * Builds a {@link CaptureView} from a stream being read elsewhere (`say --html`): feed it the s16
+ * frames and the pipeline's word events, then ask for the view with the final timeline.
+ */
+export function createViewRecorder(format: AudioFormat): {
+  frame(frame: AudioFrame): void;
+  word(w: WordEvent): void;
+  revision(r: WordRevision): void;
+  view(timeline: Parameters<WordMarks['mark']>[0]): CaptureView;
+} {
+  const collector = new SampleCollector();
+  const marks = new WordMarks();
+  let rate = 0;
+  return {
+    frame(frame) {
+      rate = frame.sampleRate;
+      collector.push(frame);
+    },
+    word: (w) => marks.word(w),
+    revision: (r) => marks.revision(r),
+    view(timeline) {
+      const samples = downsample(collector.samples(), rate);
+      const words = marks.mark(timeline);
+      return { format, sampleRate: samples.rate, samples: samples.data, durationSec: samples.rate > 0 ? samples.data.length / samples.rate : 0, words, chunkStarts: chunkStartsOf(words) };
+    },
+  };
+}
+
 export async function analyzeCapture(body: Uint8Array, format: AudioFormat, sampleRate?: number): Promise<CaptureView> {
   const pipeline = createSpeechPipeline({
     format,
     ...(sampleRate !== undefined ? { sampleRate } : {}),
     output: { encoding: 's16le', channels: 1 },
   });
-  const collector = new SampleCollector();
-  const marks = new WordMarks();
-  let rate = 0;
-  pipeline.on('word', (w: WordEvent) => marks.word(w));
-  pipeline.on('wordRevised', (r: WordRevision) => marks.revision(r));
+  const recorder = createViewRecorder(format);
+  pipeline.on('word', (w: WordEvent) => recorder.word(w));
+  pipeline.on('wordRevised', (r: WordRevision) => recorder.revision(r));
   const done = new Promise<void>((resolve, reject) => {
-    pipeline.on('data', (frame: AudioFrame) => {
-      rate = frame.sampleRate;
-      collector.push(frame);
-    });
+    pipeline.on('data', (frame: AudioFrame) => recorder.frame(frame));
     pipeline.once('end', resolve);
     pipeline.once('error', reject);
   });
   pipeline.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   await done;
-  const samples = downsample(collector.samples(), rate);
-  const words = marks.mark(pipeline.alignment.timeline());
-  return { format, sampleRate: samples.rate, samples: samples.data, durationSec: samples.rate > 0 ? samples.data.length / samples.rate : 0, words, chunkStarts: chunkStartsOf(words) };
+  return recorder.view(pipeline.alignment.timeline());
 }
 
 /** Keeps every k-th sample's block average so the page stays small (speech, for listening along). */
