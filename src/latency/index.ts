@@ -8,3 +8,8 @@ export { summarizeContender, summarizeRecords } from './summarize.js';
 export { classifyFailure, judgePlayers } from './measureRequest.js';
 export { LATENCY_ID_HEADER } from './connectTimes.js';
 export * from './types.js';
+export { latencyCsv } from './csv.js';
+export { latencyReportHtml } from './report/html.js';
+export { runTable } from './report/text.js';
+export { analyzeCapture, detectCaptureFormat, createViewRecorder, type CaptureView, type ViewWord } from './view/captureView.js';
+export { captureViewerHtml } from './view/viewerHtml.js';
