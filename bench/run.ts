@@ -43,7 +43,7 @@ function scenarioOf(module: string, r: BenchResult): IssueScenario | undefined {
   if (r.issueScenario !== undefined) return r.issueScenario;
   if (module.startsWith('eventStage')) return 1;
   if (module.startsWith('decodeOverhead')) return 2;
-  if (module.startsWith('latency')) return 3;
+  if (module.startsWith('latency.')) return 3; // not latencyCommand (the CLI's own bench)
   if (module.startsWith('endToEnd')) return 4;
   if (module.startsWith('concurrency')) return 5;
   if (module.startsWith('memory')) return 6;

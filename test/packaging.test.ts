@@ -32,9 +32,10 @@ const MARKERS: Record<string, string> = {
   'voicewire/webhooks': 'verifyWebhookSignature',
   'voicewire/service': 'startLocalService',
   'voicewire/telephony': 'attachTwilioMediaStream',
+  'voicewire/latency': 'measureLatency',
 };
 /** What lives behind a subpath only: the root entry must not load it (import time, `ws`). */
-const NOT_AT_ROOT = ['createClient', 'createTwilioBridge', 'attachTwilioMediaStream', 'createWebhookReceiver', 'RedisDedupStore'];
+const NOT_AT_ROOT = ['createClient', 'createTwilioBridge', 'attachTwilioMediaStream', 'createWebhookReceiver', 'RedisDedupStore', 'measureLatency'];
 
 let tmp = '';
 let project = '';

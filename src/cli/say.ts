@@ -3,6 +3,7 @@
  * captions synced to what is heard. Thin: arguments → the library (client, sinks, captions) →
  * print. See {@link SAY_USAGE} for the flags and exit codes.
  */
+import { writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { createLineCaptionRenderer, createTtyCaptionRenderer, type CaptionRenderer, type TextOutput } from '../captions/CaptionRenderer.js';
 import { createClient, type Client } from '../client/createClient.js';
@@ -13,6 +14,8 @@ import type { TtsRequest } from '../protocol/ttsRequest.js';
 import { detectAudioOutput } from '../sinks/audioOutput.js';
 import { createPlayerSink, createRealtimeSink, type PlayerSink } from '../sinks/PlayerSink.js';
 import type { WavFileSink } from '../sinks/WavFileSink.js';
+import { createViewRecorder } from '../latency/view/captureView.js';
+import { captureViewerHtml } from '../latency/view/viewerHtml.js';
 import type { EncodedFile } from './encodedFile.js';
 import { EXIT_INTERRUPTED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 import { parseSayArgs, SAY_USAGE, type SayOptions } from './sayArgs.js';
@@ -23,6 +26,8 @@ export { SAY_USAGE } from './sayArgs.js';
 export { EXIT_INTERRUPTED } from './exitCodes.js';
 
 const PREFIX = 'voicewire say: ';
+/** The `--html` page's title: the text, cut here. */
+const TITLE_CHARS = 80;
 
 type Terminal = TextOutput & { isTTY?: boolean; columns?: number };
 
@@ -130,7 +135,7 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       playhead: player !== null ? 'external' : 'consumer',
       ...(opts.model !== undefined ? { model: opts.model } : {}),
     });
-    return await speak(result, { io, player, wav: outputs.wav, encoded: outputs.encoded, captions: outputs.captions, text });
+    return await speak(result, { io, player, wav: outputs.wav, encoded: outputs.encoded, captions: outputs.captions, html: opts.html ?? null, text });
   } catch (err) {
     player?.destroy();
     if (outputs.wav !== null) await endSink(outputs.wav).catch(() => undefined);
@@ -149,6 +154,8 @@ interface SpeakContext {
   wav: WavFileSink | null;
   encoded: EncodedFile | null;
   captions: CaptionsFile | null;
+  /** `--html`: where the page of what was spoken goes. */
+  html: string | null;
   text: string;
 }
 
@@ -179,6 +186,12 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   // The player says what was heard; that moves the playhead (and the captions), also after the
   // stream itself has ended or failed, while the received audio plays out.
   player?.on('position', (samples: number) => stream.playhead.advanceTo(samples));
+  // --html: the page of what was spoken (audio and words), written once the stream is done.
+  const page = ctx.html === null ? null : createViewRecorder(result.request.format);
+  if (page !== null) {
+    stream.on('word', (w) => page.word(w));
+    stream.on('wordRevised', (r) => page.revision(r));
+  }
 
   let firstFrameAt: number | null = null;
   let streamError: unknown = null;
@@ -187,6 +200,7 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   try {
     for await (const frame of stream as AsyncIterable<AudioFrame>) {
       firstFrameAt ??= io.now();
+      page?.frame(frame);
       seconds = (frame.startSample + frame.sampleCount) / frame.sampleRate;
       try {
         if (wav !== null) await writeTo(wav, frame);
@@ -215,6 +229,12 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
 
   const words = stream.alignment.timeline();
   await ctx.captions?.write(words, result.request.text).catch((err: unknown) => (sinkError ??= err));
+  if (page !== null && ctx.html !== null) {
+    const path = ctx.html;
+    await writeFile(path, captureViewerHtml(page.view(words), ctx.text.slice(0, TITLE_CHARS))).catch((err: Error) => {
+      sinkError ??= new SinkError('SINK_IO', `cannot write ${path}: ${err.message}`, { cause: err });
+    });
+  }
   const summary = [`${seconds.toFixed(2)} s of audio`];
   if (firstFrameAt !== null) {
     summary.push(`first audio ${Math.round(firstFrameAt - start)} ms after the request (${Math.round(firstFrameAt)} ms after start)`);

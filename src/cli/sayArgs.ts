@@ -23,6 +23,7 @@ options:
                               .pcm/.raw the service's own mp3, Ogg Opus or raw s16le mono pcm,
                               requested in that format and written as it arrives
   --captions FILE.vtt|.srt    write the word timeline as WebVTT or SRT
+  --html FILE.html            write a page: waveform, words, a player that highlights them
   --play                      play through the sound output (exits with an error if there is none)
   --realtime                  pace captions in real time (also with --out)
   --base-url URL              a real service (default: VOICEWIRE_BASE_URL, else the local service)
@@ -45,6 +46,7 @@ export interface SayOptions {
   latency: LatencyMode | undefined;
   out: SayOut | undefined;
   captions: CaptionsTarget | undefined;
+  html: string | undefined;
   play: boolean;
   realtime: boolean;
   baseUrl: string | undefined;
@@ -85,6 +87,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
         latency: { type: 'string' },
         out: { type: 'string' },
         captions: { type: 'string' },
+        html: { type: 'string' },
         play: { type: 'boolean' },
         realtime: { type: 'boolean' },
         'base-url': { type: 'string' },
@@ -112,6 +115,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
   const latency = v.latency as LatencyMode | undefined;
   if (latency !== undefined && !LATENCY_MODES.includes(latency)) throw new SayUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
   const captions = v.captions === undefined ? undefined : parseCaptionsTarget(v.captions);
+  if (v.html !== undefined && v.html.trim() === '') throw new SayUsageError('--html needs a file name');
   const positional = parsed.positionals;
   const text = positional.length === 0 || (positional.length === 1 && positional[0] === '-') ? null : positional.join(' ');
   const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === '' ? undefined : s);
@@ -124,6 +128,7 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
     latency,
     out,
     captions,
+    html: v.html,
     play: v.play ?? false,
     realtime: v.realtime ?? false,
     baseUrl: nonEmpty(v['base-url']) ?? nonEmpty(env.VOICEWIRE_BASE_URL),

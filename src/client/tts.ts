@@ -14,7 +14,7 @@
  *   pipeline being destroyed by its consumer cancels the read too. No socket or timer is left.
  */
 import { AbortError, ApiTimeoutError, NotEventStreamError, StreamInterruptedError, VoicewireError } from '../errors.js';
-import { createSpeechPipeline, type OutputOptions, type SpeechPipeline, type SpeechSummary } from '../engine/SpeechPipeline.js';
+import { createSpeechPipeline, type OutputOptions, type SpeechPipeline, type SpeechPipelineOptions, type SpeechSummary } from '../engine/SpeechPipeline.js';
 import { validateTtsRequest, type NormalizedTtsRequest, type TtsRequest } from '../protocol/ttsRequest.js';
 import type { HttpCore, RawResponse } from '../internal/http/http.js';
 import { headersToRecord } from '../internal/http/responseErrors.js';
@@ -44,6 +44,8 @@ export interface TtsStreamOptions {
   maxRetries?: number;
   /** Extra headers for this request. */
   headers?: Record<string, string>;
+  /** Each SSE `message` event as the engine takes it in (see `SpeechPipelineOptions.onEvent`). */
+  onEvent?: SpeechPipelineOptions['onEvent'];
 }
 
 /**
@@ -176,6 +178,7 @@ export function createTtsApi(core: HttpCore, deps: TtsApiDeps = {}): TtsApi {
       ...(options.output !== undefined ? { output: options.output } : {}),
       ...(options.playhead !== undefined ? { playhead: options.playhead } : {}),
       ...(options.onInvalidEvent !== undefined ? { onInvalidEvent: options.onInvalidEvent } : {}),
+      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
       ...(signal !== undefined ? { signal } : {}),
     });
     stream.once('format', () => (metrics.firstFrameMs ??= now() - t0));

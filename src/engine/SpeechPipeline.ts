@@ -218,6 +218,7 @@ export class SpeechPipeline extends Duplex {
     if (this.alignment.chunk(meta.chunkSeq) === undefined) this.producer.markChunkStart(meta.audioStart);
     const change = this.alignment.apply(meta);
     if (change !== null) this.clock.update(change);
+    this.options.onEvent?.(meta);
   }
 
   private failInput(err: unknown): void {

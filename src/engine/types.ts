@@ -1,5 +1,6 @@
 /** Options and results of the speech pipeline (kept apart so the Duplex file stays about wiring). */
 import type { AudioFormat } from '../codec/types.js';
+import type { SpeechEventMeta } from '../events/SpeechEventScanner.js';
 import type { PlayheadMode } from '../play/Playhead.js';
 import type { FrameStageFactory, OutputOptions } from './outputStage.js';
 
@@ -23,6 +24,12 @@ export interface SpeechPipelineOptions {
   playhead?: PlayheadMode;
   /** Aborting destroys the pipeline with an AbortError. */
   signal?: AbortSignal;
+  /**
+   * Called with each `message` event once its alignment is applied (before its audio is decoded):
+   * lets a caller time events as they arrive (the latency benchmark's gaps between audio events)
+   * without parsing the body twice.
+   */
+  onEvent?: (meta: SpeechEventMeta) => void;
   /** @internal Replace the conversion stage (tests). */
   stageFactory?: FrameStageFactory;
 }
