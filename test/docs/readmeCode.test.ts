@@ -123,6 +123,10 @@ describe('README TypeScript blocks', () => {
         if (!(sub in exportsMap)) bad.push(`README.md:${ex.line}: imports ${m[1]}, which package.json does not export`);
       }
       if (/^\s*\/\/ (no-run|fragment)\b(?!: \S)/m.test(ex.code)) bad.push(`README.md:${ex.line}: a no-run/fragment mark without its reason`);
+      // A block that runs here must reach nothing but this machine: no remote URL in its code.
+      for (const m of ex.code.matchAll(/\b(?:https?|wss?):\/\/([^/'"`\s:]+)/g)) {
+        if (ex.run && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(m[1]!)) bad.push(`README.md:${ex.line}: runs, and names the remote host ${m[1]}`);
+      }
     }
     expect(bad).toEqual([]);
   });
