@@ -1,0 +1,69 @@
+/**
+ * Turns on the service's main thread for per-piece work (gain, resampling, encoding, sending one
+ * ~100 ms piece of synthesized audio), handed out fairly across requests.
+ *
+ * Each request asks for a turn before each piece, at its own `level` (how many pieces it has
+ * handled so far); one turn is granted per event-loop iteration, lowest level first, arrival
+ * order among equals. So every waiting request's first piece is encoded and sent before any
+ * request's second, and sockets and worker messages are served between two turns. Before this,
+ * each request took a turn per piece in plain arrival order (`setImmediate`): under load a new
+ * request's first piece queued behind a round of every other request's later pieces.
+ *
+ * The waiting list holds at most one entry per request in flight (a request waits for one turn
+ * at a time), so picking the lowest level is a short linear scan.
+ */
+
+/** Anything that hands out turns: `turn(level)` resolves when the caller may do one piece of work. */
+export interface TurnTaker {
+  turn(level: number): Promise<void>;
+}
+
+interface Waiter {
+  level: number;
+  grant: () => void;
+}
+
+export class FairTurns implements TurnTaker {
+  private readonly waiting: Waiter[] = [];
+  private scheduled = false;
+
+  /** `defer` runs a callback on a later event-loop iteration (tests may step it by hand). */
+  constructor(private readonly defer: (fn: () => void) => void = (fn) => { setImmediate(fn); }) {}
+
+  /** Waiting requests (for tests and diagnostics). */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  turn(level: number): Promise<void> {
+    return new Promise<void>((grant) => {
+      this.waiting.push({ level, grant });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0) return;
+    this.scheduled = true;
+    this.defer(() => this.grantNext());
+  }
+
+  private grantNext(): void {
+    this.scheduled = false;
+    let best = 0;
+    for (let i = 1; i < this.waiting.length; i++) {
+      if (this.waiting[i]!.level < this.waiting[best]!.level) best = i;
+    }
+    const next = this.waiting.splice(best, 1)[0];
+    next?.grant();
+    this.schedule();
+  }
+}
+
+/** The turns before issue 19: every caller simply waits one `setImmediate`, in arrival order. */
+export const arrivalOrderTurns: TurnTaker = {
+  turn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+};
+
+/** The main thread is one resource: every service in the process shares its turns. */
+export const sharedFairTurns = new FairTurns();
