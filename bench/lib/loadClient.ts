@@ -30,6 +30,8 @@ export interface LoadJob {
 
 export interface LoadOutcome {
   firstAudioMs: number;
+  /** When the first audio byte arrived, in ms since the Unix epoch (comparable across processes). */
+  firstAudioAt: number;
   totalMs: number;
   valid: boolean;
   why?: string;
@@ -73,7 +75,7 @@ function one(job: LoadJob, agent: Agent, decodeLive: boolean): Promise<Received>
   const t0 = performance.now();
   return new Promise((resolve) => {
     const got: Received = {
-      outcome: { firstAudioMs: NaN, totalMs: NaN, valid: false },
+      outcome: { firstAudioMs: NaN, firstAudioAt: NaN, totalMs: NaN, valid: false },
       body: decodeLive ? null : [], chunks: -1, lastSeq: -1, expectSec: 0, liveSamples: 0,
     };
     let settled = false;
@@ -112,7 +114,12 @@ function one(job: LoadJob, agent: Agent, decodeLive: boolean): Promise<Received>
           scan += text;
           const at = scan.indexOf(AUDIO_KEY);
           if (at >= 0 && scan.length > at + AUDIO_KEY.length) {
-            if (scan[at + AUDIO_KEY.length] !== '"') { got.outcome.firstAudioMs = performance.now() - t0; scan = ''; }
+            if (scan[at + AUDIO_KEY.length] !== '"') {
+              const now = performance.now();
+              got.outcome.firstAudioMs = now - t0;
+              got.outcome.firstAudioAt = performance.timeOrigin + now;
+              scan = '';
+            }
             else scan = scan.slice(at + AUDIO_KEY.length);
           }
         }

@@ -9,6 +9,12 @@
  * each request took a turn per piece in plain arrival order (`setImmediate`): under load a new
  * request's first piece queued behind a round of every other request's later pieces.
  *
+ * While any request still waits for its first audio (its first chunk queued for, or running on,
+ * an espeak worker: {@link FairTurns.holdForFirstAudio}), only first pieces get turns: the main
+ * thread then leaves the CPU to the workers, whose first chunks are what every waiting request
+ * needs first. (On 2 cores the main thread's later-piece encoding otherwise took a third of the
+ * CPU from the workers during the first round; see bench/README.md, "Fair synthesis under load".)
+ *
  * The waiting list holds at most one entry per request in flight (a request waits for one turn
  * at a time), so picking the lowest level is a short linear scan.
  */
@@ -16,6 +22,11 @@
 /** Anything that hands out turns: `turn(level)` resolves when the caller may do one piece of work. */
 export interface TurnTaker {
   turn(level: number): Promise<void>;
+  /**
+   * Says a request is waiting for its first audio (its first chunk is queued or running on a
+   * worker); until the returned release is called, only first-piece (level 0) turns are granted.
+   */
+  holdForFirstAudio(): () => void;
 }
 
 interface Waiter {
@@ -26,6 +37,8 @@ interface Waiter {
 export class FairTurns implements TurnTaker {
   private readonly waiting: Waiter[] = [];
   private scheduled = false;
+  /** Requests waiting for their first audio. */
+  private holds = 0;
 
   /** `defer` runs a callback on a later event-loop iteration (tests may step it by hand). */
   constructor(private readonly defer: (fn: () => void) => void = (fn) => { setImmediate(fn); }) {}
@@ -48,12 +61,25 @@ export class FairTurns implements TurnTaker {
     this.defer(() => this.grantNext());
   }
 
+  holdForFirstAudio(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (this.holds === 0) this.schedule();
+    };
+  }
+
   private grantNext(): void {
     this.scheduled = false;
     let best = 0;
     for (let i = 1; i < this.waiting.length; i++) {
       if (this.waiting[i]!.level < this.waiting[best]!.level) best = i;
     }
+    // Held: later pieces wait, without spinning, until the last first audio is under way.
+    if (this.holds > 0 && (this.waiting[best]?.level ?? 0) > 0) return;
     const next = this.waiting.splice(best, 1)[0];
     next?.grant();
     this.schedule();
@@ -63,6 +89,7 @@ export class FairTurns implements TurnTaker {
 /** The turns before issue 19: every caller simply waits one `setImmediate`, in arrival order. */
 export const arrivalOrderTurns: TurnTaker = {
   turn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+  holdForFirstAudio: () => () => undefined,
 };
 
 /** The main thread is one resource: every service in the process shares its turns. */

@@ -177,11 +177,16 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
       let synthError: unknown = null;
       let wake: (() => void) | null = null;
       const poke = (): void => { const w = wake; wake = null; w?.(); };
+      // Until this request's first piece is here, other requests' later pieces wait (FairTurns).
+      const releaseHold = seq === 0 ? turns.holdForFirstAudio() : (): void => undefined;
+      const onAbort = (): void => releaseHold();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const settled = (): void => { releaseHold(); options.signal?.removeEventListener('abort', onAbort); };
       engine.synthesize(
         { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
-        (piece) => { queue.push(piece); poke(); },
+        (piece) => { releaseHold(); queue.push(piece); poke(); },
         { request: options.requestId ?? '', seq, ...(options.signal ? { signal: options.signal } : {}) },
-      ).then(() => { synthDone = true; poke(); }, (err: unknown) => { synthError = err; synthDone = true; poke(); });
+      ).then(() => { settled(); synthDone = true; poke(); }, (err: unknown) => { settled(); synthError = err; synthDone = true; poke(); });
       if (encoder === null) {
         await yieldTurn(); // the job is posted to the worker; build the encoder meanwhile
         encoder = startEncoder();
