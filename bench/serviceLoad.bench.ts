@@ -12,7 +12,8 @@
  * one espeak worker, as the service shipped) and today's default (`fair`, one worker per core),
  * so both rows of a case come from the same run on the same machine state.
  *
- *   npm run bench -- serviceLoad              (SERVICE_LOAD_N=50 for a shorter run)
+ *   npm run bench -- serviceLoad              (SERVICE_LOAD_N=50 for a shorter run;
+ *                                             SERVICE_LOAD_WORKERS=1 for another pool size)
  */
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -115,10 +116,11 @@ function runClient(job: LoadJob): Promise<LoadReport> {
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? QUICK_N : Number(process.env.SERVICE_LOAD_N ?? FULL_N);
-  const cores = availableParallelism();
+  // The service's default pool is one worker per core; SERVICE_LOAD_WORKERS measures another size.
+  const fairWorkers = Number(process.env.SERVICE_LOAD_WORKERS ?? availableParallelism());
   const setups: ServiceSetup[] = [
     { scheduler: 'fifo', workers: 1, label: 'fifo, 1 worker (before)' },
-    { scheduler: 'fair', workers: cores, label: `fair, ${cores} workers` },
+    { scheduler: 'fair', workers: fairWorkers, label: `fair, ${fairWorkers} worker${fairWorkers === 1 ? '' : 's'}` },
   ];
   const cases: Case[] = [
     { format: 'opus', latency: 'low', targeted: true },

@@ -51,4 +51,22 @@ describe('FairTurns', () => {
     await step();
     expect(pending()).toBe(0);
   });
+
+  it('while a request waits for its first audio, only first pieces get turns; later ones go once it is released', async () => {
+    const { turns, step, pending } = stepped();
+    const order: string[] = [];
+    const release = turns.holdForFirstAudio();
+    void turns.turn(3).then(() => order.push('old3'));
+    await step();
+    expect(order).toEqual([]);
+    // Held without spinning: no iteration is asked for until something changes.
+    expect(pending()).toBe(0);
+    void turns.turn(0).then(() => order.push('new0'));
+    await step();
+    expect(order).toEqual(['new0']);
+    release();
+    release(); // twice is once
+    await step();
+    expect(order).toEqual(['new0', 'old3']);
+  });
 });
