@@ -37,16 +37,25 @@ export class UnitQueue<T extends QueuedUnit> {
     this.units.push(unit);
   }
 
+  /** The unit a free worker should run next, left in the queue. */
+  peek(): T | undefined {
+    return this.units[this.nextIndex()];
+  }
+
   /** Removes and returns the unit a free worker should run next. */
   take(): T | undefined {
     if (this.units.length === 0) return undefined;
+    return this.units.splice(this.nextIndex(), 1)[0];
+  }
+
+  private nextIndex(): number {
     let best = 0;
     if (this.kind === 'fair') {
       for (let i = 1; i < this.units.length; i++) {
         if (this.units[i]!.seq < this.units[best]!.seq) best = i;
       }
     }
-    return this.units.splice(best, 1)[0];
+    return best;
   }
 
   /** Drops a unit that has not started (its request was cancelled); false if it was not waiting. */

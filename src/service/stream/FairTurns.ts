@@ -15,9 +15,10 @@
  * needs first. (On 2 cores the main thread's later-piece encoding otherwise took a third of the
  * CPU from the workers during the first round; see bench/README.md, "Fair synthesis under load".)
  *
- * The waiting list holds at most one entry per request in flight (a request waits for one turn
- * at a time), so picking the lowest level is a short linear scan.
+ * The waiting list is the engine's own fair {@link UnitQueue} (level in place of chunk index):
+ * at most one entry per request in flight, since a request waits for one turn at a time.
  */
+import { UnitQueue } from '../speech/UnitQueue.js';
 
 /** Anything that hands out turns: `turn(level)` resolves when the caller may do one piece of work. */
 export interface TurnTaker {
@@ -29,13 +30,14 @@ export interface TurnTaker {
   holdForFirstAudio(): () => void;
 }
 
+/** A request waiting for a turn; `seq` is its level (the fair queue orders by it). */
 interface Waiter {
-  level: number;
+  seq: number;
   grant: () => void;
 }
 
 export class FairTurns implements TurnTaker {
-  private readonly waiting: Waiter[] = [];
+  private readonly waiting = new UnitQueue<Waiter>('fair');
   private scheduled = false;
   /** Requests waiting for their first audio. */
   private holds = 0;
@@ -50,7 +52,7 @@ export class FairTurns implements TurnTaker {
 
   turn(level: number): Promise<void> {
     return new Promise<void>((grant) => {
-      this.waiting.push({ level, grant });
+      this.waiting.push({ seq: level, grant });
       this.schedule();
     });
   }
@@ -74,14 +76,9 @@ export class FairTurns implements TurnTaker {
 
   private grantNext(): void {
     this.scheduled = false;
-    let best = 0;
-    for (let i = 1; i < this.waiting.length; i++) {
-      if (this.waiting[i]!.level < this.waiting[best]!.level) best = i;
-    }
     // Held: later pieces wait, without spinning, until the last first audio is under way.
-    if (this.holds > 0 && (this.waiting[best]?.level ?? 0) > 0) return;
-    const next = this.waiting.splice(best, 1)[0];
-    next?.grant();
+    if (this.holds > 0 && (this.waiting.peek()?.seq ?? 0) > 0) return;
+    this.waiting.take()?.grant();
     this.schedule();
   }
 }
