@@ -12,7 +12,7 @@
  * While any request still waits for its first audio (its first chunk queued for, or running on,
  * an espeak worker: {@link FairTurns.holdForFirstAudio}), only first pieces get turns: the main
  * thread then leaves the CPU to the workers, whose first chunks are what every waiting request
- * needs first. It cut the service CPU spent before first audio by 15–35 % at 40 concurrent
+ * needs first. It cut the service CPU spent before first audio by 13–38 % at 40 concurrent
  * requests, and it costs throughput: workers and main thread overlap less (bench/README.md, "Fair
  * synthesis under load", decision 3).
  *
