@@ -25,6 +25,11 @@ const inline = args.includes('--inline');
 const filters = args.filter((a) => !a.startsWith('--'));
 /** A module that takes longer than this is killed and reported as failed (bounded runs). */
 const MODULE_TIMEOUT_MS = quick ? 90_000 : 300_000;
+/**
+ * Full-run limits of modules that need longer: serviceLoad serves 200 whole requests eight times
+ * (two schedulers × four cases), each run until every stream is complete and checked.
+ */
+const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = { 'serviceLoad.bench.ts': 1_200_000 };
 
 export const SCENARIO_TITLES: Record<IssueScenario, string> = {
   1: 'Event stage (SSE + JSON + base64 into the ring) vs the naive pipeline',
@@ -81,10 +86,11 @@ function runChild(file: string): Promise<BenchResult[]> {
   if (quick) argv.push('--quick');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'inherit'], cwd: join(here, '..') });
+    const limitMs = quick ? MODULE_TIMEOUT_MS : (FULL_TIMEOUT_MS_BY_MODULE[file] ?? MODULE_TIMEOUT_MS);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`timed out after ${MODULE_TIMEOUT_MS / 1000} s`));
-    }, MODULE_TIMEOUT_MS);
+      reject(new Error(`timed out after ${limitMs / 1000} s`));
+    }, limitMs);
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);

@@ -20,6 +20,7 @@ import { createLocalServiceApi, type LocalServiceApi } from './localServiceApi.j
 import { warmEncoders } from './encode/createStreamEncoder.js';
 import { DictionaryStore } from './speech/dictionaries.js';
 import { SpeechEngine } from './speech/SpeechEngine.js';
+import type { SchedulerKind } from './speech/UnitQueue.js';
 import { VOICES, type VoiceSpec } from './speech/voices.js';
 import { DEFAULT_WRITE_IDLE_TIMEOUT_MS, realClock, REALTIME_LEAD_SEC, type Pace, type ServiceClock } from './stream/SseResponder.js';
 import { synthesizeToMemory, type SynthesisResult } from './synthesizeToMemory.js';
@@ -77,8 +78,13 @@ export interface LocalServiceOptions {
   faults?: string | FaultSpec;
   /** Honour the `x-voicewire-fault` header. @defaultValue true */
   acceptFaultHeader?: boolean;
-  /** espeak worker threads. @defaultValue 1 */
+  /** espeak worker threads. @defaultValue `os.availableParallelism()` (one per core) */
   workers?: number;
+  /**
+   * @internal For the load bench only: `fifo` restores the first-come scheduler to compare against.
+   * @defaultValue 'fair'
+   */
+  scheduler?: SchedulerKind;
   /** The `/v1/agent/*` handler; default: `./platform/index.js`'s `handlePlatformRequest` when present; `false`: none. */
   platform?: PlatformHandler | false;
   clock?: ServiceClock;
@@ -147,7 +153,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const clock = options.clock ?? realClock;
   const log = options.log ?? ((): void => undefined);
   const baseFaults = typeof options.faults === 'string' ? parseFaults(options.faults) : checkFaultSpec(options.faults ?? {});
-  const engine = new SpeechEngine({ workers: options.workers ?? 1 });
+  const engine = new SpeechEngine({
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}),
+  });
   const planContext = {
     voices: { ...VOICES, ...options.voices },
     dictionaries: new DictionaryStore(options.dictionaryDir, options.dictionaries),

@@ -1,14 +1,20 @@
 /**
  * espeak-ng in worker threads: synthesis never blocks the service's event loop.
  *
- * A small pool (default one worker: espeak holds one global engine per thread, and this machine
- * has 2 cores) takes jobs FIFO; each job is one text chunk rendered as SSML, streamed back in
- * ~100 ms pieces of 22050 Hz s16 audio plus the espeak events (marks, phonemes) of that piece.
+ * A pool of workers (espeak-ng-emscripten holds one global engine per thread, so one engine per
+ * worker; default one per core) takes units of work from a {@link UnitQueue}; each unit is one
+ * text chunk of one request rendered as SSML, streamed back in ~100 ms pieces of 22050 Hz s16
+ * audio plus the espeak events (marks, phonemes) of that piece. The queue is fair by default:
+ * every waiting request's chunk N runs before any request's chunk N + 1, so under load each
+ * request's first audio waits for one round of (small) first chunks, not for whole requests.
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { AbortError, InvalidOptionError } from '../../errors.js';
 import { ESPEAK_WORKER_SOURCE } from './espeakWorkerSource.js';
+import { SCHEDULER_KINDS, UnitQueue, type SchedulerKind } from './UnitQueue.js';
 
 /** espeak-ng's fixed output rate. */
 export const ESPEAK_SAMPLE_RATE = 22050;
@@ -36,12 +42,34 @@ export interface SynthPiece {
   events: EspeakEvent[];
 }
 
+/** Where a unit of synthesis belongs: what the scheduler orders by and the observer sees. */
+export interface SynthUnit {
+  /** The request the unit is part of (any label; only the observer reads it). @defaultValue '' */
+  request?: string;
+  /** The unit's index within its request (its chunk_seq). @defaultValue 0 */
+  seq?: number;
+  /** Aborting drops the unit if it is still waiting; its promise rejects with an `AbortError`. */
+  signal?: AbortSignal;
+}
+
+/** What {@link SpeechEngineOptions.onDispatch} is told each time a unit starts on a worker. */
+export interface DispatchedUnit {
+  request: string;
+  seq: number;
+  /** The worker's index in the pool. */
+  worker: number;
+}
+
 interface Pending {
   id: number;
+  seq: number;
+  request: string;
   job: SynthJob;
   onPiece: (piece: SynthPiece) => void;
   resolve: () => void;
   reject: (err: Error) => void;
+  /** Detaches the abort listener once the unit has started or settled. */
+  release: () => void;
 }
 
 interface Slot {
@@ -51,21 +79,43 @@ interface Slot {
 }
 
 export interface SpeechEngineOptions {
-  /** @defaultValue 1 */
+  /** espeak worker threads. @defaultValue `os.availableParallelism()` */
   workers?: number;
+  /**
+   * Which waiting unit a free worker takes: `fair` (lowest chunk index first) or `fifo` (arrival
+   * order, the scheduler before issue 19; kept for the load bench's side-by-side run).
+   * @defaultValue 'fair'
+   */
+  scheduler?: SchedulerKind;
+  /** Called as each unit starts on a worker (tests record the order; the bench counts). */
+  onDispatch?: (unit: DispatchedUnit) => void;
+}
+
+/** The default pool size: one espeak engine per core. */
+export function defaultWorkerCount(): number {
+  return availableParallelism();
 }
 
 export class SpeechEngine {
   private readonly slots: Slot[] = [];
   private readonly espeakUrl: string;
-  private readonly queue: Pending[] = [];
+  private readonly queue: UnitQueue<Pending>;
+  private readonly onDispatch: ((unit: DispatchedUnit) => void) | undefined;
   private nextId = 1;
   private closed = false;
+  /** The scheduling policy (synthesis also takes its main-thread turns by it). */
+  readonly scheduler: SchedulerKind;
   /** Resolves when every worker has loaded espeak (≈ 0.3 s). */
   readonly ready: Promise<void>;
 
   constructor(options: SpeechEngineOptions = {}) {
-    const count = Math.max(1, options.workers ?? 1);
+    const count = options.workers ?? defaultWorkerCount();
+    if (!Number.isInteger(count) || count < 1) throw new InvalidOptionError('workers', `workers: must be a whole number ≥ 1, got ${count}`);
+    const kind = options.scheduler ?? 'fair';
+    if (!SCHEDULER_KINDS.includes(kind)) throw new InvalidOptionError('scheduler', `scheduler: must be one of ${SCHEDULER_KINDS.join(', ')}`);
+    this.scheduler = kind;
+    this.queue = new UnitQueue<Pending>(kind);
+    this.onDispatch = options.onDispatch;
     this.espeakUrl = pathToFileURL(
       createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten'),
     ).href;
@@ -126,22 +176,41 @@ export class SpeechEngine {
     return slot;
   }
 
-  /** Renders one job; `onPiece` is called for each ~100 ms piece, in order, before it resolves. */
-  synthesize(job: SynthJob, onPiece: (piece: SynthPiece) => void): Promise<void> {
+  /**
+   * Renders one job; `onPiece` is called for each ~100 ms piece, in order, before it resolves.
+   * `unit` places it in the schedule (which request, which chunk) and may cancel it while it waits.
+   */
+  synthesize(job: SynthJob, onPiece: (piece: SynthPiece) => void, unit: SynthUnit = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error('speech engine closed'));
+    const signal = unit.signal;
+    if (signal?.aborted) return Promise.reject(new AbortError('speech request cancelled'));
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, job, onPiece, resolve, reject });
-      this.ready.then(() => this.pump(), reject);
+      const pending: Pending = {
+        id: this.nextId++, seq: unit.seq ?? 0, request: unit.request ?? '', job, onPiece, resolve, reject,
+        release: () => signal?.removeEventListener('abort', cancel),
+      };
+      // A cancelled request's waiting unit leaves the queue at once; a running one finishes (espeak
+      // cannot be interrupted) and its pieces go to a consumer that has stopped listening.
+      const cancel = (): void => {
+        if (this.queue.remove(pending)) reject(new AbortError('speech request cancelled'));
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      this.queue.push(pending);
+      this.ready.then(() => this.pump(), (err: Error) => { pending.release(); reject(err); });
     });
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue;
-      const next = this.queue.shift()!;
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = this.slots[i]!;
+      if (slot.busy) continue;
+      const next = this.queue.take();
+      if (next === undefined) break;
+      next.release();
       slot.busy = next;
       slot.worker.ref();
       slot.worker.postMessage({ id: next.id, ...next.job });
+      try { this.onDispatch?.({ request: next.request, seq: next.seq, worker: i }); } catch { /* observer's fault */ }
     }
     for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
   }
@@ -149,7 +218,7 @@ export class SpeechEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('speech engine closed'));
+    for (const p of this.queue.drain()) { p.release(); p.reject(new Error('speech engine closed')); }
     // An idle worker is unref'd: ref it, or nothing keeps the loop alive until it has exited and
     // terminate()'s promise may never settle.
     await Promise.all(this.slots.map((s) => {

@@ -17,10 +17,16 @@ import { buildChunkSsml } from '../speech/ssml.js';
 import { ESPEAK_SAMPLE_RATE, type SpeechEngine, type SynthPiece } from '../speech/SpeechEngine.js';
 
 import type { SpeechPlan } from '../speech/SpeechPlan.js';
+import type { SchedulerKind } from '../speech/UnitQueue.js';
+import { arrivalOrderTurns, sharedFairTurns } from './FairTurns.js';
 import { WordTimer, type TimedWord } from '../speech/WordTimer.js';
 
-/** What synthesis needs of the engine: only `synthesize`, so any engine with it will do. */
-export type Synthesizer = Pick<SpeechEngine, 'synthesize'>;
+/**
+ * What synthesis needs of the engine: only `synthesize`, so any engine with it will do. Each text
+ * chunk is one unit of the engine's schedule (`seq` = its chunk_seq), queued when the chunk before
+ * it has been synthesized and sent.
+ */
+export type Synthesizer = Pick<SpeechEngine, 'synthesize'> & { readonly scheduler?: SchedulerKind };
 
 /** One event before serialisation (`audio` becomes `audio_base64`). */
 export interface SynthesisEvent {
@@ -45,7 +51,10 @@ export interface SynthesisSummary {
 export interface SynthesizeOptions {
   /** Called per event; a returned promise is awaited before the next text chunk is synthesized. */
   emit(event: SynthesisEvent): void | Promise<void>;
+  /** Stops synthesis: a chunk waiting for a worker leaves the engine's queue at once. */
   signal?: AbortSignal;
+  /** Names the request's units in the engine's schedule (its dispatch observer sees it). */
+  requestId?: string;
 }
 
 const MS = 1000;
@@ -87,6 +96,9 @@ function snapshot(words: readonly TimedWord[], durationSec: number): Alignment {
 export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, options: SynthesizeOptions): Promise<SynthesisSummary> {
   const req = plan.request;
   const rate = req.sample_rate;
+  const turns = engine.scheduler === 'fifo' ? arrivalOrderTurns : sharedFairTurns;
+  /** Pieces this request has handled: its level in the main thread's fair turns. */
+  let piecesHandled = 0;
   // Built once the first chunk's synthesis is under way (lamejs builds tables for tens of ms).
   let encoder: StreamEncoder | null = null;
   let resampler: Resampler | null = null;
@@ -156,29 +168,38 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
             .catch((err: unknown) => { emitFailure ??= err; });
         }
       };
-      // Pieces are handled as they arrive, one per event-loop turn (so that sockets, including an
-      // in-process client's, are served between them); the last one is held back so that the
-      // chunk's final snapshot and the stream's tail travel on it.
+      // Pieces are handled as they arrive, one per main-thread turn (so that sockets, including an
+      // in-process client's, are served between them, and under load every request's earlier
+      // pieces go before any request's later ones: FairTurns); the last one is held back so that
+      // the chunk's final snapshot and the stream's tail travel on it.
       const queue: SynthPiece[] = [];
       let synthDone = false;
       let synthError: unknown = null;
       let wake: (() => void) | null = null;
       const poke = (): void => { const w = wake; wake = null; w?.(); };
+      // Until this request's first piece is here, other requests' later pieces wait (FairTurns).
+      const releaseHold = seq === 0 ? turns.holdForFirstAudio() : (): void => undefined;
+      const onAbort = (): void => releaseHold();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const settled = (): void => { releaseHold(); options.signal?.removeEventListener('abort', onAbort); };
       engine.synthesize(
         { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
-        (piece) => { queue.push(piece); poke(); },
-      ).then(() => { synthDone = true; poke(); }, (err: unknown) => { synthError = err; synthDone = true; poke(); });
+        (piece) => { releaseHold(); queue.push(piece); poke(); },
+        { request: options.requestId ?? '', seq, ...(options.signal ? { signal: options.signal } : {}) },
+      ).then(() => { settled(); synthDone = true; poke(); }, (err: unknown) => { settled(); synthError = err; synthDone = true; poke(); });
       if (encoder === null) {
         await yieldTurn(); // the job is posted to the worker; build the encoder meanwhile
         encoder = startEncoder();
       }
       for (;;) {
+        if (options.signal?.aborted) break;
         if (synthError !== null) throw synthError;
         if (emitFailure !== null) throw emitFailure;
-        if (queue.length > 1 || (queue.length === 1 && synthDone)) {
-          if (queue.length === 1 && synthDone) break;
+        if (queue.length > 1) {
+          // Only this loop takes from the queue, so the piece is still there after the turn.
+          await turns.turn(piecesHandled++);
+          if (options.signal?.aborted) break;
           sendPiece(queue.shift()!);
-          await yieldTurn();
         } else if (synthDone) {
           break;
         } else {
@@ -186,6 +207,9 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
         }
       }
       if (emitFailure !== null) throw emitFailure;
+      if (!options.signal?.aborted) await turns.turn(piecesHandled++);
+      // Cancelled (the unit left the queue, or its pieces are no longer wanted): nothing more is sent.
+      if (options.signal?.aborted) break;
       const lastPiece = queue.shift() ?? { samples: new Int16Array(0), events: [] };
       timer.push(lastPiece.events);
       chunkSamples += lastPiece.samples.length;
