@@ -35,7 +35,6 @@ const WARMUP_PASSES = 12;
 const QUICK_WARMUP_PASSES = 3;
 const HEAP_TARGET_BYTES = 1024;
 const COMMAND = 'npm run bench -- eventStage';
-const NAIVE = 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)';
 
 
 const ASCII_TEXT = 'The quick brown fox jumps over the lazy dog while the band plays on the pier at dusk.';

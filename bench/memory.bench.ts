@@ -55,6 +55,7 @@ function inChild<T>(entry: string, spec: object, nodeFlags: string[] = []): Prom
   const file = fileURLToPath(new URL(`./lib/${entry}`, import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--expose-gc', ...nodeFlags, '--import', 'tsx', file, JSON.stringify(spec)], { timeout: CHILD_TIMEOUT_MS }, (err, stdout) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, typed as an Omit<> intersection
       if (err) reject(err);
       else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
     });

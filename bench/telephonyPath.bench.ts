@@ -14,7 +14,7 @@ import { Framer } from '../src/codec/Framer.js';
 import type { PcmFrame } from '../src/codec/types.js';
 import { ConversionStage } from '../src/dsp/ConversionStage.js';
 import { loadResampler } from '../src/dsp/Resampler.js';
-import { fixtureBytes, medianCpuMs, opusPackets, repeat, runPipelineOnce, sseBody } from './decode.bench.js';
+import { fixtureBytes, opusPackets, repeat, runPipelineOnce, sseBody } from './decode.bench.js';
 import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
