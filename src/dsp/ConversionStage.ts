@@ -26,14 +26,14 @@ import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
  */
 export interface OutputOptions {
   /** @defaultValue the input rate (no resampling) */
-  sampleRate?: number;
+  sampleRate?: number | undefined;
   /** @defaultValue 's16le' */
-  encoding?: SampleEncoding;
+  encoding?: SampleEncoding | undefined;
   /** @defaultValue the input channel count; 1 downmixes stereo (mean of L and R) */
-  channels?: 1 | 2;
+  channels?: 1 | 2 | undefined;
   /** Output frame length in ms, above 0 and at most {@link MAX_FRAME_MS}. @defaultValue the
    * pipeline's `frameMs` in a pipeline; {@link DEFAULT_OUTPUT_FRAME_MS} (20) for a stage alone */
-  frameMs?: number;
+  frameMs?: number | undefined;
 }
 
 /** `output.frameMs` when neither it nor a pipeline `frameMs` is given: the framer's default. */
