@@ -1,7 +1,7 @@
 /**
  * Decoding cost and latency of the codec layer (Ogg Opus, MP3).
  *
- *   node --expose-gc --import tsx -e "import('./bench/decode.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"
+ *   the command in COMMAND below (run from the repository root)
  *
  * 1. CPU per second of audio: the whole engine (SSE body → events → ring → Ogg/MP3 → framer)
  *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
@@ -35,7 +35,8 @@ import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
+  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false}))' +
+  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
 const OPUS_RATE = 48000;
 const EVENT_AUDIO_BYTES = 4096;
 const FRAME_MS = 20;
