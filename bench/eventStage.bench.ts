@@ -221,7 +221,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met }),
       command: COMMAND,
       issueScenario: 1,
-      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
+        `speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}` +
+          `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
     });
   }
 
@@ -241,7 +243,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       { rounds, minSampleMs, clock: 'cpu', warmup },
     );
     results.push({
-      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, 200-word snapshot CHANGED on every event / 1–4000 B splits`,
+      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, ` +
+        `200-word snapshot CHANGED on every event / 1–4000 B splits`,
       figures: {
         'scanner heap B/event': Math.round(fa.heapPerUnit),
         'scanner heap B per snapshot byte': round(fa.heapPerUnit / snapshotBytes, 2),

@@ -190,7 +190,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     target: `≥ 1 call`,
     met: best > 0,
     command: COMMAND,
-    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; 1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
+    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
+      `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
   return out;
 }
