@@ -1,5 +1,6 @@
 /**
- * `voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>] [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]`
+ * `voicewire decode <capture.sse|-> --format <wav|pcm|mp3|opus> [--sample-rate <hz>] [--resample <hz>]`
+ *   `[--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]`
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
  * the final word timeline. On bad input the typed error goes to stderr, exit code 1, and the
@@ -191,7 +192,8 @@ async function decode(args: DecodeArgs, speech: SpeechPipeline, input: Readable,
   const f = format as OutputFormat | null;
   const rate = f === null ? 'no audio' : `${f.sampleRate} Hz ${f.channels === 1 ? 'mono' : `${f.channels} ch`}`;
   process.stdout.write(
-    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${args.out}${args.words ? `, ${args.words}` : ''}\n`,
+    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) ` +
+      `from ${summary.events} events: ${timeline.length} words → ${args.out}${args.words ? `, ${args.words}` : ''}\n`,
   );
   if (fault === null) return EXIT_OK;
   const code = exitCodeFor(fault);

@@ -259,7 +259,9 @@ export class OggOpusDecoder implements AudioDecoder {
     if (missing > MAX_GAP_SILENCE_48K) {
       throw new CodecError(
         'OGG_PAGE_SEQUENCE',
-        `Ogg pages lost before the page at byte ${q.headPageOffset}: the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap, more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
+        `Ogg pages lost before the page at byte ${q.headPageOffset}: ` +
+          `the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap,` +
+            ` more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
         { byteOffset: q.headPageOffset },
       );
     }

@@ -28,7 +28,8 @@ import { closeOwnClient, createOwnClient, rateLimitedLog, resolveIoredis, whenRe
 
 /**
  * The two commands the store uses, in ioredis' calling convention. For node-redis, adapt:
- * `{ set: (k, v, px, ms, nx) => c.sendCommand(['SET', k, v, px, String(ms), nx]), eval: (s, n, ...a) => c.sendCommand(['EVAL', s, String(n), ...a]) }`.
+ * `{ set: (k, v, px, ms, nx) => c.sendCommand(['SET', k, v, px, String(ms), nx]),`
+ * `eval: (s, n, ...a) => c.sendCommand(['EVAL', s, String(n), ...a]) }`.
  */
 export interface RedisLikeClient {
   /** `SET key value PX ms NX`: resolves `'OK'` when set, null when the key exists. */
@@ -117,7 +118,8 @@ if not raw then return 0 end
 local e = cjson.decode(raw)
 local now = tonumber(ARGV[2])
 if e.s ~= 'c' or e.t ~= ARGV[1] or tonumber(e.x) <= now then return 0 end
-redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.v, t = '', x = ARGV[3]}), 'PX', math.floor(tonumber(ARGV[3]) - now + tonumber(ARGV[4])))
+redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.v, t = '', x = ARGV[3]}),
+  'PX', math.floor(tonumber(ARGV[3]) - now + tonumber(ARGV[4])))
 return 1
 `;
 
@@ -128,7 +130,8 @@ local e = cjson.decode(raw)
 local now = tonumber(ARGV[2])
 if e.s ~= 'c' or e.t ~= ARGV[1] then return 0 end
 if e.pv ~= nil and tonumber(e.px) > now then
-  redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.pv, t = '', x = e.px}), 'PX', math.floor(tonumber(e.px) - now + tonumber(ARGV[3])))
+  redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.pv, t = '', x = e.px}),
+    'PX', math.floor(tonumber(e.px) - now + tonumber(ARGV[3])))
 else
   redis.call('DEL', KEYS[1])
 end
