@@ -36,7 +36,13 @@ export default tseslint.config(
       // `_`-prefixed names are deliberately unused (destructuring a field away, placeholder parameters).
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // `let page = this` starts a cursor walk here; the rule targets pre-arrow-function closures and finds nothing.
       '@typescript-eslint/no-this-alias': 'off',
