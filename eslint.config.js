@@ -1,15 +1,16 @@
 // Lint rules that find bugs, plus the two conventions the formatter cannot hold (one private-member style,
 // 140-column comments and strings). Layout is Prettier's job (.prettierrc.json); no rule here fights it.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const TS_FILES = ['**/*.ts'];
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/', 'coverage/', 'bench/out/', 'node_modules/'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
