@@ -178,9 +178,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       issueScenario: 2,
       notes:
-        `ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
+        `ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ` +
+          `${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
         (input.format === 'opus' ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(x!.ratio['prism']!, 3)}× raw` : '') +
-        (input.format === 'mp3' ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: "wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor` : '') +
+        (input.format === 'mp3' ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: ` +
+          `"wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor` : '') +
         (x === null ? '' : `; that comparison in ${x.rounds} rounds of its own, the three side by side`),
     });
   }

@@ -39,7 +39,6 @@ const WARMUP_PASSES = 12;
 const QUICK_WARMUP_PASSES = 3;
 const HEAP_TARGET_BYTES = 1024;
 const COMMAND = 'npm run bench -- eventStage';
-const NAIVE = 'naive pipeline (TextDecoder → eventsource-parser → JSON.parse → Buffer.from)';
 
 
 const ASCII_TEXT = 'The quick brown fox jumps over the lazy dog while the band plays on the pier at dusk.';
@@ -233,7 +232,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met }),
       command: COMMAND,
       issueScenario: 1,
-      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
+        `speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}` +
+          `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
     });
   }
 
@@ -253,7 +254,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       { rounds, minSampleMs, clock: 'cpu', warmup },
     );
     results.push({
-      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, 200-word snapshot CHANGED on every event / 1–4000 B splits`,
+      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, ` +
+        `200-word snapshot CHANGED on every event / 1–4000 B splits`,
       figures: {
         'scanner heap B/event': Math.round(fa.heapPerUnit),
         'scanner heap B per snapshot byte': round(fa.heapPerUnit / snapshotBytes, 2),

@@ -155,7 +155,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met: beyond <= TARGET_BEYOND_MS }),
       command: COMMAND,
       issueScenario: 3,
-      notes: `${reps} streams of ${input.audioSec.toFixed(1)} s; the target is on "p99 beyond raw codec"; wall clock: max includes GC pauses and preemption by other processes`,
+      notes: `${reps} streams of ${input.audioSec.toFixed(1)} s; the target is on "p99 beyond raw codec"; ` +
+        `wall clock: max includes GC pauses and preemption by other processes`,
     });
   }
   return results;

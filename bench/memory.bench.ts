@@ -55,6 +55,7 @@ function inChild<T>(entry: string, spec: object, nodeFlags: string[] = []): Prom
   const file = fileURLToPath(new URL(`./lib/${entry}`, import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--expose-gc', ...nodeFlags, '--import', 'tsx', file, JSON.stringify(spec)], { timeout: CHILD_TIMEOUT_MS }, (err, stdout) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, typed as an Omit<> intersection
       if (err) reject(err);
       else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
     });
@@ -88,7 +89,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       command: COMMAND,
       issueScenario: 6,
-      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; live = after a GC halfway; a fresh process per ring size`,
+      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; ` +
+        `live = after a GC halfway; a fresh process per ring size`,
     });
   }
   const minutes = opts.quick ? 2 : 60;
@@ -107,7 +109,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const heapGrowth = (trendPerMinute(span, (m) => m.heapUsed) * (b.minute - a.minute)) / MB;
     const abGrowth = (b.arrayBuffers - a.arrayBuffers) / MB;
     results.push({
-      scenario: `memory / one ${minutes}-minute ${format} stream (${EVENT_SEC * 1000} ms events, alignment snapshots) fed as fast as possible`,
+      scenario: `memory / one ${minutes}-minute ${format} stream (${EVENT_SEC * 1000} ms events, ` +
+        `alignment snapshots) fed as fast as possible`,
       figures: {
         [`RSS growth min ${from}→${b.minute} (trend) MB`]: round(rssGrowth, 2),
         [`heap growth min ${from}→${b.minute} (trend) MB`]: round(heapGrowth, 2),
@@ -128,7 +131,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       issueScenario: 6,
       notes:
-        'a fresh process per format (node --no-memory-reducer: see LONG_STREAM_NODE_FLAGS); marks taken after a forced GC at every minute of audio produced; events written as bytes ' +
+        'a fresh process per format (node --no-memory-reducer: see LONG_STREAM_NODE_FLAGS); ' +
+          'marks taken after a forced GC at every minute of audio produced; events written as bytes ' +
         '(bench/lib/sseBytes.ts, byte-identical to the string-built ones); ' +
         'the heap trend is the word timeline, which the AlignmentStore keeps whole (timeline() is public API)',
     });

@@ -46,7 +46,8 @@ function row(r: BenchResult): string {
   const figures = Object.entries(r.figures).map(([k, v]) => `${fmt(v)} ${k}`).join(', ');
   const ratio = r.ratio === undefined ? '' : `${fmt(r.ratio)}× ${r.anchor ?? ''}`.trim();
   const met = r.met === undefined ? '' : r.met ? 'yes' : '**no**';
-  return `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` <br>_${cell(r.notes)}_` : ''} | ${cell(ratio)} | ${cell(r.target ?? '')} | ${met} |`;
+  return `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` <br>_${cell(r.notes)}_` : ''}` +
+    ` | ${cell(ratio)} | ${cell(r.target ?? '')} | ${met} |`;
 }
 
 /** Commands, once each, in order of first use. */
@@ -69,7 +70,8 @@ export function renderTable(report: Report): string {
   if (report.other.length > 0) {
     lines.push(
       '',
-      '**Other benches** (each area\'s own bench; `decode.bench.ts` measures the codec layer with the process CPU clock and 4 KiB events: the side-by-side scenario 2 figures are the ones above)',
+      '**Other benches** (each area\'s own bench; `decode.bench.ts` ' +
+        'measures the codec layer with the process CPU clock and 4 KiB events: the side-by-side scenario 2 figures are the ones above)',
       '',
       ...HEADER,
       ...report.other.map(row),

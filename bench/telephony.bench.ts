@@ -6,7 +6,7 @@
  * largest N within 5 ms is the result; a bare 20 ms timer is measured first as the machine's floor,
  * and the bridge's event-loop utilisation shows how much headroom is left.
  *
- *   node --expose-gc --import tsx -e "import('./bench/telephony.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"
+ *   the command in COMMAND below (run from the repository root)
  *
  * The speech is real espeak-ng speech (the committed μ-law fixture) played from memory through
  * `BufferedSpeechStream`, so the figure is the bridge's (pacing, marks, base64, JSON, socket),
@@ -23,7 +23,8 @@ import type { UtteranceResult } from '../src/telephony/Utterance.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/telephony.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
+  'node --expose-gc --import tsx -e "import(\'./bench/telephony.bench.ts\').then(m=>m.run({quick:false}))' +
+  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TARGET_P99_MS = 5;
 const FULL_STEPS = [1, 5, 10, 25, 50, 100, 200];
 const QUICK_STEPS = [1, 10, 50];
@@ -189,7 +190,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     target: `≥ 1 call`,
     met: best > 0,
     command: COMMAND,
-    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; 1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
+    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
+      `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * The telephony path: 48 kHz Ogg Opus → 8 kHz μ-law in 20 ms frames (160 bytes), on one core.
  *
- *   node --expose-gc --import tsx -e "import('./bench/telephonyPath.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"
+ *   the command in COMMAND below (run from the repository root)
  *
  * - native 8 kHz: libopus decodes straight to 8 kHz (what the engine does when `output.sampleRate`
  *   is 8/12/16/24/48 kHz), then the conversion stage only encodes μ-law and frames;
@@ -14,12 +14,13 @@ import { Framer } from '../src/codec/Framer.js';
 import type { PcmFrame } from '../src/codec/types.js';
 import { ConversionStage } from '../src/dsp/ConversionStage.js';
 import { loadResampler } from '../src/dsp/Resampler.js';
-import { fixtureBytes, medianCpuMs, opusPackets, repeat, runPipelineOnce, sseBody } from './decode.bench.js';
+import { fixtureBytes, opusPackets, repeat, runPipelineOnce, sseBody } from './decode.bench.js';
 import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/telephonyPath.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
+  'node --expose-gc --import tsx -e "import(\'./bench/telephonyPath.bench.ts\').then(m=>m.run({quick:false}))' +
+  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TELEPHONY_RATE = 8000;
 const FRAME_MS = 20;
 const PACKET_SEC = 0.02;

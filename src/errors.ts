@@ -173,9 +173,9 @@ export class MissingDependencyError extends VoicewireError {
 // HTTP client errors (shape after openai-node's core/error.ts: status → class, request id kept)
 
 export interface ApiErrorInit {
-  status?: number;
+  status?: number | undefined;
   reason?: string;
-  requestId?: string;
+  requestId?: string | undefined;
   headers?: Record<string, string>;
   cause?: unknown;
 }

@@ -126,9 +126,11 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     const lines = specifiers.map((s, i) =>
       s.endsWith('.json')
         ? `await import(${JSON.stringify(s)}, { with: { type: 'json' } });`
-        : `const m${i} = await import(${JSON.stringify(s)}); if (typeof m${i}[${JSON.stringify(MARKERS[s])}] !== 'function') throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
+        : `const m${i} = await import(${JSON.stringify(s)});` +
+          ` if (typeof m${i}[${JSON.stringify(MARKERS[s])}] !== 'function') throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
     );
-    lines.push(`const root = await import('voicewire'); const leaked = ${JSON.stringify(NOT_AT_ROOT)}.filter((k) => k in root); if (leaked.length) throw new Error('at the root: ' + leaked);`);
+    lines.push(`const root = await import('voicewire'); const leaked = ${JSON.stringify(NOT_AT_ROOT)}.filter((k) => k in root);` +
+      ` if (leaked.length) throw new Error('at the root: ' + leaked);`);
     writeFileSync(join(project, 'entries.mjs'), lines.join('\n') + '\nconsole.log("ok");\n');
     const r = run(process.execPath, ['entries.mjs']);
     expect(r.status, r.out).toBe(0);
@@ -138,7 +140,8 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     const lines = specifiers.map((s) =>
       s.endsWith('.json')
         ? `require(${JSON.stringify(s)});`
-        : `if (typeof require(${JSON.stringify(s)})[${JSON.stringify(MARKERS[s])}] !== 'function') throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
+        : `if (typeof require(${JSON.stringify(s)})[${JSON.stringify(MARKERS[s])}] !== 'function')` +
+          ` throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
     );
     lines.push(`const { createSpeechPipeline } = require('voicewire'); createSpeechPipeline({ format: 'pcm', sampleRate: 16000 }).destroy();`);
     writeFileSync(join(project, 'entries.cjs'), `'use strict';\n${lines.join('\n')}\nconsole.log('ok');\n`);

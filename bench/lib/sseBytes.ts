@@ -104,14 +104,14 @@ export interface EventBytesFields {
 
 /** Writes speech SSE events as bytes into slab memory (see the module comment). */
 export class SseEventWriter {
-  #slab = new Uint8Array(0);
-  #used = 0;
+  private slab = new Uint8Array(0);
+  private used = 0;
 
   /** `data: {"audio_base64":…,"content":…,"alignment":…,"chunk_seq":…,"chunk_audio_offset_sec":…}\n\n` */
   event(audio: Uint8Array, f: EventBytesFields): Buffer {
     const alignment = f.alignment ?? NULL_JSON;
     const size = FIXED_BYTES + base64Length(audio.length) + f.content.length + alignment.length + digitCount(f.chunkSeq) + f.offset.length;
-    const out = this.#take(size);
+    const out = this.take(size);
     let at = put(PREFIX, out, 0);
     at = base64Into(audio, out, at);
     at = put(AFTER_AUDIO, out, at);
@@ -126,14 +126,14 @@ export class SseEventWriter {
     return out;
   }
 
-  #take(size: number): Buffer {
+  private take(size: number): Buffer {
     if (size * OWN_BUFFER_FRACTION > SLAB_BYTES) return Buffer.allocUnsafeSlow(size);
-    if (this.#used + size > this.#slab.length) {
-      this.#slab = new Uint8Array(SLAB_BYTES);
-      this.#used = 0;
+    if (this.used + size > this.slab.length) {
+      this.slab = new Uint8Array(SLAB_BYTES);
+      this.used = 0;
     }
-    const out = Buffer.from(this.#slab.buffer, this.#used, size);
-    this.#used += size;
+    const out = Buffer.from(this.slab.buffer, this.used, size);
+    this.used += size;
     return out;
   }
 }

@@ -65,7 +65,10 @@ function nonNegative(name: string, value: number): number {
  * ```ts
  * import { createClient } from 'voicewire/client';
  * const client = createClient({ baseUrl: 'https://api.fish.audio', apiKey: process.env.FISH_API_KEY });
- * const agent = await client.agents.create({ name: 'Desk', config: { prompt: { system_prompt: 'Hi' }, voice: { voice_id: 'v', speaking_language: 'en' } } });
+ * const agent = await client.agents.create({
+ *   name: 'Desk',
+ *   config: { prompt: { system_prompt: 'Hi' }, voice: { voice_id: 'v', speaking_language: 'en' } },
+ * });
  * await client.agents.publish(agent.agent_id);
  * for await (const s of client.sessions.list({ status: 'failed', agentId: agent.agent_id })) console.log(s.session_id);
  * ```

@@ -13,14 +13,14 @@ export class Page<T> implements AsyncIterable<T> {
   readonly data: T[];
   /** Cursor of the next page, or null on the last one. */
   readonly nextCursor: string | null;
-  readonly #cursor: string | undefined;
-  readonly #fetchPage: FetchPage<T>;
+  private readonly cursor: string | undefined;
+  private readonly fetchPage: FetchPage<T>;
 
   constructor(data: T[], nextCursor: string | null, cursor: string | undefined, fetchPage: FetchPage<T>) {
     this.data = data;
     this.nextCursor = nextCursor;
-    this.#cursor = cursor;
-    this.#fetchPage = fetchPage;
+    this.cursor = cursor;
+    this.fetchPage = fetchPage;
   }
 
   hasNextPage(): boolean {
@@ -30,10 +30,10 @@ export class Page<T> implements AsyncIterable<T> {
   /** Fetches the next page. A cursor that does not advance is an error, not an endless loop. */
   async getNextPage(): Promise<Page<T>> {
     if (!this.hasNextPage()) throw new ApiError('There is no next page (next_cursor is null)');
-    if (this.nextCursor === this.#cursor) {
+    if (this.nextCursor === this.cursor) {
       throw new ApiError(`The service returned the same cursor again (${this.nextCursor}); stopping`);
     }
-    return this.#fetchPage(this.nextCursor ?? undefined);
+    return this.fetchPage(this.nextCursor ?? undefined);
   }
 
   /**
@@ -43,7 +43,7 @@ export class Page<T> implements AsyncIterable<T> {
   async *iterPages(): AsyncGenerator<Page<T>, void, undefined> {
     let page: Page<T> = this;
     const seen = new Set<string>();
-    if (this.#cursor !== undefined) seen.add(this.#cursor);
+    if (this.cursor !== undefined) seen.add(this.cursor);
     yield page;
     while (page.hasNextPage()) {
       const cursor = page.nextCursor!;
@@ -63,27 +63,27 @@ export class Page<T> implements AsyncIterable<T> {
 
 /** A Promise of the first page that can also be iterated over all items directly. */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
-  readonly #page: Promise<Page<T>>;
+  private readonly page: Promise<Page<T>>;
 
   constructor(page: Promise<Page<T>>) {
-    this.#page = page;
+    this.page = page;
     // The caller may only iterate; keep an unobserved rejection from being reported twice.
-    this.#page.catch(() => undefined);
+    this.page.catch(() => undefined);
   }
 
   then<A = Page<T>, B = never>(
     onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
-    return this.#page.then(onFulfilled, onRejected);
+    return this.page.then(onFulfilled, onRejected);
   }
 
   catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page<T> | B> {
-    return this.#page.catch(onRejected);
+    return this.page.catch(onRejected);
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    const page = await this.#page;
+    const page = await this.page;
     yield* page;
   }
 }

@@ -154,7 +154,8 @@ export function createTtsApi(core: HttpCore, deps: TtsApiDeps = {}): TtsApi {
       unlinkCaller();
       await raw.cancel();
       throw new NotEventStreamError(
-        `The service answered ${raw.status} with content-type ${contentType === '' ? '(none)' : JSON.stringify(contentType)}, not ${EVENT_STREAM}; check baseUrl (request ${raw.requestId ?? 'unknown'})`,
+        `The service answered ${raw.status} with content-type ${contentType === '' ? '(none)' : JSON.stringify(contentType)}` +
+          `, not ${EVENT_STREAM}; check baseUrl (request ${raw.requestId ?? 'unknown'})`,
         { status: raw.status, ...(raw.requestId !== undefined ? { requestId: raw.requestId } : {}), headers: headerRecord },
       );
     }
@@ -239,7 +240,8 @@ async function pumpBody(
       err instanceof ApiTimeoutError || err instanceof VoicewireError
         ? err
         : new StreamInterruptedError(
-            `The speech stream broke after ${bytes} body bytes${stream.summary().audioBytes > 0 ? ' (audio had begun; not retried)' : ''}: ${err instanceof Error ? err.message : String(err)} (request ${raw.requestId ?? 'unknown'})`,
+            `The speech stream broke after ${bytes} body bytes${stream.summary().audioBytes > 0 ? ' (audio had begun; not retried)' : ''}` +
+              `: ${err instanceof Error ? err.message : String(err)} (request ${raw.requestId ?? 'unknown'})`,
             context,
           );
     metrics.bodyEndMs = now() - t0;

@@ -10,9 +10,9 @@ import { checkDeclaredFormat, SNIFF_BYTES } from './sniff.js';
 export class FormatCheckDecoder implements AudioDecoder {
   readonly inner: AudioDecoder;
   readonly declared: AudioFormat;
-  readonly #held = new Uint8Array(SNIFF_BYTES);
-  #heldLength = 0;
-  #state: 'checking' | 'ok' | 'failed' = 'checking';
+  private readonly held = new Uint8Array(SNIFF_BYTES);
+  private heldLength = 0;
+  private state: 'checking' | 'ok' | 'failed' = 'checking';
 
   constructor(inner: AudioDecoder, declared: AudioFormat = inner.kind) {
     this.inner = inner;
@@ -40,15 +40,15 @@ export class FormatCheckDecoder implements AudioDecoder {
   }
 
   decode(bytes: Uint8Array, hint?: DecodeHint): DecodedAudio {
-    if (this.#state === 'ok') return this.inner.decode(bytes, hint);
-    if (this.#state === 'failed') return { pcm: [], errors: [] };
-    if (this.#heldLength === 0 && bytes.length >= SNIFF_BYTES) return this.#decide(bytes, hint, bytes);
-    const take = Math.min(SNIFF_BYTES - this.#heldLength, bytes.length);
-    this.#held.set(bytes.subarray(0, take), this.#heldLength);
-    this.#heldLength += take;
-    if (this.#heldLength < SNIFF_BYTES) return { pcm: [], errors: [] };
-    const first = this.#decide(this.#held.slice(), hint, this.#held.slice());
-    if (!this.#passing() || take === bytes.length) return first;
+    if (this.state === 'ok') return this.inner.decode(bytes, hint);
+    if (this.state === 'failed') return { pcm: [], errors: [] };
+    if (this.heldLength === 0 && bytes.length >= SNIFF_BYTES) return this.decide(bytes, hint, bytes);
+    const take = Math.min(SNIFF_BYTES - this.heldLength, bytes.length);
+    this.held.set(bytes.subarray(0, take), this.heldLength);
+    this.heldLength += take;
+    if (this.heldLength < SNIFF_BYTES) return { pcm: [], errors: [] };
+    const first = this.decide(this.held.slice(), hint, this.held.slice());
+    if (!this.passing() || take === bytes.length) return first;
     // Blocks are valid until the decoder's next call (DecodedAudio): keep copies across it.
     first.pcm = first.pcm.map((block) => block.slice());
     const rest = this.inner.decode(bytes.subarray(take));
@@ -56,20 +56,20 @@ export class FormatCheckDecoder implements AudioDecoder {
   }
 
   flush(): DecodedAudio {
-    if (this.#state === 'checking' && this.#heldLength > 0) {
+    if (this.state === 'checking' && this.heldLength > 0) {
       // Fewer bytes than a signature in the whole stream: let the decoder judge (and report) them.
-      this.#state = 'ok';
-      const head = this.inner.decode(this.#held.slice(0, this.#heldLength));
+      this.state = 'ok';
+      const head = this.inner.decode(this.held.slice(0, this.heldLength));
       head.pcm = head.pcm.map((block) => block.slice()); // valid until the next call: copy
       const tail = this.inner.flush();
       return { pcm: [...head.pcm, ...tail.pcm], errors: [...head.errors, ...tail.errors] };
     }
-    return this.#state === 'failed' ? { pcm: [], errors: [] } : this.inner.flush();
+    return this.state === 'failed' ? { pcm: [], errors: [] } : this.inner.flush();
   }
 
   reset(): void {
-    this.#state = 'checking';
-    this.#heldLength = 0;
+    this.state = 'checking';
+    this.heldLength = 0;
     this.inner.reset();
   }
 
@@ -77,17 +77,17 @@ export class FormatCheckDecoder implements AudioDecoder {
     this.inner.free?.();
   }
 
-  #passing(): boolean {
-    return this.#state === 'ok';
+  private passing(): boolean {
+    return this.state === 'ok';
   }
 
-  #decide(signature: Uint8Array, hint: DecodeHint | undefined, toDecode: Uint8Array): DecodedAudio {
+  private decide(signature: Uint8Array, hint: DecodeHint | undefined, toDecode: Uint8Array): DecodedAudio {
     const error = checkDeclaredFormat(this.declared, signature);
     if (error) {
-      this.#state = 'failed';
+      this.state = 'failed';
       return { pcm: [], errors: [error] };
     }
-    this.#state = 'ok';
+    this.state = 'ok';
     return this.inner.decode(toDecode, hint);
   }
 }

@@ -31,40 +31,40 @@ const NO_SLAB = new ArrayBuffer(0);
 
 export class FrameSlab {
   /** The slab being carved (or, right after a large request, that request's own buffer). */
-  #buffer: ArrayBuffer = NO_SLAB;
-  #slab: ArrayBuffer | null = null;
-  #used = 0;
+  private buffer: ArrayBuffer = NO_SLAB;
+  private slab: ArrayBuffer | null = null;
+  private used = 0;
 
   int16(length: number): Int16Array {
-    const offset = this.#take(length * Int16Array.BYTES_PER_ELEMENT);
-    return new Int16Array(this.#buffer, offset, length);
+    const offset = this.take(length * Int16Array.BYTES_PER_ELEMENT);
+    return new Int16Array(this.buffer, offset, length);
   }
 
   uint8(length: number): Uint8Array {
-    const offset = this.#take(length);
-    return new Uint8Array(this.#buffer, offset, length);
+    const offset = this.take(length);
+    return new Uint8Array(this.buffer, offset, length);
   }
 
   float32(length: number): Float32Array {
-    const offset = this.#take(length * Float32Array.BYTES_PER_ELEMENT);
-    return new Float32Array(this.#buffer, offset, length);
+    const offset = this.take(length * Float32Array.BYTES_PER_ELEMENT);
+    return new Float32Array(this.buffer, offset, length);
   }
 
-  /** Reserves `bytes` never handed out before; returns their offset in {@link #buffer}. */
-  #take(bytes: number): number {
+  /** Reserves `bytes` never handed out before; returns their offset in `buffer`. */
+  private take(bytes: number): number {
     const size = Math.ceil(bytes / ALIGN) * ALIGN;
     if (size * 4 > MAX_SLAB_BYTES) {
-      this.#buffer = uninitialized(bytes);
+      this.buffer = uninitialized(bytes);
       return 0;
     }
-    if (this.#slab === null || this.#used + size > this.#slab.byteLength) {
+    if (this.slab === null || this.used + size > this.slab.byteLength) {
       // Sized for FRAMES_PER_SLAB requests like this one (frames of a stream are all one size).
-      this.#slab = uninitialized(Math.min(MAX_SLAB_BYTES, size * FRAMES_PER_SLAB));
-      this.#used = 0;
+      this.slab = uninitialized(Math.min(MAX_SLAB_BYTES, size * FRAMES_PER_SLAB));
+      this.used = 0;
     }
-    const offset = this.#used;
-    this.#used += size;
-    this.#buffer = this.#slab;
+    const offset = this.used;
+    this.used += size;
+    this.buffer = this.slab;
     return offset;
   }
 }

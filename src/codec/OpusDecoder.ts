@@ -56,93 +56,93 @@ export class OggOpusDecoder implements AudioDecoder {
   readonly kind = 'opus' as const;
   readonly ready: Promise<void> = Promise.resolve();
   readonly sampleRate: number;
-  readonly #backend: OpusBackendName | undefined;
-  readonly #reader: OggPageReader;
-  #format: PcmFormat | null = null;
-  #decoder: OpusPacketDecoder | null = null;
-  #serial = -1;
-  #state: StreamState = 'tags';
-  #head: OpusHead | null = null;
+  private readonly backend: OpusBackendName | undefined;
+  private readonly reader: OggPageReader;
+  private formatValue: PcmFormat | null = null;
+  private decoder: OpusPacketDecoder | null = null;
+  private serial = -1;
+  private state: StreamState = 'tags';
+  private head: OpusHead | null = null;
   /** The first stream's OpusHead input rate (0 there means "unspecified"). */
-  #sourceRate: number | null = null;
+  private sourceRate: number | null = null;
   /** Output-rate samples per channel still to drop (pre-skip) in this stream. */
-  #skip = 0;
+  private skip = 0;
   /** Output-rate samples per channel given out in this stream, after pre-skip. */
-  #linkOut = 0;
+  private linkOut = 0;
   /**
    * Where this stream's decoding has got to on the granule timeline (48 kHz samples, pre-skip
    * included): the end of the last packet decoded or silence inserted. NaN until its first audio
    * packet, whose page's granule places it. Used to size the silence that repairs a gap.
    */
-  #granulePos = NaN;
+  private granulePos = NaN;
   /** 48 kHz samples per output sample (1, 2, 3, 4 or 6). */
-  readonly #per48k: number;
+  private readonly per48k: number;
   /**
    * Sequence faults reported under 'skip', each with the count of packets queued before it: given
    * out when decoding gets there, so a fault comes after the audio before it, as a fatal one does.
    */
-  readonly #faults: { error: OggSequenceError; after: number }[] = [];
-  #packetsQueued = 0;
-  #packetsDone = 0;
+  private readonly faults: { error: OggSequenceError; after: number }[] = [];
+  private packetsQueued = 0;
+  private packetsDone = 0;
   /** The current call's result; {@link IDLE_OUT} between calls (the caller owns the last one's blocks). */
-  #out: DecodedAudio = IDLE_OUT;
+  private out: DecodedAudio = IDLE_OUT;
   /**
    * Packets parsed and not decoded yet, copied (the input is transient), with no object per
    * packet: the queue holds up to a step's worth of pages and is alive at every GC.
    */
-  readonly #queue = new OggPacketQueue();
+  private readonly queue = new OggPacketQueue();
   /** A page fault found after the queued packets: reported once they are decoded. */
-  #deferred: unknown = null;
+  private deferred: unknown = null;
   /** Samples per channel (output rate) decoded per call, at most plus one packet. */
-  readonly #stepSamples: number;
-  #failed = false;
+  private readonly stepSamples: number;
+  private failed = false;
 
   constructor(options: OggOpusDecoderOptions = {}) {
     const rate = options.sampleRate ?? OPUS_RATE;
     this.sampleRate = OPUS_NATIVE_RATES.includes(rate) ? rate : OPUS_RATE;
-    this.#backend = options.backend;
+    this.backend = options.backend;
     const stepMs = options.stepMs ?? Infinity;
-    this.#stepSamples = stepMs === Infinity ? Infinity : Math.max(1, Math.round((stepMs * this.sampleRate) / MS_PER_SECOND));
-    this.#per48k = OPUS_RATE / this.sampleRate;
-    this.#reader = new OggPageReader({
+    this.stepSamples = stepMs === Infinity ? Infinity : Math.max(1, Math.round((stepMs * this.sampleRate) / MS_PER_SECOND));
+    this.per48k = OPUS_RATE / this.sampleRate;
+    this.reader = new OggPageReader({
       onPacketBytes: (bytes, start, end, info) => {
-        this.#queue.push(bytes, start, end, info);
-        this.#packetsQueued++;
+        this.queue.push(bytes, start, end, info);
+        this.packetsQueued++;
       },
       ...(options.onInvalidPage === 'skip'
-        ? { onSequenceFault: (error: OggSequenceError) => this.#faults.push({ error, after: this.#packetsQueued }) }
+        ? { onSequenceFault: (error: OggSequenceError) => this.faults.push({ error, after: this.packetsQueued }) }
         : {}),
     });
   }
 
   /** The encoder's input rate from the first OpusHead: what a request's `sample_rate` names. */
   get sourceSampleRate(): number | null {
-    return this.#sourceRate;
+    return this.sourceRate;
   }
 
   get format(): PcmFormat | null {
-    return this.#format;
+    return this.formatValue;
   }
 
   /** True while packets of pages already read wait to be decoded (with `stepMs`). */
   get pending(): boolean {
-    return this.#queue.length > 0;
+    return this.queue.length > 0;
   }
 
   decode(bytes: Uint8Array): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
-    this.#out = out;
-    if (this.#failed) return out;
+    this.out = out;
+    if (this.failed) return out;
     if (bytes.length > 0) {
       try {
-        this.#reader.push(bytes);
+        this.reader.push(bytes);
       } catch (error) {
         // Reported once the packets of the pages before the bad one are decoded.
-        this.#deferred ??= error;
+        this.deferred ??= error;
       }
     }
-    this.#drain(this.#stepSamples);
-    this.#out = IDLE_OUT;
+    this.drain(this.stepSamples);
+    this.out = IDLE_OUT;
     return out;
   }
 
@@ -151,98 +151,98 @@ export class OggOpusDecoder implements AudioDecoder {
    * packet), in one tight loop after the parse: libopus interleaved with page parsing measured
    * ~15 % slower (caches), see bench/decode.bench.ts. The queue's fault comes after its audio.
    */
-  #drain(budget: number): void {
-    const queue = this.#queue;
+  private drain(budget: number): void {
+    const queue = this.queue;
     let decoded = 0;
     try {
       while (queue.length > 0 && decoded < budget) {
-        if (this.#faults.length > 0) this.#faultsUpTo(this.#packetsDone);
+        if (this.faults.length > 0) this.faultsUpTo(this.packetsDone);
         try {
-          decoded += this.#packet(queue);
+          decoded += this.packet(queue);
         } finally {
           queue.shift();
-          this.#packetsDone++;
+          this.packetsDone++;
         }
       }
     } catch (error) {
-      this.#fault(error);
+      this.fault(error);
     }
-    if (queue.length === 0 || this.#failed) {
+    if (queue.length === 0 || this.failed) {
       queue.clear();
-      if (this.#failed) this.#faults.length = 0;
-      else this.#faultsUpTo(Infinity);
-      const deferred = this.#deferred;
-      this.#deferred = null;
-      if (deferred !== null && !this.#failed) this.#fault(deferred);
+      if (this.failed) this.faults.length = 0;
+      else this.faultsUpTo(Infinity);
+      const deferred = this.deferred;
+      this.deferred = null;
+      if (deferred !== null && !this.failed) this.fault(deferred);
     }
   }
 
   /** Gives out the sequence faults found before packet number `done` was queued. */
-  #faultsUpTo(done: number): void {
-    const faults = this.#faults;
+  private faultsUpTo(done: number): void {
+    const faults = this.faults;
     let n = 0;
-    while (n < faults.length && faults[n]!.after <= done) this.#out.errors.push(faults[n++]!.error);
+    while (n < faults.length && faults[n]!.after <= done) this.out.errors.push(faults[n++]!.error);
     if (n > 0) faults.splice(0, n);
   }
 
   flush(): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
-    this.#out = out;
-    if (this.#failed) return out;
-    this.#drain(Infinity);
-    if (this.#failed) return out;
-    this.#out = IDLE_OUT;
-    const truncated = this.#reader.end();
+    this.out = out;
+    if (this.failed) return out;
+    this.drain(Infinity);
+    if (this.failed) return out;
+    this.out = IDLE_OUT;
+    const truncated = this.reader.end();
     if (truncated) out.errors.push(truncated);
     return out;
   }
 
   reset(): void {
-    this.#reader.reset();
-    this.#queue.clear();
-    this.#faults.length = 0;
-    this.#packetsQueued = 0;
-    this.#packetsDone = 0;
-    this.#deferred = null;
-    this.#decoder?.free();
-    this.#decoder = null;
-    this.#serial = -1;
-    this.#head = null;
-    this.#sourceRate = null;
-    this.#format = null;
-    this.#failed = false;
+    this.reader.reset();
+    this.queue.clear();
+    this.faults.length = 0;
+    this.packetsQueued = 0;
+    this.packetsDone = 0;
+    this.deferred = null;
+    this.decoder?.free();
+    this.decoder = null;
+    this.serial = -1;
+    this.head = null;
+    this.sourceRate = null;
+    this.formatValue = null;
+    this.failed = false;
   }
 
   free(): void {
-    this.#decoder?.free();
-    this.#decoder = null;
+    this.decoder?.free();
+    this.decoder = null;
   }
 
-  #fault(error: unknown): void {
+  private fault(error: unknown): void {
     const e = error instanceof CodecError ? error : new CodecError('OPUS_DECODE_FAILED', String(error), { cause: error });
-    if (e.fatal) this.#failed = true;
-    this.#out.errors.push(e);
+    if (e.fatal) this.failed = true;
+    this.out.errors.push(e);
   }
 
   /** Handles the queue's first packet; returns the samples per channel libopus decoded (the step's work). */
-  #packet(q: OggPacketQueue): number {
+  private packet(q: OggPacketQueue): number {
     if (q.headBos && isOpusHead(q.headBytes())) {
-      this.#startStream(q);
+      this.startStream(q);
       return 0;
     }
-    if (q.headSerial !== this.#serial) {
+    if (q.headSerial !== this.serial) {
       // Before any OpusHead: not an Opus stream at all. Later: another multiplexed stream; ignored.
-      if (this.#head === null) parseOpusHead(q.headBytes(), q.headPageOffset); // throws OPUS_BAD_HEAD
+      if (this.head === null) parseOpusHead(q.headBytes(), q.headPageOffset); // throws OPUS_BAD_HEAD
       return 0;
     }
-    if (this.#state === 'tags') {
-      this.#state = 'audio';
+    if (this.state === 'tags') {
+      this.state = 'audio';
       if (isOpusTags(q.headBytes())) return 0;
     }
     let silence = 0;
-    if (q.headAfterGap) silence = this.#fillGap(q);
-    else if (Number.isNaN(this.#granulePos)) this.#granulePos = headPacketStart(q);
-    return silence + this.#audio(q.headBytes(), q.headGranule, q.headPageOffset);
+    if (q.headAfterGap) silence = this.fillGap(q);
+    else if (Number.isNaN(this.granulePos)) this.granulePos = headPacketStart(q);
+    return silence + this.audio(q.headBytes(), q.headGranule, q.headPageOffset);
   }
 
   /**
@@ -250,48 +250,50 @@ export class OggOpusDecoder implements AudioDecoder {
    * they held, from where decoding got to up to where this packet starts (RFC 7845 §4.1), so the
    * audio after the gap keeps its place in time. Returns the samples per channel inserted.
    */
-  #fillGap(q: OggPacketQueue): number {
+  private fillGap(q: OggPacketQueue): number {
     const start = headPacketStart(q);
-    const from = Number.isNaN(this.#granulePos) ? 0 : this.#granulePos;
-    this.#granulePos = Math.max(from, start);
+    const from = Number.isNaN(this.granulePos) ? 0 : this.granulePos;
+    this.granulePos = Math.max(from, start);
     const missing = start - from;
     if (missing <= 0) return 0;
     if (missing > MAX_GAP_SILENCE_48K) {
       throw new CodecError(
         'OGG_PAGE_SEQUENCE',
-        `Ogg pages lost before the page at byte ${q.headPageOffset}: the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap, more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
+        `Ogg pages lost before the page at byte ${q.headPageOffset}: ` +
+          `the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap,` +
+            ` more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
         { byteOffset: q.headPageOffset },
       );
     }
-    const samples = this.#toOutputRate(missing);
-    this.#emit(new Int16Array(samples * this.#format!.channels), samples, q.headGranule);
+    const samples = this.toOutputRate(missing);
+    this.emit(new Int16Array(samples * this.formatValue!.channels), samples, q.headGranule);
     return samples;
   }
 
-  #startStream(q: OggPacketQueue): void {
+  private startStream(q: OggPacketQueue): void {
     const head = parseOpusHead(q.headBytes(), q.headPageOffset);
-    const channels = this.#format?.channels ?? head.channels;
-    this.#decoder?.free();
-    this.#decoder = createOpusPacketDecoder(this.sampleRate, channels, this.#backend);
-    if (head.outputGain !== 0) this.#decoder.setGain(head.outputGain);
-    this.#format ??= { sampleRate: this.sampleRate, channels };
-    this.#head = head;
-    if (this.#sourceRate === null && head.inputSampleRate > 0) this.#sourceRate = head.inputSampleRate;
-    this.#serial = q.headSerial;
-    this.#state = 'tags';
-    this.#skip = this.#toOutputRate(head.preSkip);
-    this.#linkOut = 0;
-    this.#granulePos = NaN;
+    const channels = this.formatValue?.channels ?? head.channels;
+    this.decoder?.free();
+    this.decoder = createOpusPacketDecoder(this.sampleRate, channels, this.backend);
+    if (head.outputGain !== 0) this.decoder.setGain(head.outputGain);
+    this.formatValue ??= { sampleRate: this.sampleRate, channels };
+    this.head = head;
+    if (this.sourceRate === null && head.inputSampleRate > 0) this.sourceRate = head.inputSampleRate;
+    this.serial = q.headSerial;
+    this.state = 'tags';
+    this.skip = this.toOutputRate(head.preSkip);
+    this.linkOut = 0;
+    this.granulePos = NaN;
   }
 
-  #audio(packet: Uint8Array, granule: number, pageOffset: number): number {
-    const decoder = this.#decoder!;
-    const channels = this.#format!.channels;
+  private audio(packet: Uint8Array, granule: number, pageOffset: number): number {
+    const decoder = this.decoder!;
+    const channels = this.formatValue!.channels;
     let pcm: Int16Array;
     try {
       pcm = decoder.decode(packet);
     } catch (error) {
-      this.#out.errors.push(
+      this.out.errors.push(
         new CodecError('OPUS_DECODE_FAILED', `Opus packet in the page at byte ${pageOffset}: ${(error as Error).message}`, {
           byteOffset: pageOffset,
           fatal: false,
@@ -299,15 +301,15 @@ export class OggOpusDecoder implements AudioDecoder {
         }),
       );
       // Its audio is lost: later granule arithmetic (a gap's silence) still counts it.
-      this.#granulePos += opusPacketSamples(packet);
+      this.granulePos += opusPacketSamples(packet);
       return 0;
     }
     // The native backend's output is a fresh ArrayBuffer of its own; the wasm one's comes from
     // Node's shared Buffer pool, so the framer must not reuse that memory (DecodedAudio.ownedBuffers).
-    if (pcm.byteOffset !== 0 || pcm.byteLength !== pcm.buffer.byteLength) this.#out.ownedBuffers = false;
+    if (pcm.byteOffset !== 0 || pcm.byteLength !== pcm.buffer.byteLength) this.out.ownedBuffers = false;
     const decoded = pcm.length / channels;
-    this.#granulePos += decoded * this.#per48k;
-    this.#emit(pcm, decoded, granule);
+    this.granulePos += decoded * this.per48k;
+    this.emit(pcm, decoded, granule);
     return decoded;
   }
 
@@ -315,13 +317,13 @@ export class OggOpusDecoder implements AudioDecoder {
    * Gives out `pcm` (`decoded` samples per channel: a packet's output or a gap's silence) less
    * what pre-skip and end trimming take.
    */
-  #emit(pcm: Int16Array, decoded: number, granule: number): void {
-    const channels = this.#format!.channels;
+  private emit(pcm: Int16Array, decoded: number, granule: number): void {
+    const channels = this.formatValue!.channels;
     let from = 0;
     let count = decoded;
-    if (this.#skip > 0) {
-      const drop = Math.min(this.#skip, count);
-      this.#skip -= drop;
+    if (this.skip > 0) {
+      const drop = Math.min(this.skip, count);
+      this.skip -= drop;
       from = drop;
       count -= drop;
     }
@@ -330,15 +332,15 @@ export class OggOpusDecoder implements AudioDecoder {
       // Every packet of the page is held to it, not only the last: a final granule lowered by more
       // than one packet trims the page's earlier packets too, from the end (RFC 7845 §4.4; opusdec
       // and ffmpeg do the same).
-      const maxOut = this.#toOutputRate(granule - this.#head!.preSkip) - this.#linkOut;
+      const maxOut = this.toOutputRate(granule - this.head!.preSkip) - this.linkOut;
       count = Math.max(0, Math.min(count, maxOut));
     }
     if (count === 0) return;
-    this.#linkOut += count;
-    this.#out.pcm.push(from === 0 && count * channels === pcm.length ? pcm : pcm.subarray(from * channels, (from + count) * channels));
+    this.linkOut += count;
+    this.out.pcm.push(from === 0 && count * channels === pcm.length ? pcm : pcm.subarray(from * channels, (from + count) * channels));
   }
 
-  #toOutputRate(samples48k: number): number {
+  private toOutputRate(samples48k: number): number {
     return this.sampleRate === OPUS_RATE ? samples48k : Math.round((samples48k * this.sampleRate) / OPUS_RATE);
   }
 }

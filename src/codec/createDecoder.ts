@@ -15,9 +15,9 @@ import { FormatCheckDecoder } from './FormatCheckDecoder.js';
 
 export interface CreateDecoderOptions {
   /** The request's `sample_rate`: required for pcm (no header), a hint for the others. */
-  sampleRate?: number;
+  sampleRate?: number | undefined;
   /** Rate the consumer wants, for codecs that can decode natively at several rates (opus). */
-  outputSampleRate?: number;
+  outputSampleRate?: number | undefined;
   /**
    * Bounded work per `decode` call for codecs with a backlog (opus, mp3): see
    * `DecodeStepOptions` in types.ts. The SpeechPipeline passes `DECODE_STEP_MS`.

@@ -105,11 +105,11 @@ export interface AudioDecoder {
    * always decodes at an Opus rate, and its OpusHead carries the encoder's input rate, which is
    * what a request's `sample_rate` means for opus. Absent: the decoded rate is the stream's own.
    */
-  readonly sourceSampleRate?: number | null;
+  readonly sourceSampleRate?: number | null | undefined;
   /** Resolves when an asynchronously loaded backend (wasm) is ready; absent when synchronous. */
-  readonly ready?: Promise<void>;
+  readonly ready?: Promise<void> | undefined;
   /** True while accepted input is still undecoded (a step-limited decoder); absent = never. */
-  readonly pending?: boolean;
+  readonly pending?: boolean | undefined;
   decode(bytes: Uint8Array, hint?: DecodeHint): DecodedAudio;
   /** End of stream: emit what is held back, report truncation. */
   flush(): DecodedAudio;

@@ -81,7 +81,8 @@ export function parseWavFmt(body: Uint8Array, byteOffset: number): WavFmt {
     kind = 'f32';
   }
   if (kind === undefined) {
-    throw new CodecError('WAV_UNSUPPORTED', `wav format tag 0x${formatTag.toString(16)} with ${bitsPerSample}-bit samples is not supported (PCM 8/16/24/32-bit and 32-bit float are)`, { byteOffset });
+    throw new CodecError('WAV_UNSUPPORTED', `wav format tag 0x${formatTag.toString(16)} with ${bitsPerSample}-bit samples` +
+      ` is not supported (PCM 8/16/24/32-bit and 32-bit float are)`, { byteOffset });
   }
   if (blockAlign !== channels * (bitsPerSample / BITS_PER_BYTE)) {
     throw new CodecError('WAV_BAD_HEADER', `wav block align ${blockAlign} does not match ${channels} channels × ${bitsPerSample} bits`, { byteOffset });

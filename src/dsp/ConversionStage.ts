@@ -27,14 +27,14 @@ import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
  */
 export interface OutputOptions {
   /** @defaultValue the input rate (no resampling) */
-  sampleRate?: number;
+  sampleRate?: number | undefined;
   /** @defaultValue 's16le' */
-  encoding?: SampleEncoding;
+  encoding?: SampleEncoding | undefined;
   /** @defaultValue the input channel count; 1 downmixes stereo (mean of L and R) */
-  channels?: 1 | 2;
+  channels?: 1 | 2 | undefined;
   /** Output frame length in ms, above 0 and at most {@link MAX_FRAME_MS}. @defaultValue the
    * pipeline's `frameMs` in a pipeline; {@link DEFAULT_OUTPUT_FRAME_MS} (20) for a stage alone */
-  frameMs?: number;
+  frameMs?: number | undefined;
 }
 
 /** `output.frameMs` when neither it nor a pipeline `frameMs` is given: the framer's default. */
@@ -94,43 +94,43 @@ export function resolveOutputOptions(options: OutputOptions = {}, defaultFrameMs
 export function outputFormatFor(options: ResolvedOutputOptions, input: PcmFormat): PcmFormat & { encoding: SampleEncoding } {
   return { sampleRate: options.sampleRate ?? input.sampleRate, channels: options.channels ?? input.channels, encoding: options.encoding };
 }
-/** #frames outside push/flush (nothing is delivered then). */
+/** `frames` outside push/flush (nothing is delivered then). */
 const NO_TARGET: AudioFrame[] = Object.freeze([]) as unknown as AudioFrame[];
 
 export class ConversionStage {
   readonly options: ResolvedOutputOptions;
   /** Resolves once the resampler wasm is loaded (at once when no rate is asked for). */
   readonly ready: Promise<void>;
-  #in: PcmFormat | null = null;
-  #out: PcmFormat | null = null;
-  #encoding: SampleEncoding;
-  #resampler: Resampler | null = null;
+  private in: PcmFormat | null = null;
+  private out: PcmFormat | null = null;
+  private encoding: SampleEncoding;
+  private resampler: Resampler | null = null;
   /** One output frame being filled (interleaved float, the output channel count). */
-  #acc = new Float32Array(0);
-  #accFill = 0;
-  #frameSamples = 0;
-  #emitted = 0;
-  #mixBuf = new Float32Array(0);
-  /** Where #deliver puts frames: the caller's array during push/flush only. */
-  #frames: AudioFrame[] = NO_TARGET;
-  readonly #slab = new FrameSlab();
-  readonly #sink = (out: Float32Array): void => this.#append(out);
+  private acc = new Float32Array(0);
+  private accFill = 0;
+  private frameSamples = 0;
+  private emitted = 0;
+  private mixBuf = new Float32Array(0);
+  /** Where `deliver` puts frames: the caller's array during push/flush only. */
+  private frames: AudioFrame[] = NO_TARGET;
+  private readonly slab = new FrameSlab();
+  private readonly sink = (out: Float32Array): void => this.append(out);
 
   /** Throws {@link InvalidOptionError} naming the option (`output.frameMs`, ...) when one is bad. */
   constructor(options: OutputOptions = {}) {
     this.options = resolveOutputOptions(options);
-    this.#encoding = this.options.encoding;
+    this.encoding = this.options.encoding;
     this.ready = this.options.sampleRate === undefined ? Promise.resolve() : loadResampler();
   }
 
   /** The output format, known after the first frame (or from `configure`). */
   get outputFormat(): PcmFormat | null {
-    return this.#out;
+    return this.out;
   }
 
   /** Output samples per channel emitted so far (the playhead's unit). */
   get emittedSamples(): number {
-    return this.#emitted;
+    return this.emitted;
   }
 
   /** Output format for a given input, without pushing anything. */
@@ -141,88 +141,88 @@ export class ConversionStage {
 
   /** Converts one frame; returns the output frames it completed (appended to `into` when given). */
   push(frame: PcmFrame, into: AudioFrame[] = []): AudioFrame[] {
-    this.#frames = into;
+    this.frames = into;
     try {
-      this.#push(frame);
+      this.pushOne(frame);
     } finally {
-      this.#frames = NO_TARGET; // never keep the caller's array (and its frames) alive
+      this.frames = NO_TARGET; // never keep the caller's array (and its frames) alive
     }
     return into;
   }
 
-  #push(frame: PcmFrame): void {
-    if (this.#in === null || this.#in.sampleRate !== frame.sampleRate || this.#in.channels !== frame.channels) {
-      this.#configure({ sampleRate: frame.sampleRate, channels: frame.channels });
+  private pushOne(frame: PcmFrame): void {
+    if (this.in === null || this.in.sampleRate !== frame.sampleRate || this.in.channels !== frame.channels) {
+      this.configure({ sampleRate: frame.sampleRate, channels: frame.channels });
     }
-    if (this.#resampler === null && this.#accFill === 0 && frame.sampleCount === this.#frameSamples && this.#in!.channels === this.#out!.channels) {
+    if (this.resampler === null && this.accFill === 0 && frame.sampleCount === this.frameSamples && this.in!.channels === this.out!.channels) {
       // Fast path (the common telephony case: opus decoded natively at the output rate, frames
       // already the right size): encode straight from s16, no float round trip. Same bits.
-      this.#emitDirect(frame.samples);
+      this.emitDirect(frame.samples);
       return;
     }
-    const mixed = this.#mix(frame.samples);
-    if (this.#resampler) this.#resampler.process(mixed, this.#sink);
-    else this.#append(mixed);
+    const mixed = this.mix(frame.samples);
+    if (this.resampler) this.resampler.process(mixed, this.sink);
+    else this.append(mixed);
   }
 
   /** End of stream: the resampler's tail, then the last (short) frame. */
   flush(into: AudioFrame[] = []): AudioFrame[] {
-    this.#frames = into;
+    this.frames = into;
     try {
-      this.#resampler?.flush(this.#sink);
-      if (this.#accFill > 0) this.#emit(this.#accFill / this.#out!.channels);
+      this.resampler?.flush(this.sink);
+      if (this.accFill > 0) this.emit(this.accFill / this.out!.channels);
     } finally {
-      this.#frames = NO_TARGET;
+      this.frames = NO_TARGET;
     }
     return into;
   }
 
   reset(): void {
-    this.#resampler?.free();
-    this.#resampler = null;
-    this.#in = null;
-    this.#out = null;
-    this.#accFill = 0;
-    this.#emitted = 0;
+    this.resampler?.free();
+    this.resampler = null;
+    this.in = null;
+    this.out = null;
+    this.accFill = 0;
+    this.emitted = 0;
   }
 
   free(): void {
-    this.#resampler?.free();
-    this.#resampler = null;
+    this.resampler?.free();
+    this.resampler = null;
   }
 
-  #configure(input: PcmFormat): void {
+  private configure(input: PcmFormat): void {
     // A format change mid-stream (rare): finish the old resampler's tail first.
-    if (this.#resampler) {
-      this.#resampler.flush(this.#sink);
-      this.#resampler.free();
-      this.#resampler = null;
+    if (this.resampler) {
+      this.resampler.flush(this.sink);
+      this.resampler.free();
+      this.resampler = null;
     }
     const out = this.outputFor(input);
-    if (this.#out && this.#out.channels !== out.channels) throw new InvalidOptionError('output.channels', 'channel count changed mid-stream');
-    this.#in = input;
-    this.#out = out;
+    if (this.out && this.out.channels !== out.channels) throw new InvalidOptionError('output.channels', 'channel count changed mid-stream');
+    this.in = input;
+    this.out = out;
     if (out.sampleRate !== input.sampleRate) {
       if (!resamplerLoaded()) throw new InvalidOptionError('output.sampleRate', 'ConversionStage.push before `ready` resolved (the resampler loads asynchronously)');
-      this.#resampler = new Resampler(out.channels, input.sampleRate, out.sampleRate);
+      this.resampler = new Resampler(out.channels, input.sampleRate, out.sampleRate);
     }
     const frameSamples = samplesPerFrame(out.sampleRate, this.options.frameMs);
-    if (frameSamples !== this.#frameSamples || this.#acc.length !== frameSamples * out.channels) {
+    if (frameSamples !== this.frameSamples || this.acc.length !== frameSamples * out.channels) {
       const acc = new Float32Array(frameSamples * out.channels);
-      acc.set(this.#acc.subarray(0, Math.min(this.#accFill, acc.length)));
-      this.#acc = acc;
-      this.#frameSamples = frameSamples;
+      acc.set(this.acc.subarray(0, Math.min(this.accFill, acc.length)));
+      this.acc = acc;
+      this.frameSamples = frameSamples;
     }
   }
 
   /** s16 interleaved (input channels) → float interleaved (output channels). */
-  #mix(s: Int16Array): Float32Array {
-    const inCh = this.#in!.channels;
-    const outCh = this.#out!.channels;
+  private mix(s: Int16Array): Float32Array {
+    const inCh = this.in!.channels;
+    const outCh = this.out!.channels;
     const frames = s.length / inCh;
     const need = frames * outCh;
-    if (this.#mixBuf.length < need) this.#mixBuf = new Float32Array(need);
-    const m = this.#mixBuf;
+    if (this.mixBuf.length < need) this.mixBuf = new Float32Array(need);
+    const m = this.mixBuf;
     const k = 1 / S16_SCALE;
     if (inCh === outCh) {
       for (let i = 0; i < need; i++) m[i] = s[i]! * k;
@@ -243,59 +243,59 @@ export class ConversionStage {
   }
 
   /** Copies float output into the frame being filled, emitting each full frame. */
-  #append(x: Float32Array): void {
-    const acc = this.#acc;
+  private append(x: Float32Array): void {
+    const acc = this.acc;
     const size = acc.length;
     for (let i = 0; i < x.length; ) {
-      const n = Math.min(size - this.#accFill, x.length - i);
-      acc.set(x.subarray(i, i + n), this.#accFill);
-      this.#accFill += n;
+      const n = Math.min(size - this.accFill, x.length - i);
+      acc.set(x.subarray(i, i + n), this.accFill);
+      this.accFill += n;
       i += n;
-      if (this.#accFill === size) this.#emit(this.#frameSamples);
+      if (this.accFill === size) this.emit(this.frameSamples);
     }
   }
 
-  #emit(sampleCount: number): void {
-    const n = sampleCount * this.#out!.channels;
-    const acc = this.#acc;
+  private emit(sampleCount: number): void {
+    const n = sampleCount * this.out!.channels;
+    const acc = this.acc;
     let samples: Int16Array | Float32Array | Uint8Array;
-    if (this.#encoding === 'f32le') {
-      samples = this.#slab.float32(n);
+    if (this.encoding === 'f32le') {
+      samples = this.slab.float32(n);
       samples.set(acc.subarray(0, n));
-    } else if (this.#encoding === 'mulaw') {
+    } else if (this.encoding === 'mulaw') {
       const t = MULAW_ENCODE_TABLE;
-      samples = this.#slab.uint8(n);
+      samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
     } else {
-      samples = this.#slab.int16(n);
+      samples = this.slab.int16(n);
       for (let i = 0; i < n; i++) samples[i] = toS16(acc[i]!);
     }
-    this.#accFill = 0;
-    this.#deliver(samples, sampleCount);
+    this.accFill = 0;
+    this.deliver(samples, sampleCount);
   }
 
   /** A whole frame of s16 at the output rate and channel count, straight to the encoding. */
-  #emitDirect(s: Int16Array): void {
+  private emitDirect(s: Int16Array): void {
     const n = s.length;
     let samples: Int16Array | Float32Array | Uint8Array;
-    if (this.#encoding === 's16le') {
+    if (this.encoding === 's16le') {
       samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
-    } else if (this.#encoding === 'mulaw') {
+    } else if (this.encoding === 'mulaw') {
       const t = MULAW_ENCODE_TABLE;
-      samples = this.#slab.uint8(n);
+      samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
     } else {
       const k = 1 / S16_SCALE;
-      samples = this.#slab.float32(n);
+      samples = this.slab.float32(n);
       for (let i = 0; i < n; i++) samples[i] = s[i]! * k;
     }
-    this.#deliver(samples, n / this.#out!.channels);
+    this.deliver(samples, n / this.out!.channels);
   }
 
-  #deliver(samples: Int16Array | Float32Array | Uint8Array, sampleCount: number): void {
-    const out = this.#out!;
-    this.#frames.push({ samples, encoding: this.#encoding, sampleRate: out.sampleRate, channels: out.channels, startSample: this.#emitted, sampleCount });
-    this.#emitted += sampleCount;
+  private deliver(samples: Int16Array | Float32Array | Uint8Array, sampleCount: number): void {
+    const out = this.out!;
+    this.frames.push({ samples, encoding: this.encoding, sampleRate: out.sampleRate, channels: out.channels, startSample: this.emitted, sampleCount });
+    this.emitted += sampleCount;
   }
 }
 

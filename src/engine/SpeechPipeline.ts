@@ -44,6 +44,9 @@ export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
  */
 const READABLE_HIGH_WATER_FRAMES = 1;
 
+// Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
+// declared but not implemented, does not apply: Duplex implements them).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface SpeechPipeline {
   on(event: 'word', listener: (word: WordEvent) => void): this;
   on(event: 'wordRevised', listener: (revision: WordRevision) => void): this;
@@ -51,13 +54,16 @@ export interface SpeechPipeline {
   on(event: 'format', listener: (format: OutputFormat) => void): this;
   on(event: 'summary', listener: (summary: SpeechSummary) => void): this;
   on(event: 'data', listener: (frame: AudioFrame) => void): this;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Duplex's own signature
   on(event: string | symbol, listener: (...args: any[]) => void): this;
   once(event: 'word', listener: (word: WordEvent) => void): this;
   once(event: 'summary', listener: (summary: SpeechSummary) => void): this;
   once(event: 'format', listener: (format: OutputFormat) => void): this;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Duplex's own signature
   once(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class SpeechPipeline extends Duplex {
   readonly playhead: Playhead;
   readonly alignment = new AlignmentStore();
@@ -244,6 +250,7 @@ export class SpeechPipeline extends Duplex {
   }
 
   /** Every frame handed to the consumer passes here once ('data' fires in read(), flowing mode, pipe and async iteration alike). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Duplex's own signature
   override emit(event: string | symbol, ...args: any[]): boolean {
     if (event !== 'data') return super.emit(event, ...args);
     const frame = args[0] as AudioFrame;

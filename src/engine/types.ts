@@ -18,7 +18,10 @@ export interface SpeechPipelineOptions {
   onInvalidEvent?: 'fail' | 'skip';
   /** Maximum SSE line/event size. @defaultValue 8 MiB */
   maxEventBytes?: number;
-  /** Conversion stage (src/dsp/ConversionStage.ts): resample / encoding / channels / frame size of the output; the playhead then counts OUTPUT samples. */
+  /**
+   * Conversion stage (src/dsp/ConversionStage.ts): resample / encoding / channels / frame size of the output;
+   * the playhead then counts OUTPUT samples.
+   */
   output?: OutputOptions;
   /** @defaultValue 'consumer' */
   playhead?: PlayheadMode;

@@ -72,7 +72,9 @@ function payloadBytes(payload: unknown): Buffer {
   const what = payload === null ? 'null' : Array.isArray(payload) ? 'an array' : typeof payload;
   const hint =
     typeof payload === 'object' && payload !== null
-      ? ' It looks like a parsed JSON body: verify the raw bytes before JSON parsing (e.g. express.raw(), or read the request stream yourself); re-serializing changes the bytes.'
+      ? ' It looks like a parsed JSON body: ' +
+        'verify the raw bytes before JSON parsing (e.g. express.raw(), or read the request stream yourself); ' +
+          're-serializing changes the bytes.'
       : '';
   throw new SignatureCheckError('malformed', `Webhook payload must be the raw body (Buffer, Uint8Array or string), got ${what}.${hint}`);
 }
@@ -158,7 +160,8 @@ function verifyOrThrow(params: VerifyWebhookSignatureParams): true {
   if (Math.abs(age) > tolerance) {
     throw new SignatureCheckError(
       'rejected',
-      `Webhook timestamp is ${Math.round(Math.abs(age))} s ${age > 0 ? 'old' : 'in the future'}, beyond the ${tolerance} s tolerance (check the receiver's clock, or a replay)`,
+      `Webhook timestamp is ${Math.round(Math.abs(age))} s ${age > 0 ? 'old' : 'in the future'},` +
+        ` beyond the ${tolerance} s tolerance (check the receiver's clock, or a replay)`,
     );
   }
   let matched = false;

@@ -93,7 +93,8 @@ export async function handleTts(req: IncomingMessage, res: ServerResponse, body:
     await responder.open({ ...common, 'x-voicewire-chunks': String(plan.chunks.length) });
     const summary = await synthesizeSpeech(plan, ctx.engine, { emit: (ev) => responder.send(ev), signal: abort.signal, requestId: ctx.requestId });
     await responder.end();
-    ctx.log(`${ctx.requestId} ${plan.request.format}@${plan.request.sample_rate} ${summary.chunks} chunks ${summary.events} events ${summary.durationSec.toFixed(2)} s`);
+    ctx.log(`${ctx.requestId} ${plan.request.format}@${plan.request.sample_rate}` +
+      ` ${summary.chunks} chunks ${summary.events} events ${summary.durationSec.toFixed(2)} s`);
   } catch (err) {
     if (err instanceof ResponseClosedError) {
       // Synthesis has stopped: the abort reached it, or its next event failed on the closed response.

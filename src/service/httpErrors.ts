@@ -11,7 +11,7 @@
  * | 404 | `not_found` | unknown path |
  * | 405 | `method_not_allowed` | wrong method on a known path |
  * | 408 | (Node's own, no body) | headers or body not received within `headersTimeoutMs` / `requestTimeoutMs` |
- * | 413 | `text_too_long` / `request_too_large` | `text` over MAX_TEXT_LENGTH / body over MAX_REQUEST_BYTES (with `Connection: close`, body unread) |
+ * | 413 | `text_too_long` / `request_too_large` | `text` over MAX_TEXT_LENGTH / body over MAX_REQUEST_BYTES (unread; `Connection: close`) |
  * | 422 | `validation_error` | a field breaks a rule (`field`, `rule` name it) |
  * | 429/500/503… | `rate_limited` / `internal_error` / `unavailable` / `injected_fault` | fault injection, or a real failure (500) |
  * | 503 | `unavailable` | the connection arrived over `maxConnections` (with `Connection: close`, `Retry-After`) |

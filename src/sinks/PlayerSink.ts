@@ -193,7 +193,8 @@ export class PlayerSink extends Writable {
       });
       if (this.player) this.startPlayer(this.player, format);
     } else if (format.sampleRate !== this.format.sampleRate || format.channels !== this.format.channels) {
-      throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels} → ${format.sampleRate} Hz × ${format.channels})`);
+      throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels}` +
+        ` → ${format.sampleRate} Hz × ${format.channels})`);
     }
     return { bytes, sampleCount: bytes.length / (S16_BYTES * format.channels) };
   }

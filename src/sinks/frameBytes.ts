@@ -9,8 +9,9 @@
  * ```
  *
  * The bytes are headerless, in the stream's output encoding: s16le and f32le interleaved in host
- * memory order (little-endian, as the WAV sink also assumes), μ-law one byte a sample. Their format (the first frame's) is on `format`; a frame
- * in another format later would make the bytes unreadable, so it fails the stream instead.
+ * memory order (little-endian, as the WAV sink also assumes), μ-law one byte a sample. Their
+ * format (the first frame's) is on `format`; a frame in another format later would make the bytes
+ * unreadable, so it fails the stream instead.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { AudioFrame, SampleEncoding } from '../codec/types.js';

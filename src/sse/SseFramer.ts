@@ -37,11 +37,11 @@ export interface SseFramerOptions {
    * `false` to make {@link SseFramer.feed} return right after this event. */
   onFrame(framer: SseFramer): boolean | void;
   /** A `retry` field made only of ASCII digits. */
-  onRetry?(ms: number): void;
+  onRetry?: ((ms: number) => void) | undefined;
   /** @defaultValue 8 MiB */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /** Limit on one event's joined `data`. @defaultValue 8 MiB */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
 }
 
 /** Up to this many bytes, line ends are searched with a loop instead of indexOf. */

@@ -38,9 +38,9 @@ export interface SseParserOptions {
   /** Non-fatal findings: an unfinished event dropped at the end (code `SSE_TRUNCATED`). */
   onWarning?(warning: SseError): void;
   /** A line longer than this throws `SSE_LINE_TOO_LONG`. @defaultValue 8 MiB */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /** An event whose joined data is longer than this throws `SSE_EVENT_TOO_LARGE`. @defaultValue 8 MiB */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
 }
 
 export interface SseParser {

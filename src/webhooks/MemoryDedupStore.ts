@@ -35,55 +35,55 @@ interface Entry {
  * ```
  */
 export class MemoryDedupStore implements DedupStore {
-  readonly #entries = new Map<string, Entry>();
-  readonly #maxEntries: number;
-  readonly #claimTtlMs: number;
-  readonly #doneTtlMs: number;
-  readonly #now: () => number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxEntries: number;
+  private readonly claimTtlMs: number;
+  private readonly doneTtlMs: number;
+  private readonly now: () => number;
 
   constructor(options: MemoryDedupStoreOptions = {}) {
-    this.#maxEntries = Math.floor(positiveOption('maxEntries', options.maxEntries ?? DEFAULT_MAX_ENTRIES));
-    ({ claimTtlMs: this.#claimTtlMs, doneTtlMs: this.#doneTtlMs } = ttlsMs(options));
-    this.#now = options.now ?? Date.now;
+    this.maxEntries = Math.floor(positiveOption('maxEntries', options.maxEntries ?? DEFAULT_MAX_ENTRIES));
+    ({ claimTtlMs: this.claimTtlMs, doneTtlMs: this.doneTtlMs } = ttlsMs(options));
+    this.now = options.now ?? Date.now;
   }
 
   /** Live entries (expired ones not yet swept may be counted). */
   get size(): number {
-    return this.#entries.size;
+    return this.entries.size;
   }
 
-  #live(id: string, now: number): Entry | undefined {
-    const entry = this.#entries.get(id);
+  private live(id: string, now: number): Entry | undefined {
+    const entry = this.entries.get(id);
     if (entry && entry.expiresAt <= now) {
-      this.#entries.delete(id);
+      this.entries.delete(id);
       return undefined;
     }
     return entry;
   }
 
-  #write(id: string, entry: Entry, now: number): void {
-    this.#entries.delete(id); // re-insert at the end: most recently written
-    this.#entries.set(id, entry);
+  private write(id: string, entry: Entry, now: number): void {
+    this.entries.delete(id); // re-insert at the end: most recently written
+    this.entries.set(id, entry);
     let swept = 0;
-    for (const [k, e] of this.#entries) {
+    for (const [k, e] of this.entries) {
       if (swept++ >= SWEEP_PER_WRITE) break;
-      if (e.expiresAt <= now) this.#entries.delete(k);
+      if (e.expiresAt <= now) this.entries.delete(k);
     }
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
       if (oldest.done) break;
-      this.#entries.delete(oldest.value);
+      this.entries.delete(oldest.value);
     }
   }
 
   async claim(key: DedupKey): Promise<ClaimResult> {
-    const now = this.#now();
-    const entry = this.#live(key.id, now);
+    const now = this.now();
+    const entry = this.live(key.id, now);
     const token = newClaimToken();
     const claimed = (prev?: Entry['prev']): ClaimResult => {
-      const next: Entry = { state: 'claimed', version: key.version, token, expiresAt: now + this.#claimTtlMs };
+      const next: Entry = { state: 'claimed', version: key.version, token, expiresAt: now + this.claimTtlMs };
       if (prev && prev.expiresAt > now) next.prev = prev;
-      this.#write(key.id, next, now);
+      this.write(key.id, next, now);
       return { outcome: 'claimed', token };
     };
     if (!entry) return claimed();
@@ -96,20 +96,20 @@ export class MemoryDedupStore implements DedupStore {
   }
 
   async complete(key: DedupKey, token: string): Promise<void> {
-    const now = this.#now();
-    const entry = this.#live(key.id, now);
+    const now = this.now();
+    const entry = this.live(key.id, now);
     if (!entry || entry.state !== 'claimed' || entry.token !== token) return;
-    this.#write(key.id, { state: 'done', version: entry.version, token, expiresAt: now + this.#doneTtlMs }, now);
+    this.write(key.id, { state: 'done', version: entry.version, token, expiresAt: now + this.doneTtlMs }, now);
   }
 
   async release(key: DedupKey, token: string): Promise<void> {
-    const now = this.#now();
-    const entry = this.#live(key.id, now);
+    const now = this.now();
+    const entry = this.live(key.id, now);
     if (!entry || entry.state !== 'claimed' || entry.token !== token) return;
     if (entry.prev && entry.prev.expiresAt > now) {
-      this.#entries.set(key.id, { state: 'done', version: entry.prev.version, token: '', expiresAt: entry.prev.expiresAt });
+      this.entries.set(key.id, { state: 'done', version: entry.prev.version, token: '', expiresAt: entry.prev.expiresAt });
     } else {
-      this.#entries.delete(key.id);
+      this.entries.delete(key.id);
     }
   }
 }

@@ -28,7 +28,8 @@ import { closeOwnClient, createOwnClient, rateLimitedLog, resolveIoredis, whenRe
 
 /**
  * The two commands the store uses, in ioredis' calling convention. For node-redis, adapt:
- * `{ set: (k, v, px, ms, nx) => c.sendCommand(['SET', k, v, px, String(ms), nx]), eval: (s, n, ...a) => c.sendCommand(['EVAL', s, String(n), ...a]) }`.
+ * `{ set: (k, v, px, ms, nx) => c.sendCommand(['SET', k, v, px, String(ms), nx]),`
+ * `eval: (s, n, ...a) => c.sendCommand(['EVAL', s, String(n), ...a]) }`.
  */
 export interface RedisLikeClient {
   /** `SET key value PX ms NX`: resolves `'OK'` when set, null when the key exists. */
@@ -117,7 +118,8 @@ if not raw then return 0 end
 local e = cjson.decode(raw)
 local now = tonumber(ARGV[2])
 if e.s ~= 'c' or e.t ~= ARGV[1] or tonumber(e.x) <= now then return 0 end
-redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.v, t = '', x = ARGV[3]}), 'PX', math.floor(tonumber(ARGV[3]) - now + tonumber(ARGV[4])))
+redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.v, t = '', x = ARGV[3]}),
+  'PX', math.floor(tonumber(ARGV[3]) - now + tonumber(ARGV[4])))
 return 1
 `;
 
@@ -128,7 +130,8 @@ local e = cjson.decode(raw)
 local now = tonumber(ARGV[2])
 if e.s ~= 'c' or e.t ~= ARGV[1] then return 0 end
 if e.pv ~= nil and tonumber(e.px) > now then
-  redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.pv, t = '', x = e.px}), 'PX', math.floor(tonumber(e.px) - now + tonumber(ARGV[3])))
+  redis.call('SET', KEYS[1], cjson.encode({s = 'd', v = e.pv, t = '', x = e.px}),
+    'PX', math.floor(tonumber(e.px) - now + tonumber(ARGV[3])))
 else
   redis.call('DEL', KEYS[1])
 end
@@ -170,53 +173,53 @@ function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal, onLate?: (valu
  * ```
  */
 export class RedisDedupStore implements DedupStore {
-  readonly #client: Promise<RedisLikeClient>;
+  private readonly client: Promise<RedisLikeClient>;
   /** The client the store made from `url` (connection state, close); undefined for yours. */
-  #own: OwnRedisClient | undefined;
-  readonly #prefix: string;
-  readonly #claimTtlMs: number;
-  readonly #doneTtlMs: number;
-  readonly #timeoutMs: number;
-  readonly #now: () => number;
+  private own: OwnRedisClient | undefined;
+  private readonly prefix: string;
+  private readonly claimTtlMs: number;
+  private readonly doneTtlMs: number;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
   /** Where connection errors and failed late releases go (`onError`, or the rate-limited log). */
-  readonly #onError: (error: Error) => void;
+  private readonly onError: (error: Error) => void;
 
   constructor(options: RedisDedupStoreOptions = {}) {
-    ({ claimTtlMs: this.#claimTtlMs, doneTtlMs: this.#doneTtlMs } = ttlsMs(options));
-    this.#timeoutMs = positiveOption('operationTimeoutMs', options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
-    this.#now = options.now ?? Date.now;
-    this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.#onError = options.onError ?? rateLimitedLog(this.#now, (line) => console.warn(line));
+    ({ claimTtlMs: this.claimTtlMs, doneTtlMs: this.doneTtlMs } = ttlsMs(options));
+    this.timeoutMs = positiveOption('operationTimeoutMs', options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
+    this.now = options.now ?? Date.now;
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.onError = options.onError ?? rateLimitedLog(this.now, (line) => console.warn(line));
     if (options.client) {
-      this.#client = Promise.resolve(options.client);
+      this.client = Promise.resolve(options.client);
       return;
     }
     // Synchronous: a missing ioredis throws here, not on every delivery. The import stays lazy.
     const modulePath = resolveIoredis((options as InternalOptions).resolveFrom ?? import.meta.url);
-    this.#client = createOwnClient(modulePath, options.url ?? DEFAULT_URL, this.#timeoutMs, this.#onError).then((client) => {
-      this.#own = client;
+    this.client = createOwnClient(modulePath, options.url ?? DEFAULT_URL, this.timeoutMs, this.onError).then((client) => {
+      this.own = client;
       return client;
     });
-    this.#client.catch(() => undefined); // a broken install surfaces on first use, as a 503
+    this.client.catch(() => undefined); // a broken install surfaces on first use, as a 503
   }
 
-  #key(key: DedupKey): string {
-    return this.#prefix + key.id;
+  private key(key: DedupKey): string {
+    return this.prefix + key.id;
   }
 
   /**
    * Runs one store operation under the deadline: waits for a connection (the built-in client),
    * then the commands. Any failure becomes a `DedupStoreUnavailableError` naming the operation.
    */
-  async #run<T>(operation: string, work: (client: RedisLikeClient) => Promise<T>, onLate?: (value: T) => void): Promise<T> {
+  private async run<T>(operation: string, work: (client: RedisLikeClient) => Promise<T>, onLate?: (value: T) => void): Promise<T> {
     const deadline = new AbortController();
     const timer = setTimeout(
-      () => deadline.abort(new Error(`no answer within operationTimeoutMs (${this.#timeoutMs} ms)`)),
-      this.#timeoutMs,
+      () => deadline.abort(new Error(`no answer within operationTimeoutMs (${this.timeoutMs} ms)`)),
+      this.timeoutMs,
     );
     try {
-      const client = await beforeDeadline(this.#client, deadline.signal);
-      if (this.#own) await whenReady(this.#own, deadline.signal);
+      const client = await beforeDeadline(this.client, deadline.signal);
+      if (this.own) await whenReady(this.own, deadline.signal);
       return await beforeDeadline(work(client), deadline.signal, onLate);
     } catch (error) {
       const cause = deadline.signal.aborted ? deadline.signal.reason : error;
@@ -233,25 +236,25 @@ export class RedisDedupStore implements DedupStore {
    * be seen landing: it blocks retries for the claim TTL at most.)
    */
   claim(key: DedupKey): Promise<ClaimResult> {
-    return this.#run(
+    return this.run(
       'claim',
-      (client) => this.#claim(client, key),
+      (client) => this.claimOn(client, key),
       (late) => {
-        if (late.outcome === 'claimed') this.release(key, late.token).catch((error: Error) => this.#onError(error));
+        if (late.outcome === 'claimed') this.release(key, late.token).catch((error: Error) => this.onError(error));
       },
     );
   }
 
-  async #claim(client: RedisLikeClient, key: DedupKey): Promise<ClaimResult> {
-    const now = Math.floor(this.#now());
+  private async claimOn(client: RedisLikeClient, key: DedupKey): Promise<ClaimResult> {
+    const now = Math.floor(this.now());
     const token = newClaimToken();
     const version = key.version ?? '';
-    const expires = String(now + this.#claimTtlMs);
+    const expires = String(now + this.claimTtlMs);
     const value = JSON.stringify({ s: 'c', v: version, t: token, x: expires });
-    const fast = await client.set(this.#key(key), value, 'PX', this.#claimTtlMs + PHYSICAL_TTL_MARGIN_MS, 'NX');
+    const fast = await client.set(this.key(key), value, 'PX', this.claimTtlMs + PHYSICAL_TTL_MARGIN_MS, 'NX');
     if (fast === 'OK') return { outcome: 'claimed', token };
     const outcome = String(
-      await client.eval(CLAIM_SCRIPT, 1, this.#key(key), token, version, String(now), expires, String(PHYSICAL_TTL_MARGIN_MS)),
+      await client.eval(CLAIM_SCRIPT, 1, this.key(key), token, version, String(now), expires, String(PHYSICAL_TTL_MARGIN_MS)),
     );
     if (outcome === 'claimed') return { outcome, token };
     if (CLAIM_OUTCOMES.has(outcome)) return { outcome: outcome as 'done' | 'in_flight' | 'stale' };
@@ -259,16 +262,16 @@ export class RedisDedupStore implements DedupStore {
   }
 
   async complete(key: DedupKey, token: string): Promise<void> {
-    await this.#run('complete', (client) => {
-      const now = Math.floor(this.#now());
-      return client.eval(COMPLETE_SCRIPT, 1, this.#key(key), token, String(now), String(now + this.#doneTtlMs), String(PHYSICAL_TTL_MARGIN_MS));
+    await this.run('complete', (client) => {
+      const now = Math.floor(this.now());
+      return client.eval(COMPLETE_SCRIPT, 1, this.key(key), token, String(now), String(now + this.doneTtlMs), String(PHYSICAL_TTL_MARGIN_MS));
     });
   }
 
   async release(key: DedupKey, token: string): Promise<void> {
-    await this.#run('release', (client) => {
-      const now = Math.floor(this.#now());
-      return client.eval(RELEASE_SCRIPT, 1, this.#key(key), token, String(now), String(PHYSICAL_TTL_MARGIN_MS));
+    await this.run('release', (client) => {
+      const now = Math.floor(this.now());
+      return client.eval(RELEASE_SCRIPT, 1, this.key(key), token, String(now), String(PHYSICAL_TTL_MARGIN_MS));
     });
   }
 
@@ -277,7 +280,7 @@ export class RedisDedupStore implements DedupStore {
    * down (a client you passed in stays yours).
    */
   async close(): Promise<void> {
-    const client = await this.#client.catch(() => undefined);
-    if (this.#own && client) await closeOwnClient(this.#own);
+    const client = await this.client.catch(() => undefined);
+    if (this.own && client) await closeOwnClient(this.own);
   }
 }

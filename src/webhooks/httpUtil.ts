@@ -79,7 +79,9 @@ export async function readRawBody(req: IncomingMessage, maxBytes = DEFAULT_MAX_B
   if (typeof pre === 'string') return Buffer.from(pre, 'utf8');
   if (pre !== undefined && pre !== null && (req.readableEnded || typeof pre === 'object')) {
     throw new BodyAlreadyParsedError(
-      'The request body was already parsed into an object by a body parser; mount the webhook handler before it, or use a raw body parser (e.g. express.raw({ type: "application/json" })), because the signature covers the exact bytes',
+      'The request body was already parsed into an object by a body parser; ' +
+        'mount the webhook handler before it, or use a raw body parser (e.g. express.raw({ type: "application/json" })), ' +
+          'because the signature covers the exact bytes',
     );
   }
   const body = await readBoundedBody(req, maxBytes);

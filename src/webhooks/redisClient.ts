@@ -74,7 +74,8 @@ export function resolveIoredis(from: string | URL): string {
   } catch (cause) {
     throw new MissingDependencyError(
       IOREDIS,
-      'RedisDedupStore({ url }) needs the optional peer dependency "ioredis", which cannot be found: install it (npm install ioredis) or pass your own client as { client }',
+      'RedisDedupStore({ url }) needs the optional peer dependency "ioredis", which cannot be found: ' +
+        'install it (npm install ioredis) or pass your own client as { client }',
       { field: 'url', cause },
     );
   }
@@ -163,7 +164,8 @@ export function rateLimitedLog(now: () => number, log: (line: string) => void): 
     skipped = 0;
     const reason = String(error.message).replace(/\s+/g, ' ');
     log(
-      `voicewire RedisDedupStore: Redis unavailable: ${reason}${more}; deliveries are answered 503 and reconnects go on; at most one line a minute (pass onError to see every error)`,
+      `voicewire RedisDedupStore: Redis unavailable: ${reason}${more}; ` +
+        `deliveries are answered 503 and reconnects go on; at most one line a minute (pass onError to see every error)`,
     );
   };
 }

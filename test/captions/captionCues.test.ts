@@ -57,7 +57,8 @@ describe('groupIntoCues with the source text', () => {
 
   it('a long sentence is cut at its clauses, each cue at most two lines', () => {
     const source =
-      'The fox runs away into the forest, where nobody can find it ever again; not even the hunters who search for it every single day of the year.';
+      'The fox runs away into the forest, where nobody can find it ever again; ' +
+        'not even the hunters who search for it every single day of the year.';
     const words = spoken(source);
     const cues = groupIntoCues(words, { sourceText: source });
     expect(text(cues)).toEqual([

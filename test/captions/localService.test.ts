@@ -19,7 +19,8 @@ const SENTENCES = [
   'The U.S.A. won 2-1!',
   'Did you know?',
   "Mr. O'Brien — the well-known chef — cooks e.g. 12 dishes a day, i.e. too many.",
-  'The quick brown fox jumps over the lazy dog, and then it runs away into the forest, where nobody can find it ever again; not even the hunters who search for it every single day.',
+  'The quick brown fox jumps over the lazy dog, and then it runs away into the forest, ' +
+    'where nobody can find it ever again; not even the hunters who search for it every single day.',
   'Pack my box with five dozen liquor jugs.',
 ];
 const SOURCE = SENTENCES.join(' ');

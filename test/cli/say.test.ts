@@ -112,7 +112,8 @@ describe('voicewire say → local service → engine → WAV', () => {
     const faulty = await startLocalService({ faults: 'cut-after=2' });
     try {
       const out = join(dir, 'cut.wav');
-      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
+      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. ' +
+        'And then some more words follow here.';
       const r = await runSay([long, '--format', 'pcm', '--latency', 'balanced', '--out', out, '--base-url', faulty.baseUrl, '--api-key', faulty.token]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('StreamInterruptedError');
@@ -151,7 +152,8 @@ describe('voicewire say → local service → engine → WAV', () => {
   });
 
   it('a long input shows progress on stderr while writing the WAV', async () => {
-    const long = 'This is a long input with many words in it, so that the audio lasts longer than a few seconds and progress is shown while it is written.';
+    const long = 'This is a long input with many words in it, so that the audio lasts longer than a few seconds ' +
+      'and progress is shown while it is written.';
     const r = await runSay([long, '--format', 'pcm', '--out', join(dir, 'long.wav'), '--base-url', service.baseUrl, '--api-key', service.token]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/progress (25|50|75)%/);

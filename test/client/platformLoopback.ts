@@ -31,7 +31,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export async function startLoopback(): Promise<Loopback> {
   const routes = new Map<string, Route>();
   const requests: Recorded[] = [];
-  const server: Server = createServer(async (req, res) => {
+  // A fault in a handler stays an unhandled rejection, so the test run reports it.
+  const server: Server = createServer((req, res) => void serve(req, res));
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -47,7 +49,7 @@ export async function startLoopback(): Promise<Loopback> {
     const handler = routes.get(`${rec.method} ${rec.path}`);
     if (!handler) return sendJson(res, 404, { status: 404, message: `no route ${rec.method} ${rec.path}`, reason: 'not_found' });
     await handler(rec, res);
-  });
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {

@@ -32,7 +32,10 @@ describe('Opus backend selection', () => {
     writeFileSync(
       block,
       `const M = require('module'); const load = M._load;
-M._load = function (req, ...rest) { if (req === '@discordjs/opus') throw new Error('Cannot find module @discordjs/opus'); return load.call(this, req, ...rest); };`,
+M._load = function (req, ...rest) {
+  if (req === '@discordjs/opus') throw new Error('Cannot find module @discordjs/opus');
+  return load.call(this, req, ...rest);
+};`,
     );
     const script = join(dir, 'fallback.mts');
     writeFileSync(

@@ -20,7 +20,8 @@ const OUTSIDE_FILES = ['ENGINE-CONTRACT.md', 'service-interface.md', 'service-fa
 /** A path-like token: a repo folder and a slash (optionally behind `./` or `../`), anything behind
  * `../`, or one of {@link OUTSIDE_FILES} named alone; with an optional `#anchor`. */
 const PATH_MENTION = new RegExp(
-  String.raw`(?<![\w@.\/-])((?:\.\.?\/)*(?:${TOP.join('|')})\/[\w.\/-]*|(?:\.\.\/)+[\w.\/-]*\w|(?:${OUTSIDE_FILES.map((f) => f.replace('.', '\\.')).join('|')}))(#[\w-]+)?`,
+  String.raw`(?<![\w@.\/-])((?:\.\.?\/)*(?:${TOP.join('|')})\/[\w.\/-]*` +
+    String.raw`|(?:\.\.\/)+[\w.\/-]*\w|(?:${OUTSIDE_FILES.map((f) => f.replace('.', '\\.')).join('|')}))(#[\w-]+)?`,
   'g',
 );
 /** Output folders (git-ignored): a path under them names what a command writes, not a file. */

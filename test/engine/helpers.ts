@@ -94,7 +94,7 @@ export function runPipeline(pipeline: SpeechPipeline, parts: Uint8Array[]): Prom
     pipeline.on('end', () => { result.order.push('end'); finish(); });
     pipeline.on('error', (e) => { result.error = e; result.order.push('error'); finish(); });
   });
-  (async () => {
+  void (async () => {
     for (const part of parts) {
       if (pipeline.destroyed) return;
       if (!pipeline.write(part)) await new Promise((r) => pipeline.once('drain', r).once('close', r));

@@ -23,7 +23,8 @@ function smallReads(bytes: Uint8Array, sizes: number[], max: number): Uint8Array
 }
 
 function event(audio: Buffer, seq = 0, content = 'hi'): string {
-  return `data: {"audio_base64":"${audio.toString('base64')}","content":"${content}","alignment":null,"chunk_seq":${seq},"chunk_audio_offset_sec":0}\n\n`;
+  return `data: {"audio_base64":"${audio.toString('base64')}","content":"${content}",` +
+    `"alignment":null,"chunk_seq":${seq},"chunk_audio_offset_sec":0}\n\n`;
 }
 
 function randomAudio(n: number, seed: number): Buffer {
@@ -145,8 +146,10 @@ describe('SpeechEventScanner staging audio from small reads (Base64Stage)', () =
 describe('SpeechEventScanner reusing the fields of an event whose bytes after the audio repeat', () => {
   const tails = [
     '","content":"hi","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}',
-    '","content":"hi","alignment":{"audio_duration":1,"segments":[{"text":"a","start":0,"end":0.5}]},"chunk_seq":0,"chunk_audio_offset_sec":0}',
-    '","content":"hi","alignment":{"audio_duration":1,"segments":[{"text":"a","start":0,"end":0.5}]},"chunk_seq":1,"chunk_audio_offset_sec":1.5}',
+    '","content":"hi","alignment":{"audio_duration":1,"segments":[{"text":"a","start":0,"end":0.5}]},' +
+      '"chunk_seq":0,"chunk_audio_offset_sec":0}',
+    '","content":"hi","alignment":{"audio_duration":1,"segments":[{"text":"a","start":0,"end":0.5}]},' +
+      '"chunk_seq":1,"chunk_audio_offset_sec":1.5}',
     '","content":"hi","alignment":{"audio_duration":2,"segments":[]},"chunk_seq":1,"chunk_audio_offset_sec":1.5}',
     '","chunk_seq":1,"chunk_audio_offset_sec":1.5,"alignment":{"audio_duration":2,"segments":[]}}',
     '","content":"hi","chunk_seq":-1,"chunk_audio_offset_sec":0}',

@@ -29,7 +29,7 @@ function scan(body: string | Buffer, opts: { ring?: number; mode?: 'fail' | 'ski
   const out: Buffer[] = [];
   c.scanner = new SpeechEventScanner({
     ring,
-    onInvalidEvent: opts.mode,
+    ...(opts.mode === undefined ? {} : { onInvalidEvent: opts.mode }),
     ...(opts.max === undefined ? {} : { maxEventBytes: opts.max }),
     onEvent: (m) => c.metas.push(m),
     onWarning: (w) => c.warnings.push(w),

@@ -52,7 +52,8 @@ async function withVirtualClock<T>(fn: (clock: { sleeps: number[] }, post: (h: R
 
 describe('fault header syntax', () => {
   it('parses every documented item', () => {
-    expect(parseFaults('cut-after=3, cut-inside=2, delay-first-byte=50, stall-after=2:100, segment-bytes=7, malformed=1, malformed-kind=base64, fail=429:2, retry-after=0'))
+    expect(parseFaults('cut-after=3, cut-inside=2, delay-first-byte=50, stall-after=2:100, ' +
+      'segment-bytes=7, malformed=1, malformed-kind=base64, fail=429:2, retry-after=0'))
       .toEqual({ cutAfter: 3, cutInside: 2, delayFirstByteMs: 50, stallAfter: { events: 2, ms: 100 }, segmentBytes: 7,
         malformedAt: 1, malformedKind: 'base64', fail: { status: 429, attempts: 2 }, retryAfterSec: 0 });
     expect(parseFaults('fail=503')).toEqual({ fail: { status: 503, attempts: 1 } });

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createWavFileSink } from '../../src/sinks/WavFileSink.js';
 import { SinkError, StreamInterruptedError } from '../../src/errors.js';
-import type { AudioFrame, PcmFrame } from '../../src/codec/types.js';
+import type { PcmFrame } from '../../src/codec/types.js';
 
 const RATE = 24000;
 function frame(i: number, n = 480): PcmFrame {

@@ -45,7 +45,8 @@ describe('Twilio messages in', () => {
   });
 
   it('media, mark, dtmf and stop keep their fields', () => {
-    expect(parseInboundMessage('{"event":"media","sequenceNumber":"3","media":{"track":"inbound","chunk":"2","timestamp":"40","payload":"//8="},"streamSid":"MZ1"}'))
+    expect(parseInboundMessage('{"event":"media","sequenceNumber":"3","media":{"track":"inbound","chunk":"2",' +
+      '"timestamp":"40","payload":"//8="},"streamSid":"MZ1"}'))
       .toEqual({ event: 'media', sequenceNumber: 3, track: 'inbound', chunk: 2, timestamp: 40, payload: '//8=' });
     expect(parseInboundMessage('{"event":"mark","sequenceNumber":"4","streamSid":"MZ1","mark":{"name":"vw:1:0"}}'))
       .toEqual({ event: 'mark', sequenceNumber: 4, name: 'vw:1:0' });

@@ -78,43 +78,43 @@ export interface OggPageReaderOptions {
 }
 
 export class OggPageReader {
-  readonly #onPacket: OggPageReaderOptions['onPacket'];
-  readonly #onPacketBytes: OggPageReaderOptions['onPacketBytes'];
+  private readonly onPacket: OggPageReaderOptions['onPacket'];
+  private readonly onPacketBytes: OggPageReaderOptions['onPacketBytes'];
   /** The reused `info` of {@link OggPageReaderOptions.onPacketBytes}. */
-  readonly #info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0, afterGap: false };
-  readonly #onPage: OggPageReaderOptions['onPage'];
-  readonly #onSequenceFault: OggPageReaderOptions['onSequenceFault'];
-  readonly #sequences = new OggSequenceCheck();
-  readonly #maxPacketBytes: number;
+  private readonly info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0, afterGap: false };
+  private readonly onPage: OggPageReaderOptions['onPage'];
+  private readonly onSequenceFault: OggPageReaderOptions['onSequenceFault'];
+  private readonly sequences = new OggSequenceCheck();
+  private readonly maxPacketBytes: number;
   /**
    * Bytes of a page that arrived split across pushes (only then are page bytes copied). Grown on
    * demand up to {@link OGG_MAX_PAGE_BYTES}, so a reader that never sees a split page stays small.
    */
-  #page = new Uint8Array(OGG_HEADER_BYTES + OGG_MAX_SEGMENTS);
-  #pageHave = 0;
+  private page = new Uint8Array(OGG_HEADER_BYTES + OGG_MAX_SEGMENTS);
+  private pageHave = 0;
   /** A packet spanning pages: its fragments, copied into one growing buffer. */
-  #partial = new Uint8Array(0);
-  #partialLength = 0;
-  #partialSerial = -1;
-  #hasPartial = false;
+  private partial = new Uint8Array(0);
+  private partialLength = 0;
+  private partialSerial = -1;
+  private hasPartial = false;
   /** Total bytes consumed so far: the offset of the next byte. */
-  #offset = 0;
-  #failed: CodecError | null = null;
+  private offsetValue = 0;
+  private failed: CodecError | null = null;
 
   constructor(options: OggPageReaderOptions) {
     if (options.onPacket === undefined && options.onPacketBytes === undefined) {
       throw new InvalidOptionError('onPacket', 'OggPageReader needs onPacket or onPacketBytes');
     }
-    this.#onPacket = options.onPacket;
-    this.#onPacketBytes = options.onPacketBytes;
-    this.#onPage = options.onPage;
-    this.#onSequenceFault = options.onSequenceFault;
-    this.#maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
+    this.onPacket = options.onPacket;
+    this.onPacketBytes = options.onPacketBytes;
+    this.onPage = options.onPage;
+    this.onSequenceFault = options.onSequenceFault;
+    this.maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
   }
 
   /** Offset in the stream of the next byte `push` will read. */
   get offset(): number {
-    return this.#offset;
+    return this.offsetValue;
   }
 
   /**
@@ -123,36 +123,36 @@ export class OggPageReader {
    * packet of the earlier pages was delivered.
    */
   push(bytes: Uint8Array, start = 0): void {
-    if (this.#failed) throw this.#failed;
+    if (this.failed) throw this.failed;
     let i = start;
     const end = bytes.length;
     while (i < end) {
-      if (this.#pageHave === 0) {
+      if (this.pageHave === 0) {
         // Fast path: a whole page inside this chunk is read in place, without copying.
         const pageLength = completePageLength(bytes, i, end);
         if (pageLength > 0) {
-          this.#readPage(bytes, i, pageLength, this.#offset);
-          this.#offset += pageLength;
+          this.readPage(bytes, i, pageLength, this.offsetValue);
+          this.offsetValue += pageLength;
           i += pageLength;
           continue;
         }
       }
-      i = this.#accumulate(bytes, i, end);
+      i = this.accumulate(bytes, i, end);
     }
   }
 
   /** End of input: a page cut short, or a packet left open across pages, is reported. */
   end(): CodecError | null {
-    if (this.#failed) return null;
-    if (this.#pageHave > 0) {
-      return new CodecError('AUDIO_TRUNCATED', `Ogg stream ends inside a page (${this.#pageHave} bytes of it)`, {
-        byteOffset: this.#offset - this.#pageHave,
+    if (this.failed) return null;
+    if (this.pageHave > 0) {
+      return new CodecError('AUDIO_TRUNCATED', `Ogg stream ends inside a page (${this.pageHave} bytes of it)`, {
+        byteOffset: this.offsetValue - this.pageHave,
         fatal: false,
       });
     }
-    if (this.#hasPartial) {
+    if (this.hasPartial) {
       return new CodecError('AUDIO_TRUNCATED', 'Ogg stream ends inside a packet that spans pages', {
-        byteOffset: this.#offset,
+        byteOffset: this.offsetValue,
         fatal: false,
       });
     }
@@ -160,62 +160,62 @@ export class OggPageReader {
   }
 
   reset(): void {
-    this.#pageHave = 0;
-    this.#partialLength = 0;
-    this.#hasPartial = false;
-    this.#partialSerial = -1;
-    this.#offset = 0;
-    this.#failed = null;
-    this.#sequences.reset();
+    this.pageHave = 0;
+    this.partialLength = 0;
+    this.hasPartial = false;
+    this.partialSerial = -1;
+    this.offsetValue = 0;
+    this.failed = null;
+    this.sequences.reset();
   }
 
   /** Copies bytes of a page that arrived split; reads it once it is whole. Returns the new index. */
-  #accumulate(bytes: Uint8Array, i: number, end: number): number {
-    const before = this.#pageHave;
-    const needed = this.#needed();
-    if (needed > this.#page.length) {
-      const grown = new Uint8Array(Math.min(OGG_MAX_PAGE_BYTES, Math.max(needed, this.#page.length * 2)));
-      grown.set(this.#page.subarray(0, before));
-      this.#page = grown;
+  private accumulate(bytes: Uint8Array, i: number, end: number): number {
+    const before = this.pageHave;
+    const needed = this.needed();
+    if (needed > this.page.length) {
+      const grown = new Uint8Array(Math.min(OGG_MAX_PAGE_BYTES, Math.max(needed, this.page.length * 2)));
+      grown.set(this.page.subarray(0, before));
+      this.page = grown;
     }
-    const page = this.#page;
+    const page = this.page;
     const take = Math.min(needed - before, end - i);
     page.set(bytes.subarray(i, i + take), before);
-    this.#pageHave += take;
-    this.#offset += take;
+    this.pageHave += take;
+    this.offsetValue += take;
     // Check the capture pattern as soon as its bytes are here, so garbage fails early.
-    for (let k = before; k < Math.min(this.#pageHave, OGGS_CAPTURE.length); k++) {
-      if (page[k] !== OGGS_CAPTURE[k]) this.#fail(badCapture(this.#offset - this.#pageHave));
+    for (let k = before; k < Math.min(this.pageHave, OGGS_CAPTURE.length); k++) {
+      if (page[k] !== OGGS_CAPTURE[k]) this.fail(badCapture(this.offsetValue - this.pageHave));
     }
-    const length = this.#pageHave;
-    if (length >= OGG_HEADER_BYTES && length === this.#needed()) {
-      this.#pageHave = 0;
-      this.#readPage(page, 0, length, this.#offset - length);
+    const length = this.pageHave;
+    if (length >= OGG_HEADER_BYTES && length === this.needed()) {
+      this.pageHave = 0;
+      this.readPage(page, 0, length, this.offsetValue - length);
     }
     return i + take;
   }
 
   /** Bytes the split page needs before the next step: header, lacing table, then whole page. */
-  #needed(): number {
-    if (this.#pageHave < OGG_HEADER_BYTES) return OGG_HEADER_BYTES;
-    const withLacing = OGG_HEADER_BYTES + this.#page[OGG_OFFSET_SEGMENTS]!;
-    if (this.#pageHave < withLacing) return withLacing;
-    return pageLengthFromHeader(this.#page, 0);
+  private needed(): number {
+    if (this.pageHave < OGG_HEADER_BYTES) return OGG_HEADER_BYTES;
+    const withLacing = OGG_HEADER_BYTES + this.page[OGG_OFFSET_SEGMENTS]!;
+    if (this.pageHave < withLacing) return withLacing;
+    return pageLengthFromHeader(this.page, 0);
   }
 
-  #readPage(b: Uint8Array, p: number, length: number, pageOffset: number): void {
+  private readPage(b: Uint8Array, p: number, length: number, pageOffset: number): void {
     for (let k = 0; k < OGGS_CAPTURE.length; k++) {
-      if (b[p + k] !== OGGS_CAPTURE[k]) this.#fail(badCapture(pageOffset));
+      if (b[p + k] !== OGGS_CAPTURE[k]) this.fail(badCapture(pageOffset));
     }
     if (b[p + OGG_OFFSET_VERSION] !== OGG_VERSION) {
-      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OGG_OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
+      this.fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OGG_OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
     }
     let crc = oggCrcUpdate(0, b, p, p + OGG_OFFSET_CRC);
     crc = oggCrcUpdate(crc, ZERO_CRC);
     crc = oggCrcUpdate(crc, b, p + OGG_OFFSET_CRC + OGG_CRC_BYTES, p + length);
     const stored = readU32(b, p + OGG_OFFSET_CRC);
     if (crc !== stored) {
-      this.#fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OGG_OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
+      this.fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OGG_OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
     }
     const flags = b[p + OGG_OFFSET_FLAGS]!;
     const serial = readU32(b, p + OGG_OFFSET_SERIAL);
@@ -223,16 +223,16 @@ export class OggPageReader {
     const granule = readGranule(b, p + OGG_OFFSET_GRANULE);
     const segments = b[p + OGG_OFFSET_SEGMENTS]!;
     const lacing = p + OGG_HEADER_BYTES;
-    const verdict = this.#sequences.check(serial, sequence, (flags & OGG_FLAG_BOS) !== 0, (flags & OGG_FLAG_EOS) !== 0);
+    const verdict = this.sequences.check(serial, sequence, (flags & OGG_FLAG_BOS) !== 0, (flags & OGG_FLAG_EOS) !== 0);
     if (verdict !== 'ok') {
-      const onFault = this.#onSequenceFault;
-      if (onFault === undefined) this.#fail(this.#sequences.fault(verdict, serial, sequence, pageOffset, true));
-      onFault(this.#sequences.fault(verdict, serial, sequence, pageOffset, false));
+      const onFault = this.onSequenceFault;
+      if (onFault === undefined) this.fail(this.sequences.fault(verdict, serial, sequence, pageOffset, true));
+      onFault(this.sequences.fault(verdict, serial, sequence, pageOffset, false));
       if (verdict === 'repeat') return; // its packets were delivered (or lost) already
       // A gap: the packet left open before it does not go on in this page.
-      if (this.#partialSerial === serial) {
-        this.#hasPartial = false;
-        this.#partialLength = 0;
+      if (this.partialSerial === serial) {
+        this.hasPartial = false;
+        this.partialLength = 0;
       }
     }
 
@@ -245,10 +245,10 @@ export class OggPageReader {
     let first = true;
     const continued = (flags & OGG_FLAG_CONTINUED) !== 0;
     // A continued page without the earlier fragment (we joined mid-packet): drop that fragment.
-    let dropping = continued && !(this.#hasPartial && this.#partialSerial === serial);
-    if (!continued || this.#partialSerial !== serial) {
-      this.#hasPartial = false;
-      this.#partialLength = 0;
+    let dropping = continued && !(this.hasPartial && this.partialSerial === serial);
+    if (!continued || this.partialSerial !== serial) {
+      this.hasPartial = false;
+      this.partialLength = 0;
     }
     for (let s = 0; s < segments; s++) {
       const lace = b[lacing + s]!;
@@ -264,18 +264,18 @@ export class OggPageReader {
         let bytes = b;
         let from = packetStart;
         let to = bodyPos;
-        if (this.#hasPartial) {
-          this.#appendPartial(b, packetStart, bodyPos, pageOffset);
-          bytes = this.#partial;
+        if (this.hasPartial) {
+          this.appendPartial(b, packetStart, bodyPos, pageOffset);
+          bytes = this.partial;
           from = 0;
-          to = this.#partialLength;
-          this.#hasPartial = false;
-          this.#partialLength = 0;
+          to = this.partialLength;
+          this.hasPartial = false;
+          this.partialLength = 0;
         }
         first = false;
-        const afterGap = this.#sequences.takeGap(serial);
-        if (this.#onPacketBytes !== undefined) {
-          const info = this.#info;
+        const afterGap = this.sequences.takeGap(serial);
+        if (this.onPacketBytes !== undefined) {
+          const info = this.info;
           info.serial = serial;
           info.bos = bos;
           info.eos = eos;
@@ -284,41 +284,41 @@ export class OggPageReader {
           info.pageSequence = sequence;
           info.pageOffset = pageOffset;
           info.afterGap = afterGap;
-          this.#onPacketBytes(bytes, from, to, info);
+          this.onPacketBytes(bytes, from, to, info);
         }
-        this.#onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule, lastOnPage: last, pageSequence: sequence, pageOffset, afterGap });
+        this.onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule, lastOnPage: last, pageSequence: sequence, pageOffset, afterGap });
       }
       packetStart = bodyPos;
     }
     if (packetStart < bodyPos) {
       // The last lacing value was 255: this packet goes on in the next page.
       if (!dropping) {
-        this.#appendPartial(b, packetStart, bodyPos, pageOffset);
-        this.#hasPartial = true;
-        this.#partialSerial = serial;
+        this.appendPartial(b, packetStart, bodyPos, pageOffset);
+        this.hasPartial = true;
+        this.partialSerial = serial;
       }
     }
-    this.#onPage?.({ serial, granule, pageOffset, pageBytes: length });
+    this.onPage?.({ serial, granule, pageOffset, pageBytes: length });
   }
 
-  #appendPartial(b: Uint8Array, from: number, to: number, pageOffset: number): void {
+  private appendPartial(b: Uint8Array, from: number, to: number, pageOffset: number): void {
     const add = to - from;
-    const need = this.#partialLength + add;
-    if (need > this.#maxPacketBytes) {
-      this.#fail(new CodecError('OGG_BAD_PAGE', `Ogg packet over ${this.#maxPacketBytes} bytes at page byte ${pageOffset}`, { byteOffset: pageOffset }));
+    const need = this.partialLength + add;
+    if (need > this.maxPacketBytes) {
+      this.fail(new CodecError('OGG_BAD_PAGE', `Ogg packet over ${this.maxPacketBytes} bytes at page byte ${pageOffset}`, { byteOffset: pageOffset }));
     }
-    if (need > this.#partial.length) {
+    if (need > this.partial.length) {
       // Doubling keeps appends amortised O(1) (no per-page concat of the whole packet).
-      const grown = new Uint8Array(Math.min(this.#maxPacketBytes, Math.max(need, this.#partial.length * 2, 4096)));
-      grown.set(this.#partial.subarray(0, this.#partialLength));
-      this.#partial = grown;
+      const grown = new Uint8Array(Math.min(this.maxPacketBytes, Math.max(need, this.partial.length * 2, 4096)));
+      grown.set(this.partial.subarray(0, this.partialLength));
+      this.partial = grown;
     }
-    this.#partial.set(b.subarray(from, to), this.#partialLength);
-    this.#partialLength = need;
+    this.partial.set(b.subarray(from, to), this.partialLength);
+    this.partialLength = need;
   }
 
-  #fail(error: CodecError): never {
-    this.#failed = error;
+  private fail(error: CodecError): never {
+    this.failed = error;
     throw error;
   }
 }

@@ -34,52 +34,52 @@ interface StreamSequence {
 }
 
 export class OggSequenceCheck {
-  readonly #streams = new Map<number, StreamSequence>();
+  private readonly streams = new Map<number, StreamSequence>();
   /** The expected number of the last `check` that did not return `ok`. */
-  #expected = 0;
+  private expected = 0;
   /** Streams with `afterGap` set: while 0, {@link takeGap} is not even a map lookup. */
-  #gapsPending = 0;
+  private gapsPending = 0;
 
   /**
    * Classifies the page and moves the stream on: after a `gap` the next page expected is the
    * one after this page; a `repeat` changes nothing (the page is not to be used).
    */
   check(serial: number, sequence: number, bos: boolean, eos: boolean): OggSequenceVerdict {
-    let stream = this.#streams.get(serial);
+    let stream = this.streams.get(serial);
     if (stream === undefined) {
-      if (this.#streams.size >= MAX_TRACKED_STREAMS) this.#forgetOldest();
+      if (this.streams.size >= MAX_TRACKED_STREAMS) this.forgetOldest();
       stream = { next: 0, ended: false, afterGap: false };
-      this.#streams.set(serial, stream);
+      this.streams.set(serial, stream);
     } else {
       const ahead = (sequence - stream.next) >>> 0;
       // A BOS page after the stream's EOS, or one that does not go back, begins a new link.
       const newLink = bos && (stream.ended || ahead < TWO_POW_31);
-      if (newLink) this.#clearGap(stream);
+      if (newLink) this.clearGap(stream);
       else if (ahead !== 0) {
-        this.#expected = stream.next;
+        this.expected = stream.next;
         if (ahead >= TWO_POW_31) return 'repeat';
-        this.#advance(stream, sequence, eos);
-        if (!stream.afterGap) this.#gapsPending++;
+        this.advance(stream, sequence, eos);
+        if (!stream.afterGap) this.gapsPending++;
         stream.afterGap = true;
         return 'gap';
       }
     }
-    this.#advance(stream, sequence, eos);
+    this.advance(stream, sequence, eos);
     return 'ok';
   }
 
   /** True once for the first packet delivered of `serial` after a gap in it. */
   takeGap(serial: number): boolean {
-    if (this.#gapsPending === 0) return false;
-    const stream = this.#streams.get(serial);
+    if (this.gapsPending === 0) return false;
+    const stream = this.streams.get(serial);
     if (stream === undefined || !stream.afterGap) return false;
-    this.#clearGap(stream);
+    this.clearGap(stream);
     return true;
   }
 
   /** The typed fault for the page `check` just classified as `gap` or `repeat`. */
   fault(verdict: 'gap' | 'repeat', serial: number, sequence: number, pageOffset: number, fatal: boolean): OggSequenceError {
-    const expected = this.#expected;
+    const expected = this.expected;
     const missingPages = verdict === 'gap' ? (sequence - expected) >>> 0 : 0;
     const what =
       verdict === 'gap'
@@ -92,25 +92,25 @@ export class OggSequenceCheck {
     );
   }
 
-  #advance(stream: StreamSequence, sequence: number, eos: boolean): void {
+  private advance(stream: StreamSequence, sequence: number, eos: boolean): void {
     stream.next = (sequence + 1) >>> 0;
     stream.ended = eos;
   }
 
-  #clearGap(stream: StreamSequence): void {
+  private clearGap(stream: StreamSequence): void {
     if (!stream.afterGap) return;
     stream.afterGap = false;
-    this.#gapsPending--;
+    this.gapsPending--;
   }
 
-  #forgetOldest(): void {
-    const [serial, stream] = this.#streams.entries().next().value as [number, StreamSequence];
-    this.#clearGap(stream);
-    this.#streams.delete(serial);
+  private forgetOldest(): void {
+    const [serial, stream] = this.streams.entries().next().value as [number, StreamSequence];
+    this.clearGap(stream);
+    this.streams.delete(serial);
   }
 
   reset(): void {
-    this.#streams.clear();
-    this.#gapsPending = 0;
+    this.streams.clear();
+    this.gapsPending = 0;
   }
 }

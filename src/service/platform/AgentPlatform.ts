@@ -58,9 +58,9 @@ const optionalString = (body: JsonObject, field: string): string | undefined => 
 export class AgentPlatform {
   readonly options: ResolvedPlatformOptions;
   readonly deliverer: WebhookDeliverer;
-  readonly #agents = new Map<string, AgentRecord>();
-  readonly #sessions = new Map<string, SessionRecord>();
-  #seq = 0;
+  private readonly agents = new Map<string, AgentRecord>();
+  private readonly sessions = new Map<string, SessionRecord>();
+  private seq = 0;
 
   constructor(options: PlatformOptions = {}) {
     this.options = resolveOptions(options);
@@ -127,12 +127,12 @@ export class AgentPlatform {
       versions: [],
       extra: extra as JsonObject,
     };
-    this.#agents.set(agent.agentId, agent);
+    this.agents.set(agent.agentId, agent);
     return this.agentDocument(agent);
   }
 
   agent(workspaceId: string, agentId: string): AgentRecord {
-    const a = this.#agents.get(agentId);
+    const a = this.agents.get(agentId);
     if (!a || a.workspaceId !== workspaceId) throw notFound('agent', agentId);
     return a;
   }
@@ -174,7 +174,7 @@ export class AgentPlatform {
   }): SessionRecord {
     const latest = a.versions.at(-1) ?? null;
     const s: SessionRecord = {
-      seq: ++this.#seq,
+      seq: ++this.seq,
       sessionId: this.options.newId('sess'),
       agentId: a.agentId,
       workspaceId: a.workspaceId,
@@ -198,7 +198,7 @@ export class AgentPlatform {
       analysis: null,
       analysisFailure: null,
     };
-    this.#sessions.set(s.sessionId, s);
+    this.sessions.set(s.sessionId, s);
     return s;
   }
 
@@ -233,7 +233,7 @@ export class AgentPlatform {
   }
 
   session(workspaceId: string, sessionId: string): SessionRecord {
-    const s = this.#sessions.get(sessionId);
+    const s = this.sessions.get(sessionId);
     if (!s || s.workspaceId !== workspaceId) throw notFound('session', sessionId);
     return s;
   }
@@ -256,7 +256,7 @@ export class AgentPlatform {
       if (!m) throw badRequest('invalid_cursor', 'cursor is not one this service gave');
       before = Number(m[1]);
     }
-    const matches = [...this.#sessions.values()]
+    const matches = [...this.sessions.values()]
       .filter((s) => s.workspaceId === workspaceId && s.seq < before && (status === null || s.status === status) && (agentId === null || s.agentId === agentId))
       .sort((x, y) => y.seq - x.seq);
     const page = matches.slice(0, limit);

@@ -43,8 +43,14 @@ export function analysisEnabled(config: JsonObject): boolean {
     || (Array.isArray(criteria) && criteria.length > 0);
 }
 
+/** A JSON value as text: strings as they are, absent as '', anything else as JSON (never '[object Object]'). */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
 function dataField(field: JsonObject, said: string[]): JsonObject {
-  const name = String(field['name'] ?? '');
+  const name = text(field['name']);
   const type = typeof field['type'] === 'string' ? field['type'] : 'text';
   const all = said.join('\n');
   const words = keywords(name);
@@ -59,8 +65,9 @@ function dataField(field: JsonObject, said: string[]): JsonObject {
     rationale = m ? 'first number the caller said' : 'the caller said no number';
   } else if (Array.isArray(field['enum_options']) && field['enum_options'].length > 0) {
     const options = field['enum_options'].filter((o): o is string => typeof o === 'string');
-    value = options.find((o) => says(all, o)) ?? null;
-    rationale = value === null ? 'the caller named no option' : `the caller said "${String(value)}"`;
+    const option = options.find((o) => says(all, o)) ?? null;
+    value = option;
+    rationale = option === null ? 'the caller named no option' : `the caller said "${option}"`;
   } else {
     const sentences = said.flatMap((t) => t.split(/(?<=[.!?])\s+/));
     value = sentences.find((s) => words.some((w) => says(s, w))) ?? null;
@@ -70,7 +77,7 @@ function dataField(field: JsonObject, said: string[]): JsonObject {
 }
 
 function criterion(c: JsonObject, said: string[]): JsonObject {
-  const name = String(c['name'] ?? '');
+  const name = text(c['name']);
   const words = keywords(name);
   const all = said.join('\n');
   const hits = words.filter((w) => says(all, w));
@@ -82,7 +89,7 @@ function criterion(c: JsonObject, said: string[]): JsonObject {
  * Runs the analysis of a finished call. `failure` (a cause) makes the run end in `error`.
  */
 export function analyzeCall(config: JsonObject, items: readonly SessionItem[], finishedAt: string, failure: string | null): AnalysisResult {
-  const said = items.filter((i) => i.type === 'message' && i['role'] === 'user').map((i) => String(i['content'] ?? ''));
+  const said = items.filter((i) => i.type === 'message' && i['role'] === 'user').map((i) => text(i['content']));
   const empty = (status: AnalysisResult['status'], error: string | null): AnalysisResult =>
     ({ status, finished_at: finishedAt, error, summary: null, data: [], criteria_results: [] });
   if (!analysisEnabled(config) || said.length === 0) return empty('skipped', null);

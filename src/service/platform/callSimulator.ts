@@ -47,7 +47,7 @@ class Conversation {
   t: number;
   turnId = 0;
   hungUpByAgent = false;
-  readonly #history: string[];
+  private readonly history: string[];
 
   constructor(
     readonly platform: AgentPlatform,
@@ -60,15 +60,15 @@ class Conversation {
     readonly signal: AbortSignal | undefined,
   ) {
     this.t = startMs;
-    this.#history = [systemPrompt];
+    this.history = [systemPrompt];
   }
 
-  #id(prefix: string): string {
+  private id(prefix: string): string {
     return this.platform.options.newId(prefix);
   }
 
-  #push(item: JsonObject & { type: SessionItem['type'] }): void {
-    this.s.items.push({ id: this.#id('item'), turn_id: this.turnId, created_at: new Date(this.t).toISOString(), ...item } as SessionItem);
+  private push(item: JsonObject & { type: SessionItem['type'] }): void {
+    this.s.items.push({ id: this.id('item'), turn_id: this.turnId, created_at: new Date(this.t).toISOString(), ...item } as SessionItem);
   }
 
   async say(text: string, generationId: string): Promise<void> {
@@ -82,20 +82,20 @@ class Conversation {
       ? await this.speak(text, voice, this.signal !== undefined ? { signal: this.signal } : undefined)
       : estimateSpeech(text);
     this.signal?.throwIfAborted();
-    const { usage, micros } = speechUsage(spoken, generationId, this.turnId, this.platform.options.rates, this.#id('tts'));
+    const { usage, micros } = speechUsage(spoken, generationId, this.turnId, this.platform.options.rates, this.id('tts'));
     this.s.costMicros.tts += micros;
     this.s.tts.characters += spoken.characters;
     this.s.tts.audioSeconds = Math.round((this.s.tts.audioSeconds + spoken.audioSeconds) * 1000) / 1000;
-    this.#push({ type: 'message', role: 'assistant', content: text, runtime_message_id: this.#id('rtm'), message_generation_id: generationId, llm_usage: null, tts_usage: usage });
-    this.#history.push(text);
+    this.push({ type: 'message', role: 'assistant', content: text, runtime_message_id: this.id('rtm'), message_generation_id: generationId, llm_usage: null, tts_usage: usage });
+    this.history.push(text);
     this.t += Math.round(spoken.audioSeconds * 1000);
   }
 
   async opening(firstMessage: string | undefined, firstMessagePrompt: string | undefined): Promise<void> {
-    const generationId = this.#id('gen');
+    const generationId = this.id('gen');
     if (firstMessage === undefined && firstMessagePrompt !== undefined) {
-      const input = estimateTokens(this.#history.join('\n')) + estimateTokens(firstMessagePrompt);
-      const { usage, micros } = llmUsage(this.#llmModel(), generationId, 0, input, estimateTokens(GENERATED_OPENING), this.platform.options.rates, this.#id('llm'));
+      const input = estimateTokens(this.history.join('\n')) + estimateTokens(firstMessagePrompt);
+      const { usage, micros } = llmUsage(this.llmModel(), generationId, 0, input, estimateTokens(GENERATED_OPENING), this.platform.options.rates, this.id('llm'));
       this.s.unattributedUsage.push(usage);
       this.s.costMicros.llm += micros;
       firstMessage = GENERATED_OPENING;
@@ -103,34 +103,34 @@ class Conversation {
     if (firstMessage !== undefined && firstMessage !== '') await this.say(firstMessage, generationId);
   }
 
-  #llmModel(): string {
+  private llmModel(): string {
     const llm = this.config['llm'];
     const model = isObject(llm) && isObject(llm['custom']) ? llm['custom']['model'] : undefined;
     return typeof model === 'string' ? model : SIMULATED_LLM_MODEL;
   }
 
   async run(turns: SimulatedTurn[]): Promise<void> {
-    let generationId = this.#id('gen');
+    let generationId = this.id('gen');
     for (let i = 0; i < turns.length && !this.hungUpByAgent; i++) {
       this.signal?.throwIfAborted();
       const turn = turns[i]!;
       if (turn.kind === 'user') {
         this.turnId++;
-        generationId = this.#id('gen');
-        this.#history.push(turn.text);
+        generationId = this.id('gen');
+        this.history.push(turn.text);
         const reply = replyText(turns, i + 1);
-        const { usage, micros } = llmUsage(this.#llmModel(), generationId, this.turnId,
-          estimateTokens(this.#history.join('\n')), estimateTokens(reply), this.platform.options.rates, this.#id('llm'));
+        const { usage, micros } = llmUsage(this.llmModel(), generationId, this.turnId,
+          estimateTokens(this.history.join('\n')), estimateTokens(reply), this.platform.options.rates, this.id('llm'));
         this.s.costMicros.llm += micros;
-        this.#push({ type: 'message', role: 'user', content: turn.text, runtime_message_id: this.#id('rtm'), message_generation_id: generationId, llm_usage: usage });
+        this.push({ type: 'message', role: 'user', content: turn.text, runtime_message_id: this.id('rtm'), message_generation_id: generationId, llm_usage: usage });
         this.t += Math.round((wordCount(turn.text) / CALLER_WORDS_PER_SECOND) * 1000);
       } else if (turn.kind === 'agent') {
         await this.say(turn.text, generationId);
       } else {
-        const toolCallId = this.#id('call');
-        this.#push({ type: 'tool_call', tool_call_id: toolCallId, name: turn.name, arguments: turn.arguments, message_generation_id: generationId });
-        this.#push({ type: 'tool_result', tool_call_id: toolCallId, name: turn.name, result: turn.result, is_error: turn.isError });
-        this.#history.push(JSON.stringify(turn.result));
+        const toolCallId = this.id('call');
+        this.push({ type: 'tool_call', tool_call_id: toolCallId, name: turn.name, arguments: turn.arguments, message_generation_id: generationId });
+        this.push({ type: 'tool_result', tool_call_id: toolCallId, name: turn.name, result: turn.result, is_error: turn.isError });
+        this.history.push(JSON.stringify(turn.result));
         if (turn.name === HANG_UP_TOOL && !turn.isError) this.hungUpByAgent = true;
       }
     }

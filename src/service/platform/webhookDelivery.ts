@@ -41,12 +41,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class WebhookDeliverer {
   /** Tail of the delivery chain of each (session, endpoint): the next event waits for it. */
-  readonly #chains = new Map<string, Promise<void>>();
-  readonly #reports = new Map<string, DeliveryReport[]>();
-  readonly #options: ResolvedPlatformOptions;
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly reportsValue = new Map<string, DeliveryReport[]>();
+  private readonly options: ResolvedPlatformOptions;
 
   constructor(options: ResolvedPlatformOptions) {
-    this.#options = options;
+    this.options = options;
   }
 
   /**
@@ -58,30 +58,30 @@ export class WebhookDeliverer {
     const body = Buffer.from(JSON.stringify(payload), 'utf8');
     for (const endpoint of endpoints) {
       const report: DeliveryReport = { sessionId, url: endpoint.url, event, state: 'pending', attempts: [] };
-      this.#record(sessionId, report);
+      this.record(sessionId, report);
       const key = `${sessionId}\u0000${endpoint.url}`;
-      const previous = this.#chains.get(key) ?? Promise.resolve();
-      const next = previous.then(() => this.#attemptAll(endpoint, body, report)).catch(() => {
-        // #attemptAll does not throw; should it ever, the delivery fails and the chain goes on.
+      const previous = this.chains.get(key) ?? Promise.resolve();
+      const next = previous.then(() => this.attemptAll(endpoint, body, report)).catch(() => {
+        // attemptAll does not throw; should it ever, the delivery fails and the chain goes on.
         report.state = 'failed';
       });
-      this.#chains.set(key, next);
+      this.chains.set(key, next);
       void next.then(() => {
-        if (this.#chains.get(key) === next) this.#chains.delete(key);
+        if (this.chains.get(key) === next) this.chains.delete(key);
       });
     }
   }
 
   /** The deliveries of one session so far, in queue order. */
   reports(sessionId: string): DeliveryReport[] {
-    return this.#reports.get(sessionId) ?? [];
+    return this.reportsValue.get(sessionId) ?? [];
   }
 
   /** Resolves once every queued delivery of one session has settled. */
   async settledFor(sessionId: string): Promise<void> {
     const prefix = `${sessionId}\u0000`;
     for (;;) {
-      const pending = [...this.#chains].filter(([key]) => key.startsWith(prefix)).map(([, p]) => p);
+      const pending = [...this.chains].filter(([key]) => key.startsWith(prefix)).map(([, p]) => p);
       if (pending.length === 0) return;
       await Promise.all(pending);
     }
@@ -89,18 +89,18 @@ export class WebhookDeliverer {
 
   /** Resolves once every queued delivery has settled (delivered or out of attempts). */
   async settled(): Promise<void> {
-    while (this.#chains.size > 0) await Promise.all([...this.#chains.values()]);
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
   }
 
-  #record(sessionId: string, report: DeliveryReport): void {
-    let list = this.#reports.get(sessionId);
-    if (!list) this.#reports.set(sessionId, (list = []));
+  private record(sessionId: string, report: DeliveryReport): void {
+    let list = this.reportsValue.get(sessionId);
+    if (!list) this.reportsValue.set(sessionId, (list = []));
     list.push(report);
     if (list.length > MAX_REPORTS_PER_SESSION) list.shift();
   }
 
-  async #attemptAll(endpoint: WebhookEndpoint, body: Buffer, report: DeliveryReport): Promise<void> {
-    const { attempts, backoffMs, timeoutMs, signatureHeader, now, onLog } = this.#options;
+  private async attemptAll(endpoint: WebhookEndpoint, body: Buffer, report: DeliveryReport): Promise<void> {
+    const { attempts, backoffMs, timeoutMs, signatureHeader, now, onLog } = this.options;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await sleep(backoffMs[Math.min(attempt - 2, backoffMs.length - 1)] ?? 0);
       const signedAt = Math.floor(now() / 1000);

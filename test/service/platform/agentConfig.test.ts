@@ -54,6 +54,13 @@ describe('analysis rules', () => {
     expect(r.data[0]).toMatchObject({ name: 'reason_for_call', value: 'The reason is my bill!' });
   });
 
+  it('a message or name that is not a string is read as its JSON text, never as "[object Object]"', () => {
+    const item = { type: 'message', id: 'i', turn_id: 1, role: 'user', content: { text: 'my bill' } } as unknown as SessionItem;
+    const r = analyzeCall({ analysis: { criteria: [{ name: { en: 'bill' } }], data_fields: [{ name: 'bill', type: 'text' }] } }, [item], 't', null);
+    expect(r.data[0]).toMatchObject({ name: 'bill', value: '{"text":"my bill"}' });
+    expect(r.criteria_results[0]).toMatchObject({ name: '{"en":"bill"}' });
+  });
+
   it('the agent speaking alone is skipped; a failure cause is an error', () => {
     expect(analyzeCall(cfg, [msg('assistant', 'hi')], 't', null).status).toBe('skipped');
     expect(analyzeCall(cfg, [msg('user', 'hi')], 't', 'boom')).toEqual({ status: 'error', finished_at: 't', error: 'boom', summary: null, data: [], criteria_results: [] });
