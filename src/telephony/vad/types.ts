@@ -1,0 +1,98 @@
+/**
+ * Options, events and default constants of the caller-audio voice activity detector. Times are
+ * sample indices at the input rate (8 kHz for μ-law), counted from the first sample pushed after
+ * creation or `reset()`.
+ */
+
+/** `'silero'`: the Silero VAD v5 network (onnxruntime-node); `'webrtc'`: the WebRTC VAD (wasm);
+ * `'gated'`: WebRTC wakes Silero only around candidate speech. */
+export type VadBackend = 'silero' | 'webrtc' | 'gated';
+
+export type VadEvent =
+  | {
+      type: 'speechStart';
+      /** First sample of the first window of the speech run. */
+      sample: number;
+      /** The sample at which the detector decided (end of the confirming window). */
+      detectedAt: number;
+    }
+  | {
+      type: 'speechEnd';
+      /** First sample of the silence that ended the run (or the end of input at flush). */
+      sample: number;
+      detectedAt: number;
+    }
+  | {
+      type: 'probability';
+      /** First sample of the window. */
+      sample: number;
+      /** Length of the window in input samples. */
+      samples: number;
+      probability: number;
+    };
+
+export interface HysteresisOptions {
+  /** A window at or above this probability counts as speech while silent. */
+  startThreshold?: number | undefined;
+  /** While speaking, a window below this probability counts as silence. */
+  stopThreshold?: number | undefined;
+  /** Speech must last this long before `speechStart` is reported (drops clicks and blips). */
+  minSpeechMs?: number | undefined;
+  /** Silence must last this long before `speechEnd` is reported (bridges pauses between words). */
+  minSilenceMs?: number | undefined;
+}
+
+export interface VadOptions extends HysteresisOptions {
+  /** @defaultValue {@link DEFAULT_VAD_BACKEND} */
+  backend?: VadBackend | undefined;
+  /** Rate of Int16Array input: 8000 or 16000. μ-law bytes are always 8 kHz. @defaultValue 8000 */
+  sampleRate?: 8000 | 16000 | undefined;
+  /** Also report each window's speech probability. */
+  probabilities?: boolean | undefined;
+  /** WebRTC aggressiveness 0..3 (higher rejects more noise). @defaultValue {@link DEFAULT_WEBRTC_MODE} */
+  webrtcMode?: 0 | 1 | 2 | 3 | undefined;
+  /** One-line notices (e.g. the fallback from Silero to WebRTC). @defaultValue console.warn */
+  onNotice?: ((message: string) => void) | undefined;
+  /**
+   * @internal Replaces the loader of onnxruntime-node (tests force a load failure with it).
+   * Returns the package's main module and its synchronous session binding.
+   */
+  loadOnnxRuntime?: (() => Promise<OnnxRuntimeModules>) | undefined;
+}
+
+/** The two pieces of onnxruntime-node the Silero backend uses (see native-notes/vad.md). */
+export interface OnnxRuntimeModules {
+  ort: { Tensor: new (type: string, data: unknown, dims: readonly number[]) => OrtTensor };
+  binding: {
+    initOrt(): void;
+    binding: { InferenceSession: new () => OrtBindingSession };
+  };
+}
+
+export interface OrtTensor {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+
+export interface OrtBindingSession {
+  loadModel(path: string, options: Record<string, unknown>): void;
+  run(feeds: Record<string, OrtTensor>, fetches: Record<string, null>, options: Record<string, unknown>): Record<string, OrtTensor>;
+  dispose(): void;
+}
+
+export const DEFAULT_VAD_BACKEND: VadBackend = 'silero';
+export const DEFAULT_VAD_SAMPLE_RATE = 8000;
+/** Silero's speech threshold (its authors' default). */
+export const DEFAULT_SILERO_START_THRESHOLD = 0.5;
+/** Silero's stop threshold: start − 0.15, as its authors' reference iterator does. */
+export const DEFAULT_SILERO_STOP_THRESHOLD = 0.35;
+/** WebRTC answers 0 or 1 per frame, so one threshold serves both edges. */
+export const DEFAULT_WEBRTC_THRESHOLD = 0.5;
+/** Two Silero windows (32 ms each); see native-notes/vad.md for the sweep. */
+export const DEFAULT_MIN_SPEECH_MS = 64;
+/** Pauses between words are shorter than this; turn ends are longer. */
+export const DEFAULT_MIN_SILENCE_MS = 320;
+/** WebRTC alone needs a longer run to ignore clicks and tones (10 ms frames). */
+export const DEFAULT_WEBRTC_MIN_SPEECH_MS = 120;
+/** The most aggressive WebRTC mode: the telephone band is noisy. */
+export const DEFAULT_WEBRTC_MODE = 3;
