@@ -7,11 +7,13 @@
  */
 import { InvalidOptionError } from '../../errors.js';
 import { mulawDecode } from '../../dsp/mulaw.js';
+import { S16_SCALE } from '../../internal/s16.js';
 import { Hysteresis, type HysteresisConfig } from './hysteresis.js';
 import { GatedScorer, SileroScorer, WebrtcScorer, type Scorer } from './scorers.js';
 import { SileroVad, loadSilero } from './silero.js';
 import { WebrtcVad } from './webrtc.js';
 import {
+  DEFAULT_MIN_LEVEL_DBFS,
   DEFAULT_MIN_SILENCE_MS,
   DEFAULT_MIN_SPEECH_MS,
   DEFAULT_SILERO_START_THRESHOLD,
@@ -26,8 +28,6 @@ import {
   type VadOptions,
 } from './types.js';
 
-/** The gate only has to find candidate speech, so it runs WebRTC's least aggressive mode. */
-export const DEFAULT_GATE_WEBRTC_MODE = 1;
 /** μ-law bytes are decoded through a fixed buffer this long (bounded memory for any push). */
 const DECODE_CHUNK = 4096;
 const MULAW_RATE = 8000;
@@ -63,9 +63,15 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
   if (mode !== undefined && !WEBRTC_MODES.includes(mode)) {
     throw new InvalidOptionError('webrtcMode', `webrtcMode must be 0, 1, 2 or 3, got ${String(mode)}`);
   }
+  const levelDb = options.minLevelDbfs ?? DEFAULT_MIN_LEVEL_DBFS;
+  if (Number.isNaN(levelDb) || levelDb > 0) {
+    throw new InvalidOptionError('minLevelDbfs', `minLevelDbfs must be ≤ 0 dBFS, got ${levelDb}`);
+  }
+  // Mean square in s16 units: full scale (0 dBFS) is a square wave at 32768.
+  const floor = S16_SCALE ** 2 * 10 ** (levelDb / 10);
   let scorer: Scorer;
   if (backend === 'webrtc') {
-    scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE));
+    scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
   } else {
     let silero: SileroVad | null = null;
     try {
@@ -77,11 +83,11 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
     }
     if (silero === null) {
       backend = 'webrtc';
-      scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE));
+      scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
     } else if (backend === 'gated') {
-      scorer = new GatedScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_GATE_WEBRTC_MODE), silero, sampleRate);
+      scorer = new GatedScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), silero, sampleRate, floor);
     } else {
-      scorer = new SileroScorer(silero);
+      scorer = new SileroScorer(silero, floor);
     }
   }
   return new Detector(backend, sampleRate, scorer, hysteresisConfig(options, backend, sampleRate), options.probabilities === true);

@@ -1,4 +1,4 @@
-export { createVad, DEFAULT_GATE_WEBRTC_MODE, type Vad } from './createVad.js';
+export { createVad, type Vad } from './createVad.js';
 export { Hysteresis, type HysteresisConfig } from './hysteresis.js';
 export { GATE_HANGOVER_MS, GATE_WARM_WINDOWS } from './scorers.js';
 export { WEBRTC_FRAME_MS } from './webrtc.js';

@@ -8,6 +8,17 @@ import type { WebrtcVad } from './webrtc.js';
 
 export type OnWindow = (start: number, samples: number, probability: number) => void;
 
+/**
+ * Whether a window's mean square reaches `floor` (s16 units squared; 0 lets everything through).
+ * A level floor rejects what is too quiet to be the caller, such as the bot's own echo.
+ */
+export function loudEnough(window: Int16Array, floor: number): boolean {
+  if (floor <= 0) return true;
+  let sum = 0;
+  for (let i = 0; i < window.length; i++) sum += window[i]! * window[i]!;
+  return sum >= floor * window.length;
+}
+
 export interface Scorer {
   feed(pcm: Int16Array, onWindow: OnWindow): void;
   reset(): void;
@@ -20,14 +31,18 @@ export class WebrtcScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
   readonly #framer: Framer;
 
-  constructor(private readonly vad: WebrtcVad) {
+  constructor(
+    private readonly vad: WebrtcVad,
+    private readonly floor = 0,
+  ) {
     this.#framer = new Framer(vad.frameSamples);
   }
 
   feed(pcm: Int16Array, onWindow: OnWindow): void {
     this.#framer.push(pcm, (frame, start) => {
       this.stats.windows++;
-      onWindow(start, frame.length, this.vad.process(frame));
+      const voiced = this.vad.process(frame);
+      onWindow(start, frame.length, loudEnough(frame, this.floor) ? voiced : 0);
     });
   }
 
@@ -45,15 +60,20 @@ export class SileroScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
   readonly #framer: Framer;
 
-  constructor(private readonly vad: SileroVad) {
+  constructor(
+    private readonly vad: SileroVad,
+    private readonly floor = 0,
+  ) {
     this.#framer = new Framer(vad.windowSamples);
   }
 
+  /** The network sees every window (its state follows the whole stream); the floor masks after. */
   feed(pcm: Int16Array, onWindow: OnWindow): void {
     this.#framer.push(pcm, (window, start) => {
       this.stats.windows++;
       this.stats.modelWindows++;
-      onWindow(start, window.length, this.vad.process(window));
+      const p = this.vad.process(window);
+      onWindow(start, window.length, loudEnough(window, this.floor) ? p : 0);
     });
   }
 
@@ -97,6 +117,7 @@ export class GatedScorer implements Scorer {
     private readonly gate: WebrtcVad,
     private readonly silero: SileroVad,
     sampleRate: number,
+    private readonly floor = 0,
   ) {
     this.#frames = new Framer(gate.frameSamples);
     this.#windows = new Framer(silero.windowSamples);
@@ -119,7 +140,7 @@ export class GatedScorer implements Scorer {
   #window(window: Int16Array, start: number, onWindow: OnWindow): void {
     this.stats.windows++;
     const end = start + window.length;
-    const open = this.#voiced(start - this.#hangover, end);
+    const open = this.#voiced(start - this.#hangover, end) && loudEnough(window, this.floor);
     let p = 0;
     if (open) {
       if (!this.#open) {
