@@ -85,7 +85,7 @@ export interface OrtBindingSession {
   dispose(): void;
 }
 
-/** Silero's accuracy for about 60–80 % of its CPU (native-notes/vad.md). */
+/** Silero’s accuracy for about 60–85 % of its CPU (native-notes/vad.md). */
 export const DEFAULT_VAD_BACKEND: VadBackend = 'gated';
 export const DEFAULT_VAD_SAMPLE_RATE = 8000;
 /** Silero's speech threshold (its authors' default). */
