@@ -4,15 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createVad, type VadBackend, type VadEdgeEvent, type VadEvent, type VadOptions } from '../../../src/telephony/vad/index.js';
+import { createVad, type Vad, type VadBackend, type VadEdgeEvent, type VadEvent, type VadOptions } from '../../../src/telephony/vad/index.js';
 import { InvalidOptionError } from '../../../src/errors.js';
 import { mulawDecode } from '../../../src/dsp/mulaw.js';
 import { Resampler, loadResampler } from '../../../src/dsp/Resampler.js';
-import { clip, CORPUS_RATE } from '../../fixtures/vad/corpus.js';
+import { clip, CORPUS_RATE, loadCorpus } from '../../fixtures/vad/corpus.js';
 
 const MS = CORPUS_RATE / 1000;
 /** speechStart must be decided within this long after the labelled onset. */
 const ONSET_BOUND_MS = 300;
+/** Silero's window at 8 kHz, in samples. */
+const SILERO_WINDOW_8K = 256;
 const SPEECH = ['speech-en-us-male-u3-snr20.ul', 'speech-en-gb-female-u4-snr10.ul', 'speech-espeak-en-us+f4-u3-snr5.ul'];
 /** What each backend must not call speech (WebRTC fires on loud noise, tones and music: see native-notes/vad.md). */
 const NON_SPEECH: Record<VadBackend, string[]> = {
@@ -194,5 +196,25 @@ describe('createVad push splits', () => {
       { numRuns: 25 },
     );
     vad.close();
+  });
+});
+
+describe('createVad gate warm-up', () => {
+  it('on every corpus utterance the gated detector starts speech at most one window after Silero alone (state reset and warmed at each opening)', async () => {
+    const silero = await createVad({ backend: 'silero' });
+    const gated = await createVad({ backend: 'gated' });
+    const start = (vad: Vad, mulaw: Uint8Array): number | undefined => {
+      vad.reset();
+      return edges([...vad.push(mulaw), ...vad.flush()]).find((e) => e.type === 'speechStart')?.detectedAt;
+    };
+    const late: string[] = [];
+    for (const c of loadCorpus().filter((x) => x.kind === 'speech')) {
+      const [s, g] = [start(silero, c.mulaw), start(gated, c.mulaw)];
+      if (s === undefined) continue;
+      if (g === undefined || g < s || g - s > SILERO_WINDOW_8K) late.push(`${c.file}: ${s} → ${g}`);
+    }
+    expect(late).toEqual([]);
+    silero.close();
+    gated.close();
   });
 });
