@@ -107,7 +107,7 @@ export const DEFAULT_WEBRTC_MIN_SPEECH_MS = 120;
  * on fewer windows than mode 1 with no utterance missed (native-notes/vad.md). */
 export const DEFAULT_WEBRTC_MODE = 3;
 /**
- * Off: callers' levels vary too much for a fixed floor to be safe by default. −30 dBFS removed
+ * Off: callers' levels vary too much for a fixed floor to be safe by default. −25 dBFS removed
  * two thirds of the echo detections on the corpus (native-notes/vad.md), where every caller
  * speaks at −20 dBFS.
  */
