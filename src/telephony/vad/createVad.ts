@@ -90,7 +90,14 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
       scorer = new SileroScorer(silero, floor);
     }
   }
-  return new Detector(backend, sampleRate, scorer, hysteresisConfig(options, backend, sampleRate), options.probabilities === true);
+  let config: HysteresisConfig;
+  try {
+    config = hysteresisConfig(options, backend, sampleRate);
+  } catch (error) {
+    scorer.close(); // the wasm instance is not left behind by a bad option
+    throw error;
+  }
+  return new Detector(backend, sampleRate, scorer, config, options.probabilities === true);
 }
 
 function hysteresisConfig(options: VadOptions, backend: VadBackend, sampleRate: number): HysteresisConfig {
