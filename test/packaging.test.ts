@@ -54,7 +54,7 @@ beforeAll(() => {
   // reading. `npm pack` runs `prepare` (the build) first: a tree that does not build fails here.
   const pkg = join(tmp, 'package');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes', 'examples', 'docs']) {
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes', 'examples', 'docs', 'models']) {
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
   }
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
@@ -88,6 +88,8 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(shipped).toContain('examples/hello.wav.sse'); // the README's `decode` example
     expect(shipped).toContain('docs/service-interface.md'); // what the declarations' @see comments name
     expect(shipped).toContain('examples/hello.txt'); // and the text it was spoken from
+    expect(shipped).toContain('models/silero_vad_v5.onnx'); // the VAD's network, found beside dist/
+    expect(shipped).toContain('models/silero_vad_v5.LICENSE');
     expect(shipped.filter((f) => f.endsWith('.map'))).toEqual([]); // maps would point at src/, not shipped
     expect(shipped.filter((f) => f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
     expect(specifiers).toEqual(expect.arrayContaining(Object.keys(MARKERS)));

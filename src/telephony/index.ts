@@ -47,3 +47,4 @@ export {
   type MediaFormat,
 } from './twilioMessages.js';
 export { TelephonyError } from '../errors.js';
+export * from './vad/index.js';

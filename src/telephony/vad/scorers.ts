@@ -1,0 +1,184 @@
+/**
+ * The three ways of scoring windows of caller audio. Each cuts its own windows (so results do not
+ * depend on push sizes) and reports (start sample, length, probability) in input order.
+ */
+import { Framer } from './framer.js';
+import type { SileroVad } from './silero.js';
+import type { WebrtcVad } from './webrtc.js';
+
+export type OnWindow = (start: number, samples: number, probability: number) => void;
+
+/**
+ * Whether a window's mean square reaches `floor` (s16 units squared; 0 lets everything through).
+ * A level floor rejects what is too quiet to be the caller, such as the bot's own echo.
+ */
+export function loudEnough(window: Int16Array, floor: number): boolean {
+  if (floor <= 0) return true;
+  let sum = 0;
+  for (let i = 0; i < window.length; i++) sum += window[i]! * window[i]!;
+  return sum >= floor * window.length;
+}
+
+export interface Scorer {
+  feed(pcm: Int16Array, onWindow: OnWindow): void;
+  reset(): void;
+  close(): void;
+  /** Windows scored, and how many of them ran the Silero network. */
+  readonly stats: { windows: number; modelWindows: number };
+}
+
+export class WebrtcScorer implements Scorer {
+  readonly stats = { windows: 0, modelWindows: 0 };
+  readonly #framer: Framer;
+
+  constructor(
+    private readonly vad: WebrtcVad,
+    private readonly floor = 0,
+  ) {
+    this.#framer = new Framer(vad.frameSamples);
+  }
+
+  feed(pcm: Int16Array, onWindow: OnWindow): void {
+    this.#framer.push(pcm, (frame, start) => {
+      this.stats.windows++;
+      const voiced = this.vad.process(frame);
+      onWindow(start, frame.length, loudEnough(frame, this.floor) ? voiced : 0);
+    });
+  }
+
+  reset(): void {
+    this.#framer.reset();
+    this.vad.reset();
+  }
+
+  close(): void {
+    this.vad.close();
+  }
+}
+
+export class SileroScorer implements Scorer {
+  readonly stats = { windows: 0, modelWindows: 0 };
+  readonly #framer: Framer;
+
+  constructor(
+    private readonly vad: SileroVad,
+    private readonly floor = 0,
+  ) {
+    this.#framer = new Framer(vad.windowSamples);
+  }
+
+  /** The network sees every window (its state follows the whole stream); the floor masks after. */
+  feed(pcm: Int16Array, onWindow: OnWindow): void {
+    this.#framer.push(pcm, (window, start) => {
+      this.stats.windows++;
+      this.stats.modelWindows++;
+      const p = this.vad.process(window);
+      onWindow(start, window.length, loudEnough(window, this.floor) ? p : 0);
+    });
+  }
+
+  reset(): void {
+    this.#framer.reset();
+    this.vad.reset();
+  }
+
+  close(): void {}
+}
+
+/** The gate stays open this long after the last frame WebRTC called voice. */
+export const GATE_HANGOVER_MS = 200;
+/**
+ * Windows before the opening replayed into a fresh Silero state: the network needs a few windows
+ * of context, and the onset WebRTC found may be late by a frame or two.
+ */
+export const GATE_WARM_WINDOWS = 3;
+/** The largest slice of input handled at once, so the gate's memory is bounded. */
+export const GATE_SLICE_SAMPLES = 4096;
+const MS_PER_SECOND = 1000;
+
+/**
+ * WebRTC runs on every 10 ms frame; Silero runs only on windows whose span, or the hangover
+ * before it, holds a voiced WebRTC frame. Each opening starts Silero from a zero state warmed on
+ * the last {@link GATE_WARM_WINDOWS} windows; a closed gate scores 0.
+ */
+export class GatedScorer implements Scorer {
+  readonly stats = { windows: 0, modelWindows: 0 };
+  readonly #frames: Framer;
+  readonly #windows: Framer;
+  /** Voice flags of recent WebRTC frames, by frame index modulo the ring length. */
+  readonly #flags: Uint8Array;
+  #framesDone = 0;
+  readonly #hangover: number;
+  readonly #history: Int16Array[];
+  #historyCount = 0;
+  #open = false;
+
+  constructor(
+    private readonly gate: WebrtcVad,
+    private readonly silero: SileroVad,
+    sampleRate: number,
+    private readonly floor = 0,
+  ) {
+    this.#frames = new Framer(gate.frameSamples);
+    this.#windows = new Framer(silero.windowSamples);
+    this.#hangover = (GATE_HANGOVER_MS * sampleRate) / MS_PER_SECOND;
+    const span = GATE_SLICE_SAMPLES + this.#hangover + 2 * silero.windowSamples;
+    this.#flags = new Uint8Array(Math.ceil(span / gate.frameSamples) + 2);
+    this.#history = Array.from({ length: GATE_WARM_WINDOWS }, () => new Int16Array(silero.windowSamples));
+  }
+
+  feed(pcm: Int16Array, onWindow: OnWindow): void {
+    for (let i = 0; i < pcm.length; i += GATE_SLICE_SAMPLES) {
+      const slice = pcm.subarray(i, Math.min(pcm.length, i + GATE_SLICE_SAMPLES));
+      this.#frames.push(slice, (frame) => {
+        this.#flags[this.#framesDone++ % this.#flags.length] = this.gate.process(frame);
+      });
+      this.#windows.push(slice, (window, start) => this.#window(window, start, onWindow));
+    }
+  }
+
+  #window(window: Int16Array, start: number, onWindow: OnWindow): void {
+    this.stats.windows++;
+    const end = start + window.length;
+    const open = this.#voiced(start - this.#hangover, end) && loudEnough(window, this.floor);
+    let p = 0;
+    if (open) {
+      if (!this.#open) {
+        this.silero.reset();
+        for (let k = Math.min(this.#historyCount, GATE_WARM_WINDOWS); k > 0; k--) {
+          this.silero.process(this.#history[(this.#historyCount - k) % GATE_WARM_WINDOWS]!);
+          this.stats.modelWindows++;
+        }
+      }
+      p = this.silero.process(window);
+      this.stats.modelWindows++;
+    }
+    this.#open = open;
+    this.#history[this.#historyCount++ % GATE_WARM_WINDOWS]!.set(window);
+    onWindow(start, window.length, p);
+  }
+
+  /** Whether any WebRTC frame lying wholly inside [from, to) was voiced. */
+  #voiced(from: number, to: number): boolean {
+    const size = this.gate.frameSamples;
+    const first = Math.max(0, Math.ceil(from / size));
+    const last = Math.min(this.#framesDone, Math.floor(to / size));
+    for (let f = first; f < last; f++) if (this.#flags[f % this.#flags.length] === 1) return true;
+    return false;
+  }
+
+  reset(): void {
+    this.#frames.reset();
+    this.#windows.reset();
+    this.gate.reset();
+    this.silero.reset();
+    this.#flags.fill(0);
+    this.#framesDone = 0;
+    this.#historyCount = 0;
+    this.#open = false;
+  }
+
+  close(): void {
+    this.gate.close();
+  }
+}
