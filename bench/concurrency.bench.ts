@@ -105,7 +105,12 @@ async function pool(spec: StreamsSpec, workers: number): Promise<StreamsResult[]
   );
 }
 
-async function search(measure: (n: number) => Promise<Step>, startN: number, maxSteps: number, log: (s: Step) => void): Promise<{ best: Step | null; fail: Step | null; steps: Step[] }> {
+async function search(
+  measure: (n: number) => Promise<Step>,
+  startN: number,
+  maxSteps: number,
+  log: (s: Step) => void,
+): Promise<{ best: Step | null; fail: Step | null; steps: Step[] }> {
   const steps: Step[] = [];
   let best: Step | null = null;
   let fail: Step | null = null;
@@ -144,39 +149,79 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     : { seconds: 5, warmupSec: 1, leadSec: 0.5, eventSec: 0.2 };
   const pin = hasTaskset();
   const workers = Math.max(2, Math.min(availableParallelism(), 2));
-  const log = (label: string) => (s: Step): void => {
-    process.stderr.write(`  concurrency ${label}: N=${s.n} p50=${round(s.p50, 2)} p99=${round(s.p99, 2)} ` +
-      `max=${round(s.max, 1)} ms ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''}\n`);
-  };
+  const log =
+    (label: string) =>
+    (s: Step): void => {
+      process.stderr.write(
+        `  concurrency ${label}: N=${s.n} p50=${round(s.p50, 2)} p99=${round(s.p99, 2)} ` +
+          `max=${round(s.max, 1)} ms ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''}\n`,
+      );
+    };
   // A miss is tried once more and the better trial kept: on a shared machine a burst of other
   // work can spoil one 5-second trial; a real limit misses twice.
-  const twice = (measure: (n: number) => Promise<Step>) => async (n: number): Promise<Step> => {
-    const first = await measure(n);
-    if (first.pass || opts.quick) return first;
-    const second = await measure(n);
-    return second.p99 < first.p99 ? second : first;
-  };
-  const measureOne = twice(async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n }, pin)]));
-  const measurePool = twice(async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, await pool({ ...base, streams: n }, workers)));
-  const bareOne = async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n, bare: true }, pin)]);
-  const measureThread = twice(async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n }, false)]));
-  const bareThread = async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n, bare: true }, false)]);
-  const barePool = async (n: number): Promise<Step> => toStep(n, { ...base, streams: n }, await pool({ ...base, streams: n, bare: true }, workers));
+  const twice =
+    (measure: (n: number) => Promise<Step>) =>
+    async (n: number): Promise<Step> => {
+      const first = await measure(n);
+      if (first.pass || opts.quick) return first;
+      const second = await measure(n);
+      return second.p99 < first.p99 ? second : first;
+    };
+  const measureOne = twice(async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n }, pin)]),
+  );
+  const measurePool = twice(async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, await pool({ ...base, streams: n }, workers)),
+  );
+  const bareOne = async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n, bare: true }, pin)]);
+  const measureThread = twice(async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n }, false)]),
+  );
+  const bareThread = async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, [await oneCore({ ...base, streams: n, bare: true }, false)]);
+  const barePool = async (n: number): Promise<Step> =>
+    toStep(n, { ...base, streams: n }, await pool({ ...base, streams: n, bare: true }, workers));
 
   const results: BenchResult[] = [];
   const modes = [
-    { label: `one core (one thread${pin ? ', taskset -c 0' : ', not pinned: taskset missing'})`, measure: measureOne, bare: bareOne, target: TARGET_PER_CORE, quickN: 10 },
+    {
+      label: `one core (one thread${pin ? ', taskset -c 0' : ', not pinned: taskset missing'})`,
+      measure: measureOne,
+      bare: bareOne,
+      target: TARGET_PER_CORE,
+      quickN: 10,
+    },
     // For reference: the same single JS thread, not pinned (V8's GC and compiler helper threads
     // may then run on the other core), no target of its own.
-    ...(pin ? [{ label: 'one JS thread, not pinned (GC/compiler helpers free to use the other core)', measure: measureThread, bare: bareThread, target: 0, quickN: 10 }] : []),
-    { label: `worker_threads pool (${workers} workers, both cores)`, measure: measurePool, bare: barePool, target: TARGET_PER_CORE * workers, quickN: 20 },
+    ...(pin
+      ? [
+          {
+            label: 'one JS thread, not pinned (GC/compiler helpers free to use the other core)',
+            measure: measureThread,
+            bare: bareThread,
+            target: 0,
+            quickN: 10,
+          },
+        ]
+      : []),
+    {
+      label: `worker_threads pool (${workers} workers, both cores)`,
+      measure: measurePool,
+      bare: barePool,
+      target: TARGET_PER_CORE * workers,
+      quickN: 20,
+    },
   ];
   for (const mode of modes) {
     if (opts.quick) {
       if (mode.target === 0) continue;
       const s = await mode.measure(mode.quickN);
       log(mode.label)(s);
-      results.push({ ...stepResult(`concurrency / ${mode.label} / ${s.n} streams (smoke run)`, s, null, undefined, true), target: `≥ ${mode.target} streams with p99 ≤ ${TARGET_P99_MS} ms` });
+      results.push({
+        ...stepResult(`concurrency / ${mode.label} / ${s.n} streams (smoke run)`, s, null, undefined, true),
+        target: `≥ ${mode.target} streams with p99 ≤ ${TARGET_P99_MS} ms`,
+      });
       continue;
     }
     const { best, fail, steps } = await search(mode.measure, START_N, MAX_STEPS, log(mode.label));
@@ -187,8 +232,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     results.push({
       ...stepResult(`concurrency / ${mode.label} / largest N with p99 frame lateness ≤ ${TARGET_P99_MS} ms`, at, bare, largest, false),
       ...(mode.target > 0
-        ? { target: `≥ ${mode.target} streams with p99 ≤ ${TARGET_P99_MS} ms` +
-          `${mode.target > TARGET_PER_CORE ? ` (${TARGET_PER_CORE} per core)` : ''}`, met: largest >= mode.target }
+        ? {
+            target:
+              `≥ ${mode.target} streams with p99 ≤ ${TARGET_P99_MS} ms` +
+              `${mode.target > TARGET_PER_CORE ? ` (${TARGET_PER_CORE} per core)` : ''}`,
+            met: largest >= mode.target,
+          }
         : {}),
       notes:
         `steps: ${steps.map((s) => `${s.n}${s.pass ? '✓' : '✗'} p99 ${round(s.p99, 1)} ms`).join(', ')}; ` +

@@ -35,7 +35,7 @@ import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false}))' +
+  "node --expose-gc --import tsx -e \"import('./bench/decode.bench.ts').then(m=>m.run({quick:false}))" +
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
 const OPUS_RATE = 48000;
 const EVENT_AUDIO_BYTES = 4096;
@@ -62,14 +62,24 @@ export function opusPackets(ogg: Uint8Array): Uint8Array[] {
 export function sseBody(audio: Uint8Array, eventBytes = EVENT_AUDIO_BYTES): Buffer {
   const parts: string[] = [];
   for (let at = 0; at < audio.length; at += eventBytes) {
-    const event = { audio_base64: Buffer.from(audio.subarray(at, at + eventBytes)).toString('base64'), content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 };
+    const event = {
+      audio_base64: Buffer.from(audio.subarray(at, at + eventBytes)).toString('base64'),
+      content: '',
+      alignment: null,
+      chunk_seq: 0,
+      chunk_audio_offset_sec: 0,
+    };
     parts.push(`data: ${JSON.stringify(event)}\n\n`);
   }
   return Buffer.from(parts.join(''));
 }
 
 /** Runs the whole pipeline over an SSE body; resolves with the samples per channel produced. */
-export function runPipelineOnce(format: AudioFormat, body: Buffer, output?: Parameters<typeof createSpeechPipeline>[0]['output']): Promise<number> {
+export function runPipelineOnce(
+  format: AudioFormat,
+  body: Buffer,
+  output?: Parameters<typeof createSpeechPipeline>[0]['output'],
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const p = createSpeechPipeline({ format, ...(output ? { output } : {}) });
     let samples = 0;
@@ -120,7 +130,7 @@ export function repeat(bytes: Uint8Array, times: number): Uint8Array {
 
 function pageSlices(ogg: Uint8Array): Uint8Array[] {
   const pages: Uint8Array[] = [];
-  for (let p = 0; p < ogg.length; ) {
+  for (let p = 0; p < ogg.length;) {
     const n = ogg[p + 26]!;
     let len = 27 + n;
     for (let s = 0; s < n; s++) len += ogg[p + 27 + s]!;
@@ -261,8 +271,20 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const t = await interleave(
       [
         // raw: a fresh libopus decoder per link, like the engine's re-initialisation per chained stream
-        { name: 'raw', run: () => { for (let l = 0; l < links; l++) rawOpus(packets, 'native'); } },
-        { name: 'core', run: () => { const d = new OggOpusDecoder({ backend: 'native' }); d.decode(ogg); d.flush(); } },
+        {
+          name: 'raw',
+          run: () => {
+            for (let l = 0; l < links; l++) rawOpus(packets, 'native');
+          },
+        },
+        {
+          name: 'core',
+          run: () => {
+            const d = new OggOpusDecoder({ backend: 'native' });
+            d.decode(ogg);
+            d.flush();
+          },
+        },
         { name: 'pipeline', run: () => runPipelineOnce('opus', body) },
       ],
       { rounds: samples, minSampleMs: opts.quick ? 20 : 200, clock: 'cpu' },
@@ -272,7 +294,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario: `opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s` +
+      scenario:
+        `opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s` +
         ` / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
       figures: {
         'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
@@ -285,7 +308,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       target: 'overhead ≤ 10 %',
       ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
       command: COMMAND,
-      notes: `ratio = median of ${t.rounds} interleaved per-round ratios ` +
+      notes:
+        `ratio = median of ${t.rounds} interleaved per-round ratios ` +
         `(range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
     });
   }
@@ -326,19 +350,27 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
       scenario: `mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
-      figures: { 'raw CPU ms/audio s': +(raw / audioSec).toFixed(3), 'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3), 'overhead %': +(overhead * 100).toFixed(1) },
+      figures: {
+        'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
+        'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3),
+        'overhead %': +(overhead * 100).toFixed(1),
+      },
       anchor: 'raw codec',
       ratio: +t.ratio['pipeline']!.toFixed(3),
       target: 'overhead ≤ 10 %',
       ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
       command: COMMAND,
-      notes: `raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ` +
+      notes:
+        `raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ` +
         `ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
     });
   }
 
   // 2. page → frames latency, per page size
-  for (const [name, label] of [['20ms-pages', '20 ms pages'], ['default-pages', '1 s pages']] as const) {
+  for (const [name, label] of [
+    ['20ms-pages', '20 ms pages'],
+    ['default-pages', '1 s pages'],
+  ] as const) {
     const ogg = fixtureBytes(`opus/${name}.opus`);
     const pages = pageSlices(ogg);
     // Passes over the stream: enough for ≥ LATENCY_SAMPLES pages (a p99 of 50 pages is their maximum).
@@ -369,10 +401,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       target: 'p99 ≤ 1 ms beyond the codec (libopus on the page)',
       ...(opts.quick ? {} : { met: beyond <= LATENCY_TARGET_MS }),
       command: COMMAND,
-      notes: 'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. ' +
+      notes:
+        'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. ' +
         'Pipeline: one SSE event per page, to its last (and first) data event. ' +
-          'Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): a 1 s page holds 50 packets, ' +
-            'so its absolute p99 cannot be under 1 ms on this machine, and the target is judged beyond that floor, as in scenario 3',
+        'Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): a 1 s page holds 50 packets, ' +
+        'so its absolute p99 cannot be under 1 ms on this machine, and the target is judged beyond that floor, as in scenario 3',
     });
   }
 

@@ -151,13 +151,26 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     // their samples (see EXTRA_ROUNDS).
     const t = await interleave([raw, eng], { rounds, minSampleMs, clock: 'cpu' });
     const extra: Contender | null =
-      input.format === 'opus' ? { name: 'prism', run: () => prismOpus(input) } : input.format === 'mp3' ? { name: 'wasmDirect', run: () => rawMp3Direct(input) } : null;
+      input.format === 'opus'
+        ? { name: 'prism', run: () => prismOpus(input) }
+        : input.format === 'mp3'
+          ? { name: 'wasmDirect', run: () => rawMp3Direct(input) }
+          : null;
     const x = extra === null ? null : await interleave([raw, eng, extra], { rounds: extraRounds, minSampleMs, clock: 'cpu' });
     const perSec = (name: string): number => round((name in t.ms ? t.ms[name]! : x!.ms[name]!) / input.audioSec, 4);
     const ratio = t.ratio['engine']!;
-    const label = input.format === 'opus' ? `ogg-opus 48 kHz mono, ${(input.packetsPerPage ?? 1) * FRAME_MS} ms pages` : input.format === 'mp3' ? 'mp3 22.05 kHz mono 64 kb/s' : `${input.format} 48 kHz mono s16le`;
+    const label =
+      input.format === 'opus'
+        ? `ogg-opus 48 kHz mono, ${(input.packetsPerPage ?? 1) * FRAME_MS} ms pages`
+        : input.format === 'mp3'
+          ? 'mp3 22.05 kHz mono 64 kb/s'
+          : `${input.format} 48 kHz mono s16le`;
     const anchor =
-      input.format === 'opus' ? 'raw libopus per packet' : input.format === 'mp3' ? 'raw mpg123 per event' : 'base64 decode + copy into 20 ms frames';
+      input.format === 'opus'
+        ? 'raw libopus per packet'
+        : input.format === 'mp3'
+          ? 'raw mpg123 per event'
+          : 'base64 decode + copy into 20 ms frames';
     results.push({
       scenario: `decode overhead / ${label} / ${input.audioSec.toFixed(1)} s in ${input.events.length} SSE events`,
       figures: {
@@ -168,7 +181,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           ? { 'prism CPU ms/audio s': perSec('prism'), 'engine vs prism ×': round(x!.ratio['engine']! / x!.ratio['prism']!, 3) }
           : {}),
         ...(input.format === 'mp3'
-          ? { 'mpg123 wasm direct CPU ms/audio s': perSec('wasmDirect'), 'engine vs wasm direct ×': round(x!.ratio['engine']! / x!.ratio['wasmDirect']!, 3) }
+          ? {
+              'mpg123 wasm direct CPU ms/audio s': perSec('wasmDirect'),
+              'engine vs wasm direct ×': round(x!.ratio['engine']! / x!.ratio['wasmDirect']!, 3),
+            }
           : {}),
       },
       anchor,
@@ -179,10 +195,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       issueScenario: 2,
       notes:
         `ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ` +
-          `${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
+        `${threadClock ? 'main-thread CPU clock' : 'process CPU clock'}` +
         (input.format === 'opus' ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(x!.ratio['prism']!, 3)}× raw` : '') +
-        (input.format === 'mp3' ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: ` +
-          `"wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor` : '') +
+        (input.format === 'mp3'
+          ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: ` +
+            `"wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor`
+          : '') +
         (x === null ? '' : `; that comparison in ${x.rounds} rounds of its own, the three side by side`),
     });
   }

@@ -101,7 +101,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         ratio: round(audio.p50 / byte.p50, 3),
         command: COMMAND,
         issueScenario: 4,
-        notes: `text of ${TEXT.length} characters; service pace 'fast'` +
+        notes:
+          `text of ${TEXT.length} characters; service pace 'fast'` +
           `${incomplete > 0 ? `; ${incomplete} requests without audio or word` : ''}`,
       });
     }

@@ -40,7 +40,6 @@ const QUICK_WARMUP_PASSES = 3;
 const HEAP_TARGET_BYTES = 1024;
 const COMMAND = 'npm run bench -- eventStage';
 
-
 const ASCII_TEXT = 'The quick brown fox jumps over the lazy dog while the band plays on the pier at dusk.';
 const NON_ASCII_TEXT = 'Grüße aus Köln — naïve café déjà vu; こんにちは世界、音声合成のテストです。Привет, мир!';
 
@@ -59,7 +58,11 @@ function snapshot(text: string, seq: number, shift: number): unknown {
   const segments = [];
   for (let w = 0; w < WORDS_IN_ALIGNMENT; w++) {
     const start = w * 0.25 + shift;
-    segments.push({ text: `${words[w % words.length]!.replace(/[.,;!、。]/g, '')}${seq}`, start: +start.toFixed(3), end: +(start + 0.2).toFixed(3) });
+    segments.push({
+      text: `${words[w % words.length]!.replace(/[.,;!、。]/g, '')}${seq}`,
+      start: +start.toFixed(3),
+      end: +(start + 0.2).toFixed(3),
+    });
   }
   return { audio_duration: +(WORDS_IN_ALIGNMENT * 0.25 + shift).toFixed(3), segments };
 }
@@ -73,8 +76,7 @@ function buildInput(spec: InputSpec): Buffer {
   for (let e = 0; e < spec.events; e++) {
     for (let i = 0; i < audio.length; i++) audio[i] = (rand() * 256) | 0;
     const seq = Math.floor(e / perChunk);
-    const alignment =
-      spec.alignment === 'null' ? null : snapshot(text, seq, spec.alignment === 'changed200' ? (e % perChunk) * 0.001 : 0);
+    const alignment = spec.alignment === 'null' ? null : snapshot(text, seq, spec.alignment === 'changed200' ? (e % perChunk) * 0.001 : 0);
     const ev = { audio_base64: audio.toString('base64'), content: text, alignment, chunk_seq: seq, chunk_audio_offset_sec: seq * 12.345 };
     parts.push(`data: ${JSON.stringify(ev)}\n\n`);
   }
@@ -84,7 +86,7 @@ function buildInput(spec: InputSpec): Buffer {
 function split(input: Buffer, min: number, max: number, seed: number): Buffer[] {
   const rand = rng(seed);
   const out: Buffer[] = [];
-  for (let p = 0; p < input.length; ) {
+  for (let p = 0; p < input.length;) {
     const n = min + Math.floor(rand() * (max - min + 1));
     out.push(input.subarray(p, p + n));
     p += n;
@@ -184,12 +186,37 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const warmup = opts.quick ? QUICK_WARMUP_PASSES : WARMUP_PASSES;
   const scenarios: Scenario[] = [];
   for (const [label, min, max] of SPLITS) {
-    scenarios.push({ label: `8 KiB events, ASCII, null alignment / ${label}`, input: { events, nonAscii: false, alignment: 'null' }, min, max });
-    scenarios.push({ label: `8 KiB events, non-ASCII, null alignment / ${label}`, input: { events, nonAscii: true, alignment: 'null' }, min, max });
+    scenarios.push({
+      label: `8 KiB events, ASCII, null alignment / ${label}`,
+      input: { events, nonAscii: false, alignment: 'null' },
+      min,
+      max,
+    });
+    scenarios.push({
+      label: `8 KiB events, non-ASCII, null alignment / ${label}`,
+      input: { events, nonAscii: true, alignment: 'null' },
+      min,
+      max,
+    });
   }
-  scenarios.push({ label: '8 KiB events, ASCII, 200-word snapshot repeated / 1–4000 B splits', input: { events, nonAscii: false, alignment: 'repeat200' }, min: 1, max: 4000 });
-  scenarios.push({ label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 1–64 B splits', input: { events, nonAscii: true, alignment: 'repeat200' }, min: 1, max: 64 });
-  scenarios.push({ label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 16–64 KiB splits', input: { events, nonAscii: true, alignment: 'repeat200' }, min: 16384, max: 65536 });
+  scenarios.push({
+    label: '8 KiB events, ASCII, 200-word snapshot repeated / 1–4000 B splits',
+    input: { events, nonAscii: false, alignment: 'repeat200' },
+    min: 1,
+    max: 4000,
+  });
+  scenarios.push({
+    label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 1–64 B splits',
+    input: { events, nonAscii: true, alignment: 'repeat200' },
+    min: 1,
+    max: 64,
+  });
+  scenarios.push({
+    label: '8 KiB events, non-ASCII, 200-word snapshot repeated / 16–64 KiB splits',
+    input: { events, nonAscii: true, alignment: 'repeat200' },
+    min: 16384,
+    max: 65536,
+  });
 
   const results: BenchResult[] = [];
   for (const sc of scenarios) {
@@ -232,9 +259,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met }),
       command: COMMAND,
       issueScenario: 1,
-      notes: `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
+      notes:
+        `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
         `speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}` +
-          `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+        `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
     });
   }
 
@@ -254,8 +282,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       { rounds, minSampleMs, clock: 'cpu', warmup },
     );
     results.push({
-      scenario: `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, ` +
-        `200-word snapshot CHANGED on every event / 1–4000 B splits`,
+      scenario:
+        `event stage / 8 KiB events, ${nonAscii ? 'non-ASCII' : 'ASCII'}, ` + `200-word snapshot CHANGED on every event / 1–4000 B splits`,
       figures: {
         'scanner heap B/event': Math.round(fa.heapPerUnit),
         'scanner heap B per snapshot byte': round(fa.heapPerUnit / snapshotBytes, 2),
@@ -328,7 +356,9 @@ async function realCaptureRows(rounds: number, minSampleMs: number, warmup: numb
         ratio: round(1 / t.ratio['scanner']!, 2),
         command: COMMAND,
         issueScenario: 1,
-        notes: `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+        notes:
+          `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ` +
+          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
       });
     }
   }

@@ -88,7 +88,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         runs: rounds,
       },
       ...(module === ANCHOR ? {} : { anchor: 'the engine module alone', ratio }),
-      ...(isRoot ? { target: `≤ ${ROOT_TARGET_RATIO}× the engine module alone`, ...(opts.quick ? {} : { met: ratio <= ROOT_TARGET_RATIO }) } : {}),
+      ...(isRoot
+        ? { target: `≤ ${ROOT_TARGET_RATIO}× the engine module alone`, ...(opts.quick ? {} : { met: ratio <= ROOT_TARGET_RATIO }) }
+        : {}),
       command: `npm run build && npm run bench -- importTime`,
     };
   });

@@ -43,7 +43,10 @@ interface Latencies {
 async function engineLatencies(input: FormatInput, reps: number): Promise<Latencies> {
   const out: Latencies = { first: [], last: [], start: [], longestCall: [] };
   for (let r = 0; r < reps; r++) {
-    const p: SpeechPipeline = createSpeechPipeline({ format: input.format, ...(input.format === 'pcm' ? { sampleRate: input.sampleRate } : {}) });
+    const p: SpeechPipeline = createSpeechPipeline({
+      format: input.format,
+      ...(input.format === 'pcm' ? { sampleRate: input.sampleRate } : {}),
+    });
     p.on('error', () => undefined);
     const seen = out.last.length;
     // Backends that load asynchronously (mp3 wasm) are ready before the clock starts. No forced
@@ -155,7 +158,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met: beyond <= TARGET_BEYOND_MS }),
       command: COMMAND,
       issueScenario: 3,
-      notes: `${reps} streams of ${input.audioSec.toFixed(1)} s; the target is on "p99 beyond raw codec"; ` +
+      notes:
+        `${reps} streams of ${input.audioSec.toFixed(1)} s; the target is on "p99 beyond raw codec"; ` +
         `wall clock: max includes GC pauses and preemption by other processes`,
     });
   }

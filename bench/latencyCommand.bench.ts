@@ -97,7 +97,7 @@ async function accuracy(svc: ServiceProcess, format: AudioFormat, rounds: number
     target: `|delay error p50| ≤ ${DELAY_TARGET_MS} ms, |stall error p50| ≤ ${STALL_TARGET_MS} ms`,
     ...(quick ? {} : { met: Math.abs(delayErr.p50) <= DELAY_TARGET_MS && Math.abs(stallErr.p50) <= STALL_TARGET_MS }),
     command: COMMAND,
-    notes: 'service in a child process, pace fast; delay error against the same round\'s plain request',
+    notes: "service in a child process, pace fast; delay error against the same round's plain request",
   };
 }
 
@@ -135,14 +135,22 @@ async function underruns(svc: ServiceProcess, rounds: number, quick: boolean): P
 function bareFirstByte(url: URL, token: string, body: string, agent: Agent): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
-      let first = NaN;
-      res.on('data', () => {
-        if (Number.isNaN(first)) first = performance.now() - t0;
-      });
-      res.on('end', () => resolve(first));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      },
+      (res) => {
+        let first = NaN;
+        res.on('data', () => {
+          if (Number.isNaN(first)) first = performance.now() - t0;
+        });
+        res.on('end', () => resolve(first));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -175,14 +183,29 @@ async function overhead(svc: ServiceProcess, rounds: number, quick: boolean): Pr
     while (bareNext++ < total) bare.push(await bareFirstByte(url, svc.token, body, agent));
   };
   const [ours] = await Promise.all([
-    measureLatency({ targets: [{ label: 'replay', baseUrl: svc.replayUrl, apiKey: svc.token }], texts: [SHORT_TEXT], runs: total, warmup: half, concurrency: half, format, sampleRate: 16000 }),
+    measureLatency({
+      targets: [{ label: 'replay', baseUrl: svc.replayUrl, apiKey: svc.token }],
+      texts: [SHORT_TEXT],
+      runs: total,
+      warmup: half,
+      concurrency: half,
+      format,
+      sampleRate: 16000,
+    }),
     Promise.all(Array.from({ length: half }, bareWorker)),
   ]);
   // Without contention: one request at a time, ours and bare alternating.
   const seqOurs: number[] = [];
   const seqBare: number[] = [];
   for (let i = 0; i < total / half; i++) {
-    const one = await measureLatency({ targets: [{ label: 'replay', baseUrl: svc.replayUrl, apiKey: svc.token }], texts: [SHORT_TEXT], runs: SEQUENTIAL_BATCH, warmup: 1, format, sampleRate: 16000 });
+    const one = await measureLatency({
+      targets: [{ label: 'replay', baseUrl: svc.replayUrl, apiKey: svc.token }],
+      texts: [SHORT_TEXT],
+      runs: SEQUENTIAL_BATCH,
+      warmup: 1,
+      format,
+      sampleRate: 16000,
+    });
     seqOurs.push(...one.records.map((r) => r.firstByteMs ?? NaN));
     for (let k = 0; k < SEQUENTIAL_BATCH; k++) seqBare.push(await bareFirstByte(url, svc.token, body, agent));
   }
@@ -195,13 +218,25 @@ async function overhead(svc: ServiceProcess, rounds: number, quick: boolean): Pr
   return [
     {
       scenario: `latency command / overhead / concurrency ${OVERHEAD_CONCURRENCY}, pcm 16 kHz`,
-      figures: { requests: cpuRun.records.length, 'CPU ms/request': round(perRequestCpu, 3), 'wall s': round(cpuRun.elapsedMs / 1000, 2), failed: cpuRun.records.filter((r) => !r.ok).length },
+      figures: {
+        requests: cpuRun.records.length,
+        'CPU ms/request': round(perRequestCpu, 3),
+        'wall s': round(cpuRun.elapsedMs / 1000, 2),
+        failed: cpuRun.records.filter((r) => !r.ok).length,
+      },
       command: COMMAND,
       notes: 'CPU of the measuring process only (client, engine decoding, records); the service runs in a child process',
     },
     {
       scenario: `latency command / first byte vs bare node:http / ${half} + ${half} in flight`,
-      figures: { 'ours p50 ms': round(oursFb.p50, 2), 'bare p50 ms': round(bareFb.p50, 2), 'difference p50 ms': round(diff, 2), 'ours p99 ms': round(oursFb.p99, 2), 'bare p99 ms': round(bareFb.p99, 2), n: oursFb.n },
+      figures: {
+        'ours p50 ms': round(oursFb.p50, 2),
+        'bare p50 ms': round(bareFb.p50, 2),
+        'difference p50 ms': round(diff, 2),
+        'ours p99 ms': round(oursFb.p99, 2),
+        'bare p99 ms': round(bareFb.p99, 2),
+        n: oursFb.n,
+      },
       anchor: 'bare node:http client',
       ratio: round(oursFb.p50 / bareFb.p50, 3),
       target: `p50 difference ≤ ${OVERHEAD_TARGET_MS} ms`,
@@ -210,13 +245,18 @@ async function overhead(svc: ServiceProcess, rounds: number, quick: boolean): Pr
     },
     {
       scenario: 'latency command / first byte vs bare node:http / one request at a time, alternating',
-      figures: { 'ours p50 ms': round(seqO.p50, 3), 'bare p50 ms': round(seqB.p50, 3), 'difference p50 ms': round(seqO.p50 - seqB.p50, 3), n: seqO.n },
+      figures: {
+        'ours p50 ms': round(seqO.p50, 3),
+        'bare p50 ms': round(seqB.p50, 3),
+        'difference p50 ms': round(seqO.p50 - seqB.p50, 3),
+        n: seqO.n,
+      },
       anchor: 'bare node:http client',
       ratio: round(seqO.p50 / seqB.p50, 3),
       target: `p50 difference ≤ ${OVERHEAD_TARGET_MS} ms`,
       ...(quick ? {} : { met: seqO.p50 - seqB.p50 <= OVERHEAD_TARGET_MS }),
       command: COMMAND,
-      notes: 'the client\'s own path (fetch, body reader, engine) without other requests competing for the thread',
+      notes: "the client's own path (fetch, body reader, engine) without other requests competing for the thread",
     },
   ];
 }

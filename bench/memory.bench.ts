@@ -54,11 +54,16 @@ function trendPerMinute(marks: Mark[], y: (m: Mark) => number): number {
 function inChild<T>(entry: string, spec: object, nodeFlags: string[] = []): Promise<T> {
   const file = fileURLToPath(new URL(`./lib/${entry}`, import.meta.url));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', ...nodeFlags, '--import', 'tsx', file, JSON.stringify(spec)], { timeout: CHILD_TIMEOUT_MS }, (err, stdout) => {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, typed as an Omit<> intersection
-      if (err) reject(err);
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
-    });
+    execFile(
+      process.execPath,
+      ['--expose-gc', ...nodeFlags, '--import', 'tsx', file, JSON.stringify(spec)],
+      { timeout: CHILD_TIMEOUT_MS },
+      (err, stdout) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, typed as an Omit<> intersection
+        if (err) reject(err);
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
+      },
+    );
   });
 }
 
@@ -78,8 +83,17 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const streams = opts.quick ? 10 : 100;
   const seconds = opts.quick ? 5 : 20;
-  for (const [label, ring] of [['default ring (1 MiB cap, grows on demand)', undefined], ['64 KiB ring cap', 64 * 1024]] as const) {
-    const c = await peakInChild({ format: 'opus', streams, seconds, eventSec: EVENT_SEC, ...(ring !== undefined ? { ringCapacity: ring } : {}) });
+  for (const [label, ring] of [
+    ['default ring (1 MiB cap, grows on demand)', undefined],
+    ['64 KiB ring cap', 64 * 1024],
+  ] as const) {
+    const c = await peakInChild({
+      format: 'opus',
+      streams,
+      seconds,
+      eventSec: EVENT_SEC,
+      ...(ring !== undefined ? { ringCapacity: ring } : {}),
+    });
     results.push({
       scenario: `memory / peak per concurrent stream: ${streams} opus streams at once, ${label}`,
       figures: {
@@ -89,7 +103,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       command: COMMAND,
       issueScenario: 6,
-      notes: `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; ` +
+      notes:
+        `each stream ${seconds} s of audio, one 200 ms event per stream per turn, frames read as they come; ` +
         `live = after a GC halfway; a fresh process per ring size`,
     });
   }
@@ -109,8 +124,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const heapGrowth = (trendPerMinute(span, (m) => m.heapUsed) * (b.minute - a.minute)) / MB;
     const abGrowth = (b.arrayBuffers - a.arrayBuffers) / MB;
     results.push({
-      scenario: `memory / one ${minutes}-minute ${format} stream (${EVENT_SEC * 1000} ms events, ` +
-        `alignment snapshots) fed as fast as possible`,
+      scenario:
+        `memory / one ${minutes}-minute ${format} stream (${EVENT_SEC * 1000} ms events, ` + `alignment snapshots) fed as fast as possible`,
       figures: {
         [`RSS growth min ${from}→${b.minute} (trend) MB`]: round(rssGrowth, 2),
         [`heap growth min ${from}→${b.minute} (trend) MB`]: round(heapGrowth, 2),
@@ -132,7 +147,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       issueScenario: 6,
       notes:
         'a fresh process per format (node --no-memory-reducer: see LONG_STREAM_NODE_FLAGS); ' +
-          'marks taken after a forced GC at every minute of audio produced; events written as bytes ' +
+        'marks taken after a forced GC at every minute of audio produced; events written as bytes ' +
         '(bench/lib/sseBytes.ts, byte-identical to the string-built ones); ' +
         'the heap trend is the word timeline, which the AlignmentStore keeps whole (timeline() is public API)',
     });

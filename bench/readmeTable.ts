@@ -43,11 +43,15 @@ function fmt(v: number | string): string {
 const HEADER = ['| scenario | figures | vs anchor | target | met |', '|---|---|---|---|---|'];
 
 function row(r: BenchResult): string {
-  const figures = Object.entries(r.figures).map(([k, v]) => `${fmt(v)} ${k}`).join(', ');
+  const figures = Object.entries(r.figures)
+    .map(([k, v]) => `${fmt(v)} ${k}`)
+    .join(', ');
   const ratio = r.ratio === undefined ? '' : `${fmt(r.ratio)}× ${r.anchor ?? ''}`.trim();
   const met = r.met === undefined ? '' : r.met ? 'yes' : '**no**';
-  return `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` <br>_${cell(r.notes)}_` : ''}` +
-    ` | ${cell(ratio)} | ${cell(r.target ?? '')} | ${met} |`;
+  return (
+    `| ${cell(r.scenario)} | ${cell(figures)}${r.notes ? ` <br>_${cell(r.notes)}_` : ''}` +
+    ` | ${cell(ratio)} | ${cell(r.target ?? '')} | ${met} |`
+  );
 }
 
 /** Commands, once each, in order of first use. */
@@ -70,7 +74,7 @@ export function renderTable(report: Report): string {
   if (report.other.length > 0) {
     lines.push(
       '',
-      '**Other benches** (each area\'s own bench; `decode.bench.ts` ' +
+      "**Other benches** (each area's own bench; `decode.bench.ts` " +
         'measures the codec layer with the process CPU clock and 4 KiB events: the side-by-side scenario 2 figures are the ones above)',
       '',
       ...HEADER,
@@ -87,7 +91,13 @@ export function renderTable(report: Report): string {
 /** One summary row: a section's ratio range, its targets and how many of its rows met them. */
 function summaryRow(title: string, verdictText: string, results: BenchResult[]): string {
   const ratios = results.filter((r) => r.ratio !== undefined);
-  const range = ratios.length === 0 ? '' : rangeText(ratios.map((r) => r.ratio!), ratios[0]!.anchor ?? '');
+  const range =
+    ratios.length === 0
+      ? ''
+      : rangeText(
+          ratios.map((r) => r.ratio!),
+          ratios[0]!.anchor ?? '',
+        );
   const targets = [...new Set(results.map((r) => r.target).filter((t): t is string => t !== undefined))];
   const judged = results.filter((r) => r.met !== undefined);
   const met = judged.length === 0 ? verdictText : `${judged.filter((r) => r.met).length} of ${judged.length} rows met`;

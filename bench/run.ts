@@ -174,7 +174,12 @@ export function buildReport(runs: ModuleRun[], totalSeconds: number): Report {
     totalSeconds: Math.round(totalSeconds),
     scenarios,
     other,
-    runs: runs.map((r) => ({ module: r.module, seconds: Math.round(r.seconds * 10) / 10, results: r.results.length, ...(r.error ? { error: r.error } : {}) })),
+    runs: runs.map((r) => ({
+      module: r.module,
+      seconds: Math.round(r.seconds * 10) / 10,
+      results: r.results.length,
+      ...(r.error ? { error: r.error } : {}),
+    })),
   };
 }
 
@@ -192,7 +197,9 @@ function printTable(report: Report): void {
   const rows = [
     ...report.scenarios.flatMap((s) => s.results.map((x) => row(String(s.id), x))),
     ...report.other.map((x) => row('', x)),
-    ...report.runs.filter((r) => r.error).map((r) => ({ '#': '', scenario: `${r.module}: FAILED`, figures: r.error!.split('\n')[0]!, ratio: '', target: '', met: '' })),
+    ...report.runs
+      .filter((r) => r.error)
+      .map((r) => ({ '#': '', scenario: `${r.module}: FAILED`, figures: r.error!.split('\n')[0]!, ratio: '', target: '', met: '' })),
   ];
   console.table(rows);
   for (const s of report.scenarios) {

@@ -65,7 +65,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
     results.push({
       scenario: `say, embedded default / cold process${built ? '' : ' (tsx, no dist)'} / one sentence, opus`,
-      figures: { 'first audio frame ms (from process start)': Math.round(median(cold)), 'command total ms': Math.round(median(coldWall)), runs: coldRuns },
+      figures: {
+        'first audio frame ms (from process start)': Math.round(median(cold)),
+        'command total ms': Math.round(median(coldWall)),
+        runs: coldRuns,
+      },
       command: `node bin/voicewire.js say "${TEXT}" --out /tmp/x.wav   # stderr reports "first audio … (N ms after start)"`,
     });
 
@@ -85,7 +89,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
     results.push({
       scenario: 'say, embedded default / warmed in-process run() / one sentence, opus',
-      figures: { 'first audio frame ms (from the command)': Math.round(median(warm)), 'of which after the request ms': Math.round(median(warmRequest)), runs: warmRuns },
+      figures: {
+        'first audio frame ms (from the command)': Math.round(median(warm)),
+        'of which after the request ms': Math.round(median(warmRequest)),
+        runs: warmRuns,
+      },
       command: 'npm run bench -- say',
       notes: 'includes starting the local service (espeak-ng worker) on every run',
     });

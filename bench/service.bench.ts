@@ -17,7 +17,13 @@ function quantile(xs: number[], q: number): number {
 }
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
-interface Timing { headMs: number; firstByteMs: number; firstAudioMs: number; totalMs: number; audioSec: number }
+interface Timing {
+  headMs: number;
+  firstByteMs: number;
+  firstAudioMs: number;
+  totalMs: number;
+  audioSec: number;
+}
 
 /** One request; the first audio is the end of the first `data:` event whose audio is non-empty. */
 async function once(baseUrl: string, token: string, body: object): Promise<Timing> {
@@ -70,17 +76,33 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       results.push({
         scenario: `local service / one sentence (${SENTENCE.length} chars) / ${label}`,
         figures: {
-          'head ms p50': r1(quantile(runs.map((r) => r.headMs), 0.5)),
-          'first byte ms p50': r1(quantile(runs.map((r) => r.firstByteMs), 0.5)),
+          'head ms p50': r1(
+            quantile(
+              runs.map((r) => r.headMs),
+              0.5,
+            ),
+          ),
+          'first byte ms p50': r1(
+            quantile(
+              runs.map((r) => r.firstByteMs),
+              0.5,
+            ),
+          ),
           'first audio ms p50': r1(p50),
           'first audio ms p90': r1(quantile(firstAudio, 0.9)),
-          'whole response ms p50': r1(quantile(runs.map((r) => r.totalMs), 0.5)),
+          'whole response ms p50': r1(
+            quantile(
+              runs.map((r) => r.totalMs),
+              0.5,
+            ),
+          ),
           iterations,
         },
         target: `first audio ≤ ${TARGET_FIRST_AUDIO_MS} ms`,
         met: p50 <= TARGET_FIRST_AUDIO_MS,
         command: COMMAND,
-        notes: 'warmed service (espeak worker and resampler loaded, 2 warm-up requests); loopback fetch; 2-core machine shared with other jobs',
+        notes:
+          'warmed service (espeak worker and resampler loaded, 2 warm-up requests); loopback fetch; 2-core machine shared with other jobs',
       });
     }
   } finally {

@@ -27,12 +27,13 @@ import type { LoadJob, LoadReport } from './lib/loadClient.js';
 import { round, summarize } from './lib/stats.js';
 
 /** 574 characters, four sentences; `latency: low` cuts it into chunks of 32, 135, 255 and 149. */
-export const PARAGRAPH = 'When the river rose last spring, the whole village gathered on the old stone bridge to '
-  + 'watch the water climb the marks that their grandparents had cut into the pillars. Nobody spoke much. The '
-  + 'children counted the marks aloud, and the older people remembered the years that went with them: the flood '
-  + 'that took the mill, the dry summer when the river nearly vanished, the winter it froze so hard that carts '
-  + 'crossed on the ice. By evening the water had stopped one hand below the highest mark, and people went home '
-  + 'slowly, talking about fences, seed and the roof of the school.';
+export const PARAGRAPH =
+  'When the river rose last spring, the whole village gathered on the old stone bridge to ' +
+  'watch the water climb the marks that their grandparents had cut into the pillars. Nobody spoke much. The ' +
+  'children counted the marks aloud, and the older people remembered the years that went with them: the flood ' +
+  'that took the mill, the dry summer when the river nearly vanished, the winter it froze so hard that carts ' +
+  'crossed on the ice. By evening the water had stopped one hand below the highest mark, and people went home ' +
+  'slowly, talking about fences, seed and the roof of the school.';
 
 const FULL_N = 200;
 const QUICK_N = 6;
@@ -69,7 +70,10 @@ interface ServiceSetup {
 }
 
 /** The process's CPU (main thread and espeak workers), sampled on a wall-clock timeline. */
-interface CpuSample { at: number; cpuMs: number }
+interface CpuSample {
+  at: number;
+  cpuMs: number;
+}
 const CPU_SAMPLE_MS = 5;
 
 function sampleCpu(): { stop: () => CpuSample[] } {
@@ -80,7 +84,13 @@ function sampleCpu(): { stop: () => CpuSample[] } {
   };
   take();
   const timer = setInterval(take, CPU_SAMPLE_MS);
-  return { stop: () => { clearInterval(timer); take(); return samples; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
 }
 
 /** The service's CPU spent since the first sample, at an epoch time (linear between samples). */
@@ -99,11 +109,16 @@ function cpuAt(samples: CpuSample[], at: number): number {
 
 function runClient(job: LoadJob): Promise<LoadReport> {
   return new Promise((resolve, reject) => {
-    const child = fork(join(here, 'lib', 'loadClient.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(join(here, 'lib', 'loadClient.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let report: LoadReport | null = null;
     // The client bounds each request itself; this bounds the process (startup included).
     const timer = setTimeout(() => child.kill('SIGKILL'), job.timeoutMs + 30_000);
-    child.on('message', (m) => { report = m as LoadReport; });
+    child.on('message', (m) => {
+      report = m as LoadReport;
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -125,10 +140,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const cases: Case[] = [
     { format: 'opus', latency: 'low', targeted: true },
     { format: 'pcm', latency: 'low', targeted: true },
-    ...(opts.quick ? [] : [
-      { format: 'opus', latency: 'balanced', targeted: false },
-      { format: 'opus', latency: 'normal', targeted: false },
-    ] as Case[]),
+    ...(opts.quick
+      ? []
+      : ([
+          { format: 'opus', latency: 'balanced', targeted: false },
+          { format: 'opus', latency: 'normal', targeted: false },
+        ] as Case[])),
   ];
   const results: BenchResult[] = [];
   const firstP50 = new Map<string, number>();
@@ -136,13 +153,20 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const svc = await startLocalService({ scheduler: setup.scheduler, workers: setup.workers, platform: false });
     try {
       await runClient({
-        url: `${svc.baseUrl}${TTS_PATH}`, token: svc.token, n: opts.quick ? QUICK_WARMUP_N : WARMUP_N, sampleRate: OPUS_RATE,
-        body: { text: PARAGRAPH, format: 'opus', latency: 'low' }, timeoutMs: opts.quick ? QUICK_CLIENT_TIMEOUT_MS : CLIENT_TIMEOUT_MS,
+        url: `${svc.baseUrl}${TTS_PATH}`,
+        token: svc.token,
+        n: opts.quick ? QUICK_WARMUP_N : WARMUP_N,
+        sampleRate: OPUS_RATE,
+        body: { text: PARAGRAPH, format: 'opus', latency: 'low' },
+        timeoutMs: opts.quick ? QUICK_CLIENT_TIMEOUT_MS : CLIENT_TIMEOUT_MS,
       });
       for (const c of cases) {
         const sampleRate = c.format === 'opus' ? OPUS_RATE : PCM_RATE;
         const job = (count: number): LoadJob => ({
-          url: `${svc.baseUrl}${TTS_PATH}`, token: svc.token, n: count, sampleRate,
+          url: `${svc.baseUrl}${TTS_PATH}`,
+          token: svc.token,
+          n: count,
+          sampleRate,
           body: { text: PARAGRAPH, format: c.format, latency: c.latency },
           timeoutMs: opts.quick ? QUICK_CLIENT_TIMEOUT_MS : CLIENT_TIMEOUT_MS,
         });
@@ -166,7 +190,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         const targeted = c.targeted && isFair;
         const met = first.p50 <= TARGET_P50_MS && first.p99 <= TARGET_P99_MS && valid === n;
         results.push({
-          scenario: `local service under load / ${n} concurrent × ${PARAGRAPH.length}-char paragraph / ${c.format} ${sampleRate / 1000} kHz, latency ${c.latency} / ${setup.label}`,
+          scenario:
+            `local service under load / ${n} concurrent × ${PARAGRAPH.length}-char paragraph / ` +
+            `${c.format} ${sampleRate / 1000} kHz, latency ${c.latency} / ${setup.label}`,
           figures: {
             'first audio ms p50': round(first.p50, 0),
             'first audio ms p99': round(first.p99, 0),
@@ -182,7 +208,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
             'load average 1 min': round(loadavg()[0]!, 1),
           },
           ...(isFair && before !== undefined ? { anchor: 'fifo first-audio p50 (same run)', ratio: round(first.p50 / before, 3) } : {}),
-          ...(targeted ? { target: `first audio p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms, every stream valid`, ...(opts.quick ? {} : { met }) } : {}),
+          ...(targeted
+            ? {
+                target: `first audio p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms, every stream valid`,
+                ...(opts.quick ? {} : { met }),
+              }
+            : {}),
           command: COMMAND,
           ...(why ? { notes: `invalid: ${why}` } : {}),
         });

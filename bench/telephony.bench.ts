@@ -23,7 +23,7 @@ import type { UtteranceResult } from '../src/telephony/Utterance.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/telephony.bench.ts\').then(m=>m.run({quick:false}))' +
+  "node --expose-gc --import tsx -e \"import('./bench/telephony.bench.ts').then(m=>m.run({quick:false}))" +
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TARGET_P99_MS = 5;
 const FULL_STEPS = [1, 5, 10, 25, 50, 100, 200];
@@ -71,7 +71,9 @@ export async function step(calls: number, seconds: number): Promise<StepResult> 
     },
   });
   const worker = new Worker(new URL('./telephonyPeers.worker.mjs', import.meta.url), { workerData: { url: bridge.url, count: calls } });
-  const dbg = (m: string): void => { if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${calls}] ${m}\n`); };
+  const dbg = (m: string): void => {
+    if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${calls}] ${m}\n`);
+  };
   // Bounded: whatever goes wrong, the step ends by this deadline and frees everything.
   const deadlineMs = (seconds * 3 + 30) * 1000;
   let guard: ReturnType<typeof setTimeout> | undefined;
@@ -160,7 +162,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const bare = await bareTimerLateness(seconds);
   out.push({
     scenario: `bare setTimeout every 20 ms (absolute schedule), ${seconds} s: the machine's floor`,
-    figures: { 'p50 lateness ms': round(bare.quantile(0.5)), 'p99 lateness ms': round(bare.quantile(0.99)), 'max lateness ms': round(bare.maxMs) },
+    figures: {
+      'p50 lateness ms': round(bare.quantile(0.5)),
+      'p99 lateness ms': round(bare.quantile(0.99)),
+      'max lateness ms': round(bare.maxMs),
+    },
     command: COMMAND,
   });
   for (const calls of steps) {
@@ -171,8 +177,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     out.push({
       scenario: `telephony bridge / ${calls} concurrent calls / ${seconds} s utterance, 200 ms lead`,
       figures: {
-        'p50 lateness ms': round(r.p50), 'p99 lateness ms': round(r.p99), 'max lateness ms': round(r.max),
-        'paced sends': r.sends, 'phone underruns': r.underruns, completed: `${r.completed}/${calls}`, 'heap MiB': round(r.heapMiB),
+        'p50 lateness ms': round(r.p50),
+        'p99 lateness ms': round(r.p99),
+        'max lateness ms': round(r.max),
+        'paced sends': r.sends,
+        'phone underruns': r.underruns,
+        completed: `${r.completed}/${calls}`,
+        'heap MiB': round(r.heapMiB),
         'bridge loop busy %': round(r.busy * 100),
       },
       anchor: 'bare timer p99',
@@ -190,7 +201,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     target: `≥ 1 call`,
     met: best > 0,
     command: COMMAND,
-    notes: `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
+    notes:
+      `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
       `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
   return out;

@@ -19,7 +19,7 @@ import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/telephonyPath.bench.ts\').then(m=>m.run({quick:false}))' +
+  "node --expose-gc --import tsx -e \"import('./bench/telephonyPath.bench.ts').then(m=>m.run({quick:false}))" +
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TELEPHONY_RATE = 8000;
 const FRAME_MS = 20;
@@ -55,7 +55,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const scenarios: Array<[string, string, () => unknown]> = [
     ['native8k', 'core: opus decoded natively at 8 kHz → μ-law 20 ms frames', () => corePath(ogg, TELEPHONY_RATE)],
     ['resample48k', 'core: opus at 48 kHz → speex 48→8 kHz → μ-law 20 ms frames', () => corePath(ogg, 48000)],
-    ['pipeline', 'full pipeline: SSE → opus (native 8 kHz) → μ-law 20 ms frames', () => runPipelineOnce('opus', body, { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 })],
+    [
+      'pipeline',
+      'full pipeline: SSE → opus (native 8 kHz) → μ-law 20 ms frames',
+      () => runPipelineOnce('opus', body, { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 }),
+    ],
   ];
   // Side by side in alternating rounds on the thread's CPU clock (bench/lib/measure.ts); the
   // ratios are to the native 8 kHz path.

@@ -23,7 +23,21 @@ for (let i = 0; i < count; i++) {
     peer.counted = true;
     const sid = `MZbench${i}`;
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    ws.send(JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: sid, start: { streamSid: sid, callSid: `CAbench${i}`, accountSid: 'AC', tracks: ['inbound'], customParameters: {}, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+    ws.send(
+      JSON.stringify({
+        event: 'start',
+        sequenceNumber: '1',
+        streamSid: sid,
+        start: {
+          streamSid: sid,
+          callSid: `CAbench${i}`,
+          accountSid: 'AC',
+          tracks: ['inbound'],
+          customParameters: {},
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+      }),
+    );
     opened++;
     settled();
   });
@@ -37,11 +51,15 @@ for (let i = 0; i < count; i++) {
       peer.started = true;
       peer.busyUntil = Math.max(peer.busyUntil, now) + bytes / RATE_PER_MS;
     } else if (m.event === 'mark') {
-      const echo = () => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ event: 'mark', sequenceNumber: '0', streamSid: m.streamSid, mark: m.mark }));
+      const echo = () =>
+        ws.readyState === ws.OPEN && ws.send(JSON.stringify({ event: 'mark', sequenceNumber: '0', streamSid: m.streamSid, mark: m.mark }));
       const wait = peer.busyUntil - now;
       if (wait <= 0) echo();
       else {
-        const t = setTimeout(() => { peer.timers.delete(t); echo(); }, wait);
+        const t = setTimeout(() => {
+          peer.timers.delete(t);
+          echo();
+        }, wait);
         peer.timers.add(t);
       }
     } else if (m.event === 'clear') {
@@ -53,7 +71,10 @@ for (let i = 0; i < count; i++) {
   ws.on('error', () => {
     if (!peer.counted) {
       peer.counted = true;
-      if (ws.readyState !== ws.OPEN) { failed++; settled(); }
+      if (ws.readyState !== ws.OPEN) {
+        failed++;
+        settled();
+      }
     }
   });
 }

@@ -5,7 +5,7 @@
  * per call-second on a mix where the caller speaks ~30 % of the time. Quick mode: a few clips
  * and a 10 s mix. Figures and the choice of default: native-notes/vad.md.
  *
- *   node --import tsx -e "import('./bench/vad.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures}))))"
+ *   the command in COMMAND below (run from the repository root)
  */
 import { createVad, type VadBackend, type VadEdgeEvent, type VadEvent, type VadOptions } from '../src/telephony/vad/index.js';
 import { CORPUS_RATE, loadCorpus, type LoadedClip } from '../test/fixtures/vad/corpus.js';
@@ -14,7 +14,8 @@ import { percentile, round, sortedCopy } from './lib/stats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --import tsx -e "import(\'./bench/vad.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures}))))"';
+  "node --import tsx -e \"import('./bench/vad.bench.ts').then(m=>m.run({quick:false}))" +
+  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures}))))"';
 /** Utterances this long or longer must be detected (shorter ones are reported apart). */
 export const MIN_DETECT_MS = 300;
 /** A speechStart decided up to this long after the labelled offset still counts as detecting it. */

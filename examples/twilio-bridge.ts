@@ -20,8 +20,18 @@ const DEFAULT_PORT = 8080;
 const DEFAULT_GREETING = 'Hello! Thanks for calling voicewire. Press any key on your phone.';
 
 const DIGIT_WORDS: Record<string, string> = {
-  '0': 'zero', '1': 'one', '2': 'two', '3': 'three', '4': 'four', '5': 'five', '6': 'six',
-  '7': 'seven', '8': 'eight', '9': 'nine', '*': 'star', '#': 'hash',
+  '0': 'zero',
+  '1': 'one',
+  '2': 'two',
+  '3': 'three',
+  '4': 'four',
+  '5': 'five',
+  '6': 'six',
+  '7': 'seven',
+  '8': 'eight',
+  '9': 'nine',
+  '*': 'star',
+  '#': 'hash',
 };
 
 function escapeXml(s: string): string {

@@ -202,14 +202,22 @@ export class ApiError extends VoicewireError {
   static fromStatus(status: number, message: string, init: ApiErrorInit = {}): ApiError {
     const full = { ...init, status };
     switch (status) {
-      case 400: return new BadRequestError(message, full);
-      case 401: return new AuthenticationError(message, full);
-      case 403: return new PermissionDeniedError(message, full);
-      case 404: return new NotFoundError(message, full);
-      case 409: return new ConflictError(message, full);
-      case 413: return new PayloadTooLargeError(message, full);
-      case 422: return new UnprocessableEntityError(message, full);
-      case 429: return new RateLimitError(message, full);
+      case 400:
+        return new BadRequestError(message, full);
+      case 401:
+        return new AuthenticationError(message, full);
+      case 403:
+        return new PermissionDeniedError(message, full);
+      case 404:
+        return new NotFoundError(message, full);
+      case 409:
+        return new ConflictError(message, full);
+      case 413:
+        return new PayloadTooLargeError(message, full);
+      case 422:
+        return new UnprocessableEntityError(message, full);
+      case 429:
+        return new RateLimitError(message, full);
       default:
         return status >= 500 ? new InternalServerError(message, full) : new ApiError(message, full);
     }

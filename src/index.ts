@@ -41,13 +41,7 @@ export { RingBuffer, DEFAULT_RING_CAPACITY } from './buffer/RingBuffer.js';
 
 // ---- SSE and speech events
 export { SseParseStream, type SseParseStreamOptions } from './sse/SseParseStream.js';
-export {
-  createSseParser,
-  DEFAULT_MAX_SSE_BYTES,
-  type SseEvent,
-  type SseParser,
-  type SseParserOptions,
-} from './sse/SseParser.js';
+export { createSseParser, DEFAULT_MAX_SSE_BYTES, type SseEvent, type SseParser, type SseParserOptions } from './sse/SseParser.js';
 export {
   validateSpeechEvent,
   parseSpeechEventData,
@@ -57,11 +51,7 @@ export {
   type Alignment,
   type AlignmentSegment,
 } from './events/SpeechEvent.js';
-export {
-  SpeechEventScanner,
-  type SpeechEventMeta,
-  type SpeechEventScannerOptions,
-} from './events/SpeechEventScanner.js';
+export { SpeechEventScanner, type SpeechEventMeta, type SpeechEventScannerOptions } from './events/SpeechEventScanner.js';
 
 // ---- codecs
 export type {

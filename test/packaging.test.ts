@@ -35,7 +35,14 @@ const MARKERS: Record<string, string> = {
   'voicewire/latency': 'measureLatency',
 };
 /** What lives behind a subpath only: the root entry must not load it (import time, `ws`). */
-const NOT_AT_ROOT = ['createClient', 'createTwilioBridge', 'attachTwilioMediaStream', 'createWebhookReceiver', 'RedisDedupStore', 'measureLatency'];
+const NOT_AT_ROOT = [
+  'createClient',
+  'createTwilioBridge',
+  'attachTwilioMediaStream',
+  'createWebhookReceiver',
+  'RedisDedupStore',
+  'measureLatency',
+];
 
 let tmp = '';
 let project = '';
@@ -54,7 +61,18 @@ beforeAll(() => {
   // reading. `npm pack` runs `prepare` (the build) first: a tree that does not build fails here.
   const pkg = join(tmp, 'package');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'native-notes', 'examples', 'docs', 'models']) {
+  for (const entry of [
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'README.md',
+    'bin',
+    'src',
+    'native-notes',
+    'examples',
+    'docs',
+    'models',
+  ]) {
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
   }
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
@@ -66,13 +84,19 @@ beforeAll(() => {
   project = join(tmp, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'vw-pack-check', version: '1.0.0', private: true, type: 'module' }));
-  const install = spawnSync(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(tmp, packed!.filename)], {
-    cwd: project,
-    encoding: 'utf8',
-    timeout: STEP_TIMEOUT_MS,
-  });
+  const install = spawnSync(
+    NPM,
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(tmp, packed!.filename)],
+    {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: STEP_TIMEOUT_MS,
+    },
+  );
   if (install.status !== 0) throw new Error(`npm install failed:\n${install.stderr}`);
-  const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'voicewire', 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'voicewire', 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
   specifiers = Object.keys(manifest.exports).map((k) => (k === '.' ? 'voicewire' : `voicewire/${k.slice(2)}`));
 }, 300_000);
 
@@ -98,9 +122,17 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
   it('npx voicewire --help, say --help and --version run from the installed package', { timeout: TEST_TIMEOUT_MS }, () => {
     const help = execFileSync('npx', ['--no-install', 'voicewire', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
     expect(help).toContain('usage: voicewire <command>');
-    const sayHelp = execFileSync('npx', ['--no-install', 'voicewire', 'say', '--help'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+    const sayHelp = execFileSync('npx', ['--no-install', 'voicewire', 'say', '--help'], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: RUN_TIMEOUT_MS,
+    });
     expect(sayHelp).toContain('--format opus|mp3|wav|pcm');
-    const version = execFileSync('npx', ['--no-install', 'voicewire', '--version'], { cwd: project, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+    const version = execFileSync('npx', ['--no-install', 'voicewire', '--version'], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: RUN_TIMEOUT_MS,
+    });
     expect(version).toBe(`${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 
@@ -131,8 +163,10 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
         : `const m${i} = await import(${JSON.stringify(s)});` +
           ` if (typeof m${i}[${JSON.stringify(MARKERS[s])}] !== 'function') throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
     );
-    lines.push(`const root = await import('voicewire'); const leaked = ${JSON.stringify(NOT_AT_ROOT)}.filter((k) => k in root);` +
-      ` if (leaked.length) throw new Error('at the root: ' + leaked);`);
+    lines.push(
+      `const root = await import('voicewire'); const leaked = ${JSON.stringify(NOT_AT_ROOT)}.filter((k) => k in root);` +
+        ` if (leaked.length) throw new Error('at the root: ' + leaked);`,
+    );
     writeFileSync(join(project, 'entries.mjs'), lines.join('\n') + '\nconsole.log("ok");\n');
     const r = run(process.execPath, ['entries.mjs']);
     expect(r.status, r.out).toBe(0);
@@ -145,7 +179,9 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
         : `if (typeof require(${JSON.stringify(s)})[${JSON.stringify(MARKERS[s])}] !== 'function')` +
           ` throw new Error(${JSON.stringify(`${s}: no ${MARKERS[s]}`)});`,
     );
-    lines.push(`const { createSpeechPipeline } = require('voicewire'); createSpeechPipeline({ format: 'pcm', sampleRate: 16000 }).destroy();`);
+    lines.push(
+      `const { createSpeechPipeline } = require('voicewire'); createSpeechPipeline({ format: 'pcm', sampleRate: 16000 }).destroy();`,
+    );
     writeFileSync(join(project, 'entries.cjs'), `'use strict';\n${lines.join('\n')}\nconsole.log('ok');\n`);
     const r = run(process.execPath, ['entries.cjs']);
     expect(r.status, r.out).toBe(0);
@@ -153,26 +189,33 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
   });
 
   for (const resolution of ['node16', 'bundler'] as const) {
-    it(`a strict TypeScript consumer compiles against the shipped types (moduleResolution ${resolution}, skipLibCheck false)`, { timeout: TEST_TIMEOUT_MS }, () => {
-      writeConsumer();
-      const tsconfig = `tsconfig.${resolution}.json`;
-      writeFileSync(join(project, tsconfig), JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noUncheckedIndexedAccess: true,
-          skipLibCheck: false,
-          noEmit: true,
-          target: 'ES2022',
-          module: resolution === 'node16' ? 'node16' : 'esnext',
-          moduleResolution: resolution,
-          types: ['node'],
-        },
-        files: ['consumer.ts'],
-      }));
-      const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig]);
-      expect(r.status, r.out).toBe(0);
-    });
+    it(
+      `a strict TypeScript consumer compiles against the shipped types (moduleResolution ${resolution}, skipLibCheck false)`,
+      { timeout: TEST_TIMEOUT_MS },
+      () => {
+        writeConsumer();
+        const tsconfig = `tsconfig.${resolution}.json`;
+        writeFileSync(
+          join(project, tsconfig),
+          JSON.stringify({
+            compilerOptions: {
+              strict: true,
+              exactOptionalPropertyTypes: true,
+              noUncheckedIndexedAccess: true,
+              skipLibCheck: false,
+              noEmit: true,
+              target: 'ES2022',
+              module: resolution === 'node16' ? 'node16' : 'esnext',
+              moduleResolution: resolution,
+              types: ['node'],
+            },
+            files: ['consumer.ts'],
+          }),
+        );
+        const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig]);
+        expect(r.status, r.out).toBe(0);
+      },
+    );
   }
 });
 
@@ -186,7 +229,9 @@ function writeConsumer(): void {
     mkdirSync(types, { recursive: true });
     symlinkSync(join(root, 'node_modules', '@types', 'node'), join(types, 'node'), 'dir');
   }
-  writeFileSync(join(project, 'consumer.ts'), `
+  writeFileSync(
+    join(project, 'consumer.ts'),
+    `
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createFrameByteStream, createSpeechPipeline, createWavFileSink, toWebVtt, type WordEvent } from 'voicewire';
@@ -225,5 +270,6 @@ export function webhook(rawBody: string, header: string): boolean {
     return false;
   }
 }
-`);
+`,
+  );
 }

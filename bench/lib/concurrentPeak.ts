@@ -33,11 +33,13 @@ export async function concurrentPeak({ format, streams, seconds, eventSec, ringC
   gc();
   const base = process.memoryUsage();
   const sources = Array.from({ length: streams }, () => speechStream({ format, seconds, eventSec: eventSec }));
-  const pipes = sources.map((s) => createSpeechPipeline({
-    format,
-    ...(s.declaredRate !== undefined ? { sampleRate: s.declaredRate } : {}),
-    ...(ringCapacity !== undefined ? { ringCapacity } : {}),
-  }));
+  const pipes = sources.map((s) =>
+    createSpeechPipeline({
+      format,
+      ...(s.declaredRate !== undefined ? { sampleRate: s.declaredRate } : {}),
+      ...(ringCapacity !== undefined ? { ringCapacity } : {}),
+    }),
+  );
   const ends = pipes.map((p) => once(p, 'end'));
   for (const p of pipes) p.on('data', () => undefined);
   const halfway = Math.floor(seconds / eventSec / 2);
@@ -63,7 +65,6 @@ export async function concurrentPeak({ format, streams, seconds, eventSec, ringC
   await Promise.all(ends);
   return { rssPerStream: (peakRss - base.rss) / streams, heapPerStream: live.heap / streams, abPerStream: live.ab / streams };
 }
-
 
 if (process.argv[1]?.endsWith('concurrentPeak.ts')) {
   const spec = JSON.parse(process.argv[2] ?? '{}') as PeakSpec;

@@ -31,7 +31,14 @@ const MP3_RATE = 22050;
 const OPUS_FILE = 'opus/20ms-pages.opus';
 const PCM_FILE = 'opus/default-pages.ref.wav';
 
-function finish(format: FormatName, sampleRate: number, channels: number, audioSec: number, payloads: Uint8Array[], packets?: Uint8Array[][]): FormatInput {
+function finish(
+  format: FormatName,
+  sampleRate: number,
+  channels: number,
+  audioSec: number,
+  payloads: Uint8Array[],
+  packets?: Uint8Array[][],
+): FormatInput {
   const events = payloads.map((p) => Buffer.from(sseEvent(p)));
   return { format, sampleRate, channels, audioSec, events, payloads, ...(packets ? { packets } : {}), body: Buffer.concat(events) };
 }
@@ -44,7 +51,7 @@ export function opusInput(seconds: number, packetsPerPage: number): FormatInput 
   const packets: Uint8Array[][] = [[], []];
   const total = Math.round(seconds * OPUS_RATE);
   let granule = 0;
-  for (let i = 0; granule < total; ) {
+  for (let i = 0; granule < total;) {
     const page: Uint8Array[] = [];
     while (page.length < packetsPerPage && granule < total) {
       const k = i++ % src.packets.length;
@@ -66,9 +73,9 @@ export function pcmInput(seconds: number, eventSec: number, wav: boolean): Forma
   const step = Math.round(eventSec * pcm.sampleRate) * frameBytes;
   const payloads: Uint8Array[] = [];
   let at = 0;
-  for (let done = 0; done < total; ) {
+  for (let done = 0; done < total;) {
     const out = new Uint8Array(Math.min(step, total - done));
-    for (let o = 0; o < out.length; ) {
+    for (let o = 0; o < out.length;) {
       const n = Math.min(out.length - o, src.length - at);
       out.set(src.subarray(at, at + n), o);
       o += n;
@@ -101,5 +108,11 @@ export function mp3Input(seconds: number, eventSec: number): FormatInput {
 
 /** One input per format, about `seconds` long each. */
 export function formatInputs(seconds: number): FormatInput[] {
-  return [pcmInput(seconds, 0.2, false), pcmInput(seconds, 0.2, true), mp3Input(seconds, 0.2), opusInput(seconds, 10), opusInput(seconds, 1)];
+  return [
+    pcmInput(seconds, 0.2, false),
+    pcmInput(seconds, 0.2, true),
+    mp3Input(seconds, 0.2),
+    opusInput(seconds, 10),
+    opusInput(seconds, 1),
+  ];
 }

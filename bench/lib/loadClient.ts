@@ -63,7 +63,9 @@ function decodeSamples(format: AudioFormat, sampleRate: number, body: Iterable<B
   const pipeline = createSpeechPipeline({ format, sampleRate });
   let samples = 0;
   return new Promise((resolve, reject) => {
-    pipeline.on('data', (f: { sampleCount: number }) => { samples += f.sampleCount; });
+    pipeline.on('data', (f: { sampleCount: number }) => {
+      samples += f.sampleCount;
+    });
     pipeline.on('error', reject);
     pipeline.on('end', () => resolve(samples));
     for (const b of body) pipeline.write(b);
@@ -76,7 +78,11 @@ function one(job: LoadJob, agent: Agent, decodeLive: boolean): Promise<Received>
   return new Promise((resolve) => {
     const got: Received = {
       outcome: { firstAudioMs: NaN, firstAudioAt: NaN, totalMs: NaN, valid: false },
-      body: decodeLive ? null : [], chunks: -1, lastSeq: -1, expectSec: 0, liveSamples: 0,
+      body: decodeLive ? null : [],
+      chunks: -1,
+      lastSeq: -1,
+      expectSec: 0,
+      liveSamples: 0,
     };
     let settled = false;
     const finish = (why?: string): void => {
@@ -84,64 +90,88 @@ function one(job: LoadJob, agent: Agent, decodeLive: boolean): Promise<Received>
       settled = true;
       clearTimeout(timer);
       got.outcome.totalMs = performance.now() - t0;
-      if (why) { got.outcome.why = why; got.body = null; }
+      if (why) {
+        got.outcome.why = why;
+        got.body = null;
+      }
       resolve(got);
     };
-    const timer = setTimeout(() => { req.destroy(); finish('timed out'); }, job.timeoutMs);
-    const req = httpRequest(job.url, {
-      method: 'POST',
-      agent,
-      headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
-    }, (res) => {
-      if (res.statusCode !== 200) { res.resume(); finish(`status ${res.statusCode}`); return; }
-      got.chunks = Number(res.headers['x-voicewire-chunks']);
-      const live = decodeLive ? createSpeechPipeline({ format: job.body.format, sampleRate: job.sampleRate }) : null;
-      let decoded: Promise<void> = Promise.resolve();
-      if (live) {
-        live.on('data', (f: { sampleCount: number }) => { got.liveSamples += f.sampleCount; });
-        decoded = new Promise((ok, fail) => { live.on('end', ok); live.on('error', fail); });
-        live.on('drain', () => res.resume());
-      }
-      // The last event's chunk_seq and each chunk's final duration, read from the text as it passes
-      // (only the unparsed tail is kept).
-      const utf8 = new StringDecoder('utf8');
-      const finalDuration = new Map<number, number>();
-      let tail = '';
-      let scan = '';
-      res.on('data', (bytes: Buffer) => {
-        const text = utf8.write(bytes);
-        if (Number.isNaN(got.outcome.firstAudioMs)) {
-          scan += text;
-          const at = scan.indexOf(AUDIO_KEY);
-          if (at >= 0 && scan.length > at + AUDIO_KEY.length) {
-            if (scan[at + AUDIO_KEY.length] !== '"') {
-              const now = performance.now();
-              got.outcome.firstAudioMs = now - t0;
-              got.outcome.firstAudioAt = performance.timeOrigin + now;
-              scan = '';
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish('timed out');
+    }, job.timeoutMs);
+    const req = httpRequest(
+      job.url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          finish(`status ${res.statusCode}`);
+          return;
+        }
+        got.chunks = Number(res.headers['x-voicewire-chunks']);
+        const live = decodeLive ? createSpeechPipeline({ format: job.body.format, sampleRate: job.sampleRate }) : null;
+        let decoded: Promise<void> = Promise.resolve();
+        if (live) {
+          live.on('data', (f: { sampleCount: number }) => {
+            got.liveSamples += f.sampleCount;
+          });
+          decoded = new Promise((ok, fail) => {
+            live.on('end', ok);
+            live.on('error', fail);
+          });
+          live.on('drain', () => res.resume());
+        }
+        // The last event's chunk_seq and each chunk's final duration, read from the text as it passes
+        // (only the unparsed tail is kept).
+        const utf8 = new StringDecoder('utf8');
+        const finalDuration = new Map<number, number>();
+        let tail = '';
+        let scan = '';
+        res.on('data', (bytes: Buffer) => {
+          const text = utf8.write(bytes);
+          if (Number.isNaN(got.outcome.firstAudioMs)) {
+            scan += text;
+            const at = scan.indexOf(AUDIO_KEY);
+            if (at >= 0 && scan.length > at + AUDIO_KEY.length) {
+              if (scan[at + AUDIO_KEY.length] !== '"') {
+                const now = performance.now();
+                got.outcome.firstAudioMs = now - t0;
+                got.outcome.firstAudioAt = performance.timeOrigin + now;
+                scan = '';
+              } else scan = scan.slice(at + AUDIO_KEY.length);
             }
-            else scan = scan.slice(at + AUDIO_KEY.length);
           }
-        }
-        tail += text;
-        let end: number;
-        while ((end = tail.indexOf('\n\n')) >= 0) {
-          const ev = JSON.parse(tail.slice(6, end)) as { alignment: { audio_duration: number } | null; chunk_seq: number };
-          if (ev.alignment) finalDuration.set(ev.chunk_seq, ev.alignment.audio_duration);
-          got.lastSeq = ev.chunk_seq;
-          tail = tail.slice(end + 2);
-        }
-        got.body?.push(bytes);
-        if (live && !live.write(bytes)) res.pause();
-      });
-      res.on('error', (err) => finish(err.message));
-      res.on('end', () => {
-        for (const d of finalDuration.values()) got.expectSec += d;
-        if (finalDuration.size !== got.chunks) { finish(`final snapshots for ${finalDuration.size} of ${got.chunks} chunks`); return; }
-        live?.end();
-        decoded.then(() => finish(), (err: Error) => finish(`decode: ${err.message}`));
-      });
-    });
+          tail += text;
+          let end: number;
+          while ((end = tail.indexOf('\n\n')) >= 0) {
+            const ev = JSON.parse(tail.slice(6, end)) as { alignment: { audio_duration: number } | null; chunk_seq: number };
+            if (ev.alignment) finalDuration.set(ev.chunk_seq, ev.alignment.audio_duration);
+            got.lastSeq = ev.chunk_seq;
+            tail = tail.slice(end + 2);
+          }
+          got.body?.push(bytes);
+          if (live && !live.write(bytes)) res.pause();
+        });
+        res.on('error', (err) => finish(err.message));
+        res.on('end', () => {
+          for (const d of finalDuration.values()) got.expectSec += d;
+          if (finalDuration.size !== got.chunks) {
+            finish(`final snapshots for ${finalDuration.size} of ${got.chunks} chunks`);
+            return;
+          }
+          live?.end();
+          decoded.then(
+            () => finish(),
+            (err: Error) => finish(`decode: ${err.message}`),
+          );
+        });
+      },
+    );
     req.on('error', (err) => finish(err.message));
     req.end(JSON.stringify(job.body));
   });
@@ -154,8 +184,11 @@ async function check(job: LoadJob, got: Received): Promise<LoadOutcome> {
   if (got.lastSeq !== got.chunks - 1) return { ...o, why: `last chunk_seq ${got.lastSeq} of ${got.chunks}` };
   let samples = got.liveSamples;
   if (got.body) {
-    try { samples = await decodeSamples(job.body.format, job.sampleRate, got.body); }
-    catch (err) { return { ...o, why: `decode: ${(err as Error).message}` }; }
+    try {
+      samples = await decodeSamples(job.body.format, job.sampleRate, got.body);
+    } catch (err) {
+      return { ...o, why: `decode: ${(err as Error).message}` };
+    }
     got.body = null;
   }
   const gotSec = samples / job.sampleRate;
@@ -186,6 +219,9 @@ async function main(job: LoadJob): Promise<LoadReport> {
 process.once('message', (job: LoadJob) => {
   main(job).then(
     (report) => process.send!(report, () => process.exit(0)),
-    (err: unknown) => { process.stderr.write(`load client: ${String((err as Error).stack ?? err)}\n`); process.exit(1); },
+    (err: unknown) => {
+      process.stderr.write(`load client: ${String((err as Error).stack ?? err)}\n`);
+      process.exit(1);
+    },
   );
 });

@@ -101,7 +101,15 @@ export async function longStream({ format, minutes, eventSec = DEFAULT_EVENT_SEC
   const c0 = cpuMs();
   const w0 = performance.now();
   await feed(p, counted);
-  return { marks, peakRss, cpuSec: (cpuMs() - c0) / 1000, wallSec: (performance.now() - w0 - pausedMs) / 1000, audioSec: samples / stream.sampleRate, words, events };
+  return {
+    marks,
+    peakRss,
+    cpuSec: (cpuMs() - c0) / 1000,
+    wallSec: (performance.now() - w0 - pausedMs) / 1000,
+    audioSec: samples / stream.sampleRate,
+    words,
+    events,
+  };
 }
 
 if (process.argv[1]?.endsWith('longStream.ts')) {

@@ -33,7 +33,12 @@ function group(url: string, name: string): string {
   if (name === '(idle)') return 'idle';
   if (name === '(program)') return 'program (native, unattributed)';
   if (url.includes('/src/')) return `voicewire ${url.slice(url.indexOf('/src/') + 1).replace(/^src\//, 'src/')}`;
-  if (url.includes('node_modules/')) return `dep ${url.split('node_modules/')[1]!.split('/').slice(0, url.includes('node_modules/@') ? 2 : 1).join('/')}`;
+  if (url.includes('node_modules/'))
+    return `dep ${url
+      .split('node_modules/')[1]!
+      .split('/')
+      .slice(0, url.includes('node_modules/@') ? 2 : 1)
+      .join('/')}`;
   if (url.startsWith('node:')) return `node ${url.slice(5).split('/').slice(0, 2).join('/')}`;
   if (url === '') return `native ${name}`;
   return url.split('/').slice(-2).join('/');
@@ -51,14 +56,18 @@ export function summarizeProfile(profile: Profile, top = 25): { functions: Profi
   for (const [id, ms] of self) {
     const n = byId.get(id)!;
     const { functionName, url, lineNumber } = n.callFrame;
-    const name = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(src|node_modules|bench)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
+    const name =
+      `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(src|node_modules|bench)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
     fn.set(name, (fn.get(name) ?? 0) + ms);
     const g = group(url, functionName);
     grp.set(g, (grp.get(g) ?? 0) + ms);
     total += ms;
   }
   const lines = (m: Map<string, number>): ProfileLine[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, ms]) => ({ name, ms: Math.round(ms), share: Math.round((ms / total) * 1000) / 10 }));
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, ms]) => ({ name, ms: Math.round(ms), share: Math.round((ms / total) * 1000) / 10 }));
   return { functions: lines(fn), groups: lines(grp), totalMs: Math.round(total) };
 }
 

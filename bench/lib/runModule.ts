@@ -20,7 +20,10 @@ const opts: BenchOptions = { quick: process.argv.includes('--quick') };
 let settled = false;
 process.on('exit', () => {
   // Exit code 13: the event loop emptied while run() was still pending (a promise nothing settles).
-  if (!settled) process.stderr.write(`bench: ${file}: run() never settled; last stage: ${String((globalThis as { __benchStage?: string }).__benchStage ?? 'unknown')}\n`);
+  if (!settled)
+    process.stderr.write(
+      `bench: ${file}: run() never settled; last stage: ${String((globalThis as { __benchStage?: string }).__benchStage ?? 'unknown')}\n`,
+    );
 });
 const mod = (await import(pathToFileURL(resolve(file)).href)) as { run: (o: BenchOptions) => Promise<BenchResult[]> };
 const results = await mod.run(opts);

@@ -6,10 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  fixtureBytes, OggPager, OPUS_RATE, readOpus, readWav16, sseEvent, wavHeader,
-  type OpusSource, type Pcm,
-} from './audio.js';
+import { fixtureBytes, OggPager, OPUS_RATE, readOpus, readWav16, sseEvent, wavHeader, type OpusSource, type Pcm } from './audio.js';
 import { jsonBytes, sharedEventWriter } from './sseBytes.js';
 
 export type StreamFormat = 'opus' | 'mp3' | 'pcm' | 'wav';
@@ -59,9 +56,11 @@ interface Piece {
 }
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
-const WORDS = (JSON.parse(readFileSync(here('../../test/fixtures/telephony/greeting.words.json'), 'utf8')) as {
-  words: { text: string; start: number; end: number }[];
-}).words;
+const WORDS = (
+  JSON.parse(readFileSync(here('../../test/fixtures/telephony/greeting.words.json'), 'utf8')) as {
+    words: { text: string; start: number; end: number }[];
+  }
+).words;
 const MP3_FILE = 'mp3/no-tag.mp3';
 const MP3_LOOP_SEC = 2.84725; // ffprobe of the fixture
 const PCM_FILE = 'opus/default-pages.ref.wav';
@@ -103,7 +102,7 @@ function* pcmPieces(seconds: number, eventSec: number, header: boolean): Generat
   const step = Math.round(eventSec * pcm.sampleRate) * pcm.channels * 2;
   if (header) yield { bytes: wavHeader(pcm.sampleRate, pcm.channels, total), start: 0, end: 0 };
   let at = 0;
-  for (let done = 0; done < total; ) {
+  for (let done = 0; done < total;) {
     const n = Math.min(step, total - done, src.length - at);
     yield { bytes: src.subarray(at, at + n), start: done / bytesPerSec, end: (done + n) / bytesPerSec };
     done += n;
@@ -161,7 +160,14 @@ function* withAlignment(pieces: Generator<Piece>, loopSec: number, words: boolea
     let event: Buffer;
     if (build === 'strings') {
       const alignment = count > 0 ? { audio_duration: loopSec, segments: scaled.slice(0, count) } : null;
-      event = Buffer.from(sseEvent(p.bytes, { alignment, chunkSeq, chunkAudioOffsetSec: +offset.toFixed(OFFSET_DECIMALS), content: chunkSeq === 0 ? GREETING : '' }));
+      event = Buffer.from(
+        sseEvent(p.bytes, {
+          alignment,
+          chunkSeq,
+          chunkAudioOffsetSec: +offset.toFixed(OFFSET_DECIMALS),
+          content: chunkSeq === 0 ? GREETING : '',
+        }),
+      );
     } else {
       if (chunkSeq !== offsetSeq) {
         offsetSeq = chunkSeq;
@@ -172,9 +178,15 @@ function* withAlignment(pieces: Generator<Piece>, loopSec: number, words: boolea
         // Every loop repeats the same snapshots (the first `count` words): their JSON is made once.
         const key = `${loopSec}/${count}`;
         alignment = snapshotJson.get(key) ?? null;
-        if (alignment === null) snapshotJson.set(key, (alignment = jsonBytes({ audio_duration: loopSec, segments: scaled.slice(0, count) })));
+        if (alignment === null)
+          snapshotJson.set(key, (alignment = jsonBytes({ audio_duration: loopSec, segments: scaled.slice(0, count) })));
       }
-      event = sharedEventWriter.event(p.bytes, { content: chunkSeq === 0 ? GREETING_JSON : EMPTY_JSON, alignment, chunkSeq, offset: offsetJson });
+      event = sharedEventWriter.event(p.bytes, {
+        content: chunkSeq === 0 ? GREETING_JSON : EMPTY_JSON,
+        alignment,
+        chunkSeq,
+        offset: offsetJson,
+      });
     }
     yield { event, start: p.start, end: p.end };
   }
@@ -195,7 +207,12 @@ export function timedSpeechStream(spec: SpeechStreamSpec): TimedSpeechStream {
     case 'opus': {
       opusSource ??= readOpus(fixtureBytes(OPUS_FILE));
       const loopSec = opusSource.durations.reduce((a, b) => a + b, 0) / OPUS_RATE;
-      return { format: 'opus', sampleRate: OPUS_RATE, loopSec, events: withAlignment(opusPieces(spec.seconds, eventSec), loopSec, words, build) };
+      return {
+        format: 'opus',
+        sampleRate: OPUS_RATE,
+        loopSec,
+        events: withAlignment(opusPieces(spec.seconds, eventSec), loopSec, words, build),
+      };
     }
     case 'pcm':
     case 'wav': {
@@ -205,6 +222,11 @@ export function timedSpeechStream(spec: SpeechStreamSpec): TimedSpeechStream {
       return { format: spec.format, sampleRate: pcmSource.sampleRate, declaredRate: pcmSource.sampleRate, loopSec, events };
     }
     case 'mp3':
-      return { format: 'mp3', sampleRate: 22050, loopSec: MP3_LOOP_SEC, events: withAlignment(mp3Pieces(spec.seconds, eventSec), MP3_LOOP_SEC, words, build) };
+      return {
+        format: 'mp3',
+        sampleRate: 22050,
+        loopSec: MP3_LOOP_SEC,
+        events: withAlignment(mp3Pieces(spec.seconds, eventSec), MP3_LOOP_SEC, words, build),
+      };
   }
 }

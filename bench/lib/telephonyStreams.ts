@@ -143,7 +143,15 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     });
   const w0 = performance.now();
   await Promise.all(Array.from({ length: spec.streams }, (_, i) => oneStream(i)));
-  return { hist: hist.toJSON(), frames, underruns, errors: errors.slice(0, 5), cpuMs: cpuMs() - c0, wallMs: performance.now() - w0, rssMiB: rss / 2 ** 20 };
+  return {
+    hist: hist.toJSON(),
+    frames,
+    underruns,
+    errors: errors.slice(0, 5),
+    cpuMs: cpuMs() - c0,
+    wallMs: performance.now() - w0,
+    rssMiB: rss / 2 ** 20,
+  };
 }
 
 /** The same per-stream 20 ms timers with no work: what the machine and event loop force. */
@@ -155,21 +163,33 @@ async function bareClock(spec: StreamsSpec): Promise<StreamsResult> {
   const w0 = performance.now();
   let frames = 0;
   await Promise.all(
-    Array.from({ length: spec.streams }, (_, i) => new Promise<void>((resolve) => {
-      const playStart = t0 + (i * START_SPREAD_MS) / spec.streams + PLAYOUT_DELAY_MS;
-      const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
-      let k = 0;
-      const tick = (): void => {
-        const due = playStart + k * FRAME_MS;
-        if (due >= measureFrom) {
-          hist.record(performance.now() - due);
-          frames++;
-        }
-        if (++k >= total) resolve();
-        else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
-      };
-      setTimeout(tick, playStart - performance.now());
-    })),
+    Array.from(
+      { length: spec.streams },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const playStart = t0 + (i * START_SPREAD_MS) / spec.streams + PLAYOUT_DELAY_MS;
+          const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
+          let k = 0;
+          const tick = (): void => {
+            const due = playStart + k * FRAME_MS;
+            if (due >= measureFrom) {
+              hist.record(performance.now() - due);
+              frames++;
+            }
+            if (++k >= total) resolve();
+            else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+          };
+          setTimeout(tick, playStart - performance.now());
+        }),
+    ),
   );
-  return { hist: hist.toJSON(), frames, underruns: 0, errors: [], cpuMs: cpuMs() - c0, wallMs: performance.now() - w0, rssMiB: process.memoryUsage.rss() / 2 ** 20 };
+  return {
+    hist: hist.toJSON(),
+    frames,
+    underruns: 0,
+    errors: [],
+    cpuMs: cpuMs() - c0,
+    wallMs: performance.now() - w0,
+    rssMiB: process.memoryUsage.rss() / 2 ** 20,
+  };
 }

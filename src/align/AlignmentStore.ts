@@ -187,7 +187,8 @@ function toWords(snapshot: AlignmentSnapshot, chunkSeq: number, offsetSec: numbe
     const start = s.start + offsetSec;
     const end = s.end + offsetSec;
     const p = previous[i];
-    out[i] = p !== undefined && p.start === start && p.end === end && p.text === s.text ? p : { text: s.text, start, end, chunkSeq, index: i };
+    out[i] =
+      p !== undefined && p.start === start && p.end === end && p.text === s.text ? p : { text: s.text, start, end, chunkSeq, index: i };
   }
   return out;
 }

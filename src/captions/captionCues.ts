@@ -115,14 +115,15 @@ export function layoutCues(words: readonly CaptionWord[], options: CueOptions, s
     let brk: BreakKind = BreakKind.Sentence;
     if (next !== undefined) {
       const gap = next.start - w.end;
-      const newChunk = options.sourceText === undefined && w.chunkSeq !== undefined && next.chunkSeq !== undefined && w.chunkSeq !== next.chunkSeq;
+      const newChunk =
+        options.sourceText === undefined && w.chunkSeq !== undefined && next.chunkSeq !== undefined && w.chunkSeq !== next.chunkSeq;
       if (gap <= maxGap && !newChunk) brk = breakAfter(texts[i]!, texts[i + 1], gap);
     }
     return { width: [...texts[i]!].length, start: w.start, end: w.end, brk };
   });
 
   const cues: CaptionCue[] = [];
-  for (let from = 0; from < items.length; ) {
+  for (let from = 0; from < items.length;) {
     let to = from + 1;
     while (items[to - 1]!.brk !== BreakKind.Sentence) to++;
     const starts = split === 'greedy' ? splitSentenceGreedy(items, from, to, limits) : splitSentence(items, from, to, limits);
@@ -168,10 +169,7 @@ function settleTimes(cues: CaptionCue[], maxCueSec: number, minDisplaySec: numbe
  * The lines of a cue, each word shown as `render` returns it (default: its caption text), words
  * joined by a space.
  */
-export function cueLines(
-  cue: CaptionCue,
-  render: (text: string, word: CaptionWord, index: number) => string = (text) => text,
-): string[] {
+export function cueLines(cue: CaptionCue, render: (text: string, word: CaptionWord, index: number) => string = (text) => text): string[] {
   return cue.lineStarts.map((a, k) => {
     const b = cue.lineStarts[k + 1] ?? cue.words.length;
     const parts: string[] = [];

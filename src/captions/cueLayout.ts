@@ -75,8 +75,8 @@ export function splitSentence(items: readonly LayoutItem[], from: number, to: nu
       const first = items[from + i]!;
       cue.add(first.width);
       // The first word of a cue always fits; beyond it every limit holds.
-      const fits = cue.count === 1 ||
-        (cue.lines <= limits.maxLines && cue.count <= limits.maxWords && last.end - first.start <= limits.maxCueSec);
+      const fits =
+        cue.count === 1 || (cue.lines <= limits.maxLines && cue.count <= limits.maxWords && last.end - first.start <= limits.maxCueSec);
       if (!fits) break;
       const short = cue.width < SHORT_CUE_CHARS && !(i === 0 && j === n) ? SHORT_CUE_COST : 0;
       const cost = best[i]! + CUE_COST + endCost + short;
@@ -100,7 +100,10 @@ export function splitSentenceGreedy(items: readonly LayoutItem[], from: number, 
   for (let k = from; k < to; k++) {
     const item = items[k]!;
     const fitsLine = lines > 0 && lineWidth + 1 + item.width <= limits.maxChars;
-    const fitsCue = k > cueStart && k - cueStart < limits.maxWords && item.end - items[cueStart]!.start <= limits.maxCueSec &&
+    const fitsCue =
+      k > cueStart &&
+      k - cueStart < limits.maxWords &&
+      item.end - items[cueStart]!.start <= limits.maxCueSec &&
       (fitsLine || lines < limits.maxLines);
     if (k === from || !fitsCue) {
       starts.push(k);

@@ -118,7 +118,7 @@ export function alignToSource(words: readonly string[], sourceText: string): str
   const out = words.map((w, i) => (matched[i]! >= 0 ? tokens[matched[i]!]!.surface : w));
   // Runs of unmatched words: the punctuation around the source tokens between their neighbours.
   let prevToken = -1;
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     if (matched[i]! >= 0) {
       prevToken = matched[i]!;
       i++;

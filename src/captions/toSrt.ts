@@ -15,9 +15,7 @@ import { cueLines, formatTimestamp, groupIntoCues, type CaptionWord, type CueOpt
 export function toSrt(words: readonly CaptionWord[], options: CueOptions = {}): string {
   return groupIntoCues(words, options)
     .map(
-      (cue, i) =>
-        `${i + 1}\n${formatTimestamp(cue.start, ',')} --> ${formatTimestamp(cue.end, ',')}\n` +
-        `${cueLines(cue).join('\n')}\n`,
+      (cue, i) => `${i + 1}\n${formatTimestamp(cue.start, ',')} --> ${formatTimestamp(cue.end, ',')}\n` + `${cueLines(cue).join('\n')}\n`,
     )
     .join('\n');
 }

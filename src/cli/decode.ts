@@ -1,5 +1,6 @@
 /**
- * `voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>] [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
+ * `voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
+ *    [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
  * the final word timeline (as JSON and/or captions). Without --format the container is told from
@@ -81,9 +82,15 @@ function parse(argv: string[]): DecodeArgs | 'help' {
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing <capture.sse|-> input' : `expected one input, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'missing <capture.sse|-> input'
+        : `expected one input, got ${positionals.length}: ${positionals.join(' ')}`,
+    );
   const format = values.format;
-  if (format !== undefined && !AUDIO_FORMATS.includes(format as AudioFormat)) throw new UsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got '${format}'`);
+  if (format !== undefined && !AUDIO_FORMATS.includes(format as AudioFormat))
+    throw new UsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got '${format}'`);
   if (values.out === undefined) throw new UsageError('--out is required');
   let sampleRate: number | undefined;
   if (values['sample-rate'] !== undefined) {
@@ -91,17 +98,30 @@ function parse(argv: string[]): DecodeArgs | 'help' {
     sampleRate = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : NaN;
     if (Number.isNaN(sampleRate)) throw new UsageError(`--sample-rate must be a positive integer (Hz), got '${text}'`);
   }
-  if (format === 'pcm' && sampleRate === undefined) throw new UsageError('--sample-rate is required for --format pcm (raw PCM carries no header)');
+  if (format === 'pcm' && sampleRate === undefined)
+    throw new UsageError('--sample-rate is required for --format pcm (raw PCM carries no header)');
   let resample: number | undefined;
   if (values.resample !== undefined) {
     resample = /^[1-9][0-9]{0,5}$/.test(values.resample) ? Number(values.resample) : NaN;
     if (Number.isNaN(resample)) throw new UsageError(`--resample must be a positive integer (Hz), got '${values.resample}'`);
   }
   const encoding = (values.encoding ?? 's16le') as SampleEncoding;
-  if (!SAMPLE_ENCODINGS.includes(encoding)) throw new UsageError(`--encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
+  if (!SAMPLE_ENCODINGS.includes(encoding))
+    throw new UsageError(`--encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
   const captions = values.captions === undefined ? undefined : parseCaptionsTarget(values.captions);
-  if (values['text-file'] !== undefined && captions === undefined) throw new UsageError('--text-file is the text of the captions: give --captions too');
-  return { input: positionals[0] as string, format: format as AudioFormat | undefined, sampleRate, resample, encoding, out: values.out, words: values.words, captions, textFile: values['text-file'] };
+  if (values['text-file'] !== undefined && captions === undefined)
+    throw new UsageError('--text-file is the text of the captions: give --captions too');
+  return {
+    input: positionals[0] as string,
+    format: format as AudioFormat | undefined,
+    sampleRate,
+    resample,
+    encoding,
+    out: values.out,
+    words: values.words,
+    captions,
+    textFile: values['text-file'],
+  };
 }
 
 function describe(err: unknown): string {
@@ -163,7 +183,12 @@ export async function run(argv: string[]): Promise<number> {
     head = probe;
     if (probe.container === 'unknown' && args.sampleRate === undefined) {
       input.destroy();
-      return fail(new UsageError('cannot tell the format: the audio starts with no known signature (raw pcm has none); give --format pcm --sample-rate <hz>, or --format'));
+      return fail(
+        new UsageError(
+          'cannot tell the format: the audio starts with no known signature (raw pcm has none); ' +
+            'give --format pcm --sample-rate <hz>, or --format',
+        ),
+      );
     }
     // No audio before the end, or a bad event first: any decoder will do, the engine reports the event.
     format = probe.format ?? (probe.container === 'unknown' ? 'pcm' : FORMAT_WITHOUT_AUDIO);
@@ -189,8 +214,15 @@ export async function run(argv: string[]): Promise<number> {
 /** The engine for these flags, or the invalid option it refuses (built from the flags alone). */
 function buildSpeech(args: DecodeArgs, format: AudioFormat): SpeechPipeline | UsageError {
   try {
-    const output = args.resample === undefined && args.encoding === 's16le' ? undefined : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
-    return createSpeechPipeline({ format, ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }), ...(output === undefined ? {} : { output }) });
+    const output =
+      args.resample === undefined && args.encoding === 's16le'
+        ? undefined
+        : { encoding: args.encoding, ...(args.resample === undefined ? {} : { sampleRate: args.resample }) };
+    return createSpeechPipeline({
+      format,
+      ...(args.sampleRate === undefined ? {} : { sampleRate: args.sampleRate }),
+      ...(output === undefined ? {} : { output }),
+    });
   } catch (err) {
     return new UsageError(describe(err));
   }
@@ -235,7 +267,9 @@ async function decode(args: DecodeArgs & { format: AudioFormat }, { speech, inpu
       if (!formatSet) {
         formatSet = true;
         const f = format as OutputFormat | null;
-        await writer.setFormat({ sampleRate: f?.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: f?.channels ?? 1, encoding: args.encoding }).catch(ioFault(args.out));
+        await writer
+          .setFormat({ sampleRate: f?.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: f?.channels ?? 1, encoding: args.encoding })
+          .catch(ioFault(args.out));
       }
       await writer.write(frame.samples).catch(ioFault(args.out));
     }
@@ -248,26 +282,38 @@ async function decode(args: DecodeArgs & { format: AudioFormat }, { speech, inpu
     process.off('SIGINT', onInterrupt);
   }
   const summary = speech.summary();
-  const timeline = speech.alignment.timeline().map((w) => ({ text: w.text, start: round(w.start), end: round(w.end), chunk_seq: w.chunkSeq }));
+  const timeline = speech.alignment
+    .timeline()
+    .map((w) => ({ text: w.text, start: round(w.start), end: round(w.end), chunk_seq: w.chunkSeq }));
   try {
-    await writer.close({ sampleRate: args.resample ?? args.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: 1, encoding: args.encoding }).catch(ioFault(args.out));
+    await writer
+      .close({ sampleRate: args.resample ?? args.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: 1, encoding: args.encoding })
+      .catch(ioFault(args.out));
     if (args.words !== undefined) {
-      await writeFile(args.words, `[\n${timeline.map((w) => `  ${JSON.stringify(w)}`).join(',\n')}${timeline.length ? '\n' : ''}]\n`).catch(ioFault(args.words));
+      await writeFile(args.words, `[\n${timeline.map((w) => `  ${JSON.stringify(w)}`).join(',\n')}${timeline.length ? '\n' : ''}]\n`).catch(
+        ioFault(args.words),
+      );
     }
     if (args.captions !== undefined) {
-      await writeFile(args.captions.path, captionsDocument(args.captions.kind, speech.alignment.timeline(), sourceText)).catch(ioFault(args.captions.path));
+      await writeFile(args.captions.path, captionsDocument(args.captions.kind, speech.alignment.timeline(), sourceText)).catch(
+        ioFault(args.captions.path),
+      );
     }
   } catch (err) {
     fault ??= err;
   }
   const f = format as OutputFormat | null;
   const rate = f === null ? 'no audio' : `${f.sampleRate} Hz ${f.channels === 1 ? 'mono' : `${f.channels} ch`}`;
+  const written = [args.out, args.words, args.captions?.path].filter((p) => p !== undefined).join(', ');
   process.stdout.write(
-    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) from ${summary.events} events: ${timeline.length} words → ${[args.out, args.words, args.captions?.path].filter((p) => p !== undefined).join(', ')}\n`,
+    `${fault === null ? 'decoded' : 'partially decoded'} ${summary.durationSec.toFixed(2)} s of ${args.format} (${rate}) ` +
+      `from ${summary.events} events: ${timeline.length} words → ${written}\n`,
   );
   if (fault === null) return EXIT_OK;
   const code = exitCodeFor(fault);
-  process.stderr.write(`voicewire decode: ${fault instanceof AbortError ? 'interrupted' : `${code === EXIT_FAILED ? 'bad input: ' : ''}${describe(fault)}`}\n`);
+  process.stderr.write(
+    `voicewire decode: ${fault instanceof AbortError ? 'interrupted' : `${code === EXIT_FAILED ? 'bad input: ' : ''}${describe(fault)}`}\n`,
+  );
   return code;
 }
 

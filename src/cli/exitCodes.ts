@@ -3,15 +3,7 @@
  * its code, so that a script can tell "fix the call" (2) from "try again" (1) from "fix this
  * machine" (3) whichever command it ran. The README's "Command line" table says the same.
  */
-import {
-  AbortError,
-  ApiError,
-  InvalidOptionError,
-  RequestValidationError,
-  SinkError,
-  VoicewireError,
-  type ErrorCode,
-} from '../errors.js';
+import { AbortError, ApiError, InvalidOptionError, RequestValidationError, SinkError, VoicewireError, type ErrorCode } from '../errors.js';
 
 /** Done. */
 export const EXIT_OK = 0;

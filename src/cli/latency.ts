@@ -63,7 +63,8 @@ function targetsOf(opts: LatencyCliOptions, env: NodeJS.ProcessEnv): LatencyTarg
       return { label: t.label, baseUrl: t.baseUrl, ...(key !== undefined ? { apiKey: key } : {}) };
     });
   }
-  if (opts.baseUrl !== undefined) return [{ label: new URL(opts.baseUrl).host, baseUrl: opts.baseUrl, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) }];
+  if (opts.baseUrl !== undefined)
+    return [{ label: new URL(opts.baseUrl).host, baseUrl: opts.baseUrl, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) }];
   return undefined;
 }
 
@@ -200,7 +201,8 @@ async function finish(result: LatencyRun, opts: LatencyCliOptions, io: LatencyIo
       io.stderr.write(`${PREFIX}the service refused the request (${result.stoppedBy!.contender}): ${stop.status} ${stop.message}\n`);
       return EXIT_USAGE;
     }
-    io.stderr.write(`${PREFIX}${stop.kind === 'connection' ? 'cannot reach the service' : 'not a speech stream'} (${result.stoppedBy!.contender}): ${stop.message}\n`);
+    const what = stop.kind === 'connection' ? 'cannot reach the service' : 'not a speech stream';
+    io.stderr.write(`${PREFIX}${what} (${result.stoppedBy!.contender}): ${stop.message}\n`);
     return EXIT_FAILED;
   }
   const failed = result.records.filter((r) => r.failure !== null).length + result.warmupFailures;

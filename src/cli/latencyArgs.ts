@@ -84,7 +84,10 @@ const MAX_CONCURRENCY = 1000;
 function integer(flag: string, v: string | undefined, min: number, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new LatencyUsageError(`${flag} must be an integer ${min}–${max === Number.MAX_SAFE_INTEGER ? '…' : max}, got ${JSON.stringify(v)}`);
+  if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    throw new LatencyUsageError(
+      `${flag} must be an integer ${min}–${max === Number.MAX_SAFE_INTEGER ? '…' : max}, got ${JSON.stringify(v)}`,
+    );
   return n;
 }
 
@@ -140,9 +143,11 @@ export function parseLatencyArgs(argv: string[], env: NodeJS.ProcessEnv): Latenc
   }
   const v = parsed.values;
   const format = (v.format ?? 'opus') as AudioFormat;
-  if (!AUDIO_FORMATS.includes(format)) throw new LatencyUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
+  if (!AUDIO_FORMATS.includes(format))
+    throw new LatencyUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
   const latency = v.latency as LatencyMode | undefined;
-  if (latency !== undefined && !LATENCY_MODES.includes(latency)) throw new LatencyUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
+  if (latency !== undefined && !LATENCY_MODES.includes(latency))
+    throw new LatencyUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
   const pace = v.pace ?? 'fast';
   if (pace !== 'fast' && pace !== 'realtime') throw new LatencyUsageError(`--pace must be fast or realtime, got ${JSON.stringify(pace)}`);
   const targets: LatencyCliTarget[] = (v.target ?? []).map((t) => {
@@ -166,7 +171,8 @@ export function parseLatencyArgs(argv: string[], env: NodeJS.ProcessEnv): Latenc
   if (texts.length > 0 && v.texts !== undefined) throw new LatencyUsageError('give either --text or --texts, not both');
   const jitter = v['jitter-buffer-ms']?.map((b) => integer('--jitter-buffer-ms', b, 0, 0, 60_000));
   for (const flag of ['json', 'csv', 'html', 'record'] as const) {
-    if (v[flag] !== undefined && v[flag].trim() === '') throw new LatencyUsageError(`--${flag} needs a ${flag === 'record' ? 'directory' : 'file'} name`);
+    if (v[flag] !== undefined && v[flag].trim() === '')
+      throw new LatencyUsageError(`--${flag} needs a ${flag === 'record' ? 'directory' : 'file'} name`);
   }
   return {
     baseUrl: targets.length > 0 ? undefined : baseUrl,
@@ -194,5 +200,8 @@ export function parseLatencyArgs(argv: string[], env: NodeJS.ProcessEnv): Latenc
 
 /** The texts of a `--texts` file: its non-empty lines, trimmed. */
 export function textsFromFile(content: string): string[] {
-  return content.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  return content
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }

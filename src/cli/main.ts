@@ -10,8 +10,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   say: { summary: 'speak text with live word captions', load: async () => (await import('./say.js')).run },
   decode: { summary: 'decode a captured SSE stream to a WAV and a word timeline', load: async () => (await import('./decode.js')).run },
   serve: { summary: 'run the local voice service', load: async () => (await import('./serve.js')).run },
-  view: { summary: 'a captured stream as a page: waveform, words, a player that follows them', load: async () => (await import('./view.js')).run },
-  latency: { summary: 'benchmark a speech endpoint\'s latency (side by side, with a report)', load: async () => (await import('./latency.js')).run },
+  view: {
+    summary: 'a captured stream as a page: waveform, words, a player that follows them',
+    load: async () => (await import('./view.js')).run,
+  },
+  latency: {
+    summary: "benchmark a speech endpoint's latency (side by side, with a report)",
+    load: async () => (await import('./latency.js')).run,
+  },
 };
 
 export const USAGE = `usage: voicewire <command> [options]

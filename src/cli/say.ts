@@ -113,12 +113,17 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
   };
   try {
     // A base URL that is not one is refused before any file is opened or anything started.
-    let client: Client | null = opts.baseUrl === undefined ? null : createClient({ baseUrl: opts.baseUrl, fetch: fetchVia, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
+    let client: Client | null =
+      opts.baseUrl === undefined
+        ? null
+        : createClient({ baseUrl: opts.baseUrl, fetch: fetchVia, ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}) });
     outputs = await openSayOutputs(opts);
     if (outputs.wav !== null) keepErrorsHandled(outputs.wav);
     if (client === null) {
       if (opts.apiKey !== undefined) {
-        io.stderr.write(`${PREFIX}an API key without a base URL still uses the local service; set --base-url or VOICEWIRE_BASE_URL to use a real one\n`);
+        io.stderr.write(
+          `${PREFIX}an API key without a base URL still uses the local service; set --base-url or VOICEWIRE_BASE_URL to use a real one\n`,
+        );
       }
       const { startLocalService } = await import('../service/index.js');
       const local = await startLocalService();
@@ -135,7 +140,15 @@ export async function run(argv: string[], io: SayIo = processIo()): Promise<numb
       playhead: player !== null ? 'external' : 'consumer',
       ...(opts.model !== undefined ? { model: opts.model } : {}),
     });
-    return await speak(result, { io, player, wav: outputs.wav, encoded: outputs.encoded, captions: outputs.captions, html: opts.html ?? null, text });
+    return await speak(result, {
+      io,
+      player,
+      wav: outputs.wav,
+      encoded: outputs.encoded,
+      captions: outputs.captions,
+      html: opts.html ?? null,
+      text,
+    });
   } catch (err) {
     player?.destroy();
     if (outputs.wav !== null) await endSink(outputs.wav).catch(() => undefined);
@@ -166,7 +179,9 @@ async function speak(result: TtsStreamResult, ctx: SpeakContext): Promise<number
   const start = io.now();
   const expectedWords = ctx.text.split(/\s+/).filter((w) => w !== '').length;
   const progress: Progress =
-    (wav !== null || encoded !== null) && player === null && expectedWords >= PROGRESS_MIN_WORDS ? createProgress(io.stderr, io.now) : NO_PROGRESS;
+    (wav !== null || encoded !== null) && player === null && expectedWords >= PROGRESS_MIN_WORDS
+      ? createProgress(io.stderr, io.now)
+      : NO_PROGRESS;
   const sharedTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
   const renderer: CaptionRenderer =
     io.stdout.isTTY === true && progress === NO_PROGRESS

@@ -64,7 +64,13 @@ export interface SayOut {
 }
 
 /** --out extensions that name a wire format whose bytes are written as they come. */
-const ENCODED_EXTENSIONS: Readonly<Record<string, AudioFormat>> = { '.mp3': 'mp3', '.opus': 'opus', '.ogg': 'opus', '.pcm': 'pcm', '.raw': 'pcm' };
+const ENCODED_EXTENSIONS: Readonly<Record<string, AudioFormat>> = {
+  '.mp3': 'mp3',
+  '.opus': 'opus',
+  '.ogg': 'opus',
+  '.pcm': 'pcm',
+  '.raw': 'pcm',
+};
 const WAV_EXTENSION = '.wav';
 const OUT_EXTENSIONS = [WAV_EXTENSION, ...Object.keys(ENCODED_EXTENSIONS)];
 
@@ -103,17 +109,22 @@ export function parseSayArgs(argv: string[], env: NodeJS.ProcessEnv): SayOptions
   const out = v.out === undefined ? undefined : parseOut(v.out);
   const outFormat = out?.encoded === true ? ENCODED_EXTENSIONS[extension(out.path)] : undefined;
   const format = (v.format ?? outFormat ?? DEFAULT_SAY_FORMAT) as AudioFormat;
-  if (!AUDIO_FORMATS.includes(format)) throw new SayUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
+  if (!AUDIO_FORMATS.includes(format))
+    throw new SayUsageError(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
   if (outFormat !== undefined && format !== outFormat) {
-    throw new SayUsageError(`--out ${JSON.stringify(v.out)} holds the service's ${outFormat}, but --format asks for ${format}: drop --format, or write a .wav`);
+    throw new SayUsageError(
+      `--out ${JSON.stringify(v.out)} holds the service's ${outFormat}, but --format asks for ${format}: drop --format, or write a .wav`,
+    );
   }
   let sampleRate: number | undefined;
   if (v['sample-rate'] !== undefined) {
     sampleRate = Number(v['sample-rate']);
-    if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw new SayUsageError(`--sample-rate must be a positive integer, got ${JSON.stringify(v['sample-rate'])}`);
+    if (!Number.isInteger(sampleRate) || sampleRate <= 0)
+      throw new SayUsageError(`--sample-rate must be a positive integer, got ${JSON.stringify(v['sample-rate'])}`);
   }
   const latency = v.latency as LatencyMode | undefined;
-  if (latency !== undefined && !LATENCY_MODES.includes(latency)) throw new SayUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
+  if (latency !== undefined && !LATENCY_MODES.includes(latency))
+    throw new SayUsageError(`--latency must be one of ${LATENCY_MODES.join(', ')}, got ${JSON.stringify(latency)}`);
   const captions = v.captions === undefined ? undefined : parseCaptionsTarget(v.captions);
   if (v.html !== undefined && v.html.trim() === '') throw new SayUsageError('--html needs a file name');
   const positional = parsed.positionals;

@@ -28,8 +28,10 @@ export function createProgress(out: TextOutput & { isTTY?: boolean }, now: () =>
   let state = { fraction: 0, seconds: 0 };
   const draw = (): void => {
     const filled = Math.round(state.fraction * BAR_WIDTH);
-    out.write(`${CLEAR_LINE}[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]` +
-      ` ${Math.floor(state.fraction * 100)}%  ${state.seconds.toFixed(1)} s`);
+    out.write(
+      `${CLEAR_LINE}[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]` +
+        ` ${Math.floor(state.fraction * 100)}%  ${state.seconds.toFixed(1)} s`,
+    );
     shown = true;
   };
   return {

@@ -47,15 +47,21 @@ function signalPromise(): { promise: Promise<string>; dispose: () => void } {
     const on = (sig: string): void => resolve(sig);
     process.once('SIGINT', on);
     process.once('SIGTERM', on);
-    dispose = () => { process.off('SIGINT', on); process.off('SIGTERM', on); };
+    dispose = () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    };
   });
   return { promise, dispose };
 }
 
-export async function run(argv: string[], io: ServeIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-}): Promise<number> {
+export async function run(
+  argv: string[],
+  io: ServeIo = {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  },
+): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -96,8 +102,10 @@ export async function run(argv: string[], io: ServeIo = {
 
   const limits: Record<string, number> = {};
   const limitFlags = [
-    ['max-connections', 'maxConnections'], ['headers-timeout', 'headersTimeoutMs'],
-    ['request-timeout', 'requestTimeoutMs'], ['write-idle-timeout', 'writeIdleTimeoutMs'],
+    ['max-connections', 'maxConnections'],
+    ['headers-timeout', 'headersTimeoutMs'],
+    ['request-timeout', 'requestTimeoutMs'],
+    ['write-idle-timeout', 'writeIdleTimeoutMs'],
   ] as const;
   for (const [flag, option] of limitFlags) {
     const text = values[flag];

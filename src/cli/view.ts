@@ -40,7 +40,17 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
   };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { format: { type: 'string' }, 'sample-rate': { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string' },
+        'sample-rate': { type: 'string' },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (err) {
     return usage((err as Error).message);
   }
@@ -52,11 +62,13 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
   const [capture, ...extra] = parsed.positionals;
   if (capture === undefined || extra.length > 0) return usage('give one capture file');
   if (v.html === undefined || v.html.trim() === '') return usage('--html out.html is required');
-  if (v.format !== undefined && !AUDIO_FORMATS.includes(v.format as AudioFormat)) return usage(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
+  if (v.format !== undefined && !AUDIO_FORMATS.includes(v.format as AudioFormat))
+    return usage(`--format must be one of ${AUDIO_FORMATS.join(', ')}, got ${JSON.stringify(v.format)}`);
   let sampleRate: number | undefined;
   if (v['sample-rate'] !== undefined) {
     sampleRate = Number(v['sample-rate']);
-    if (!Number.isInteger(sampleRate) || sampleRate <= 0) return usage(`--sample-rate must be a positive integer, got ${JSON.stringify(v['sample-rate'])}`);
+    if (!Number.isInteger(sampleRate) || sampleRate <= 0)
+      return usage(`--sample-rate must be a positive integer, got ${JSON.stringify(v['sample-rate'])}`);
   }
   let body: Uint8Array;
   try {

@@ -43,9 +43,7 @@ export function createAgentsApi(http: HttpCore): AgentsApi {
     async create(params, options) {
       validateAgentCreate(params);
       const body = { ...params, description: params.description ?? '' };
-      const res = await http.requestJson<unknown>(
-        withOptions({ method: 'POST', path: paths.agents, json: body }, options),
-      );
+      const res = await http.requestJson<unknown>(withOptions({ method: 'POST', path: paths.agents, json: body }, options));
       return expectObject<Agent>(res, 'agents.create', 'agent_id');
     },
     async get(agentId, options) {

@@ -97,8 +97,7 @@ export function createClient(options: ClientOptions = {}): Client {
     now: Date.now,
     random: Math.random,
   });
-  const onWarning =
-    options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'VOICEWIRE_DYNAMIC_VARIABLE' }));
+  const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'VOICEWIRE_DYNAMIC_VARIABLE' }));
   return {
     http,
     tts: createTtsApi(http),

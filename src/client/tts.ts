@@ -14,7 +14,13 @@
  *   pipeline being destroyed by its consumer cancels the read too. No socket or timer is left.
  */
 import { AbortError, ApiTimeoutError, NotEventStreamError, StreamInterruptedError, VoicewireError } from '../errors.js';
-import { createSpeechPipeline, type OutputOptions, type SpeechPipeline, type SpeechPipelineOptions, type SpeechSummary } from '../engine/SpeechPipeline.js';
+import {
+  createSpeechPipeline,
+  type OutputOptions,
+  type SpeechPipeline,
+  type SpeechPipelineOptions,
+  type SpeechSummary,
+} from '../engine/SpeechPipeline.js';
 import { validateTtsRequest, type NormalizedTtsRequest, type TtsRequest } from '../protocol/ttsRequest.js';
 import type { HttpCore, RawResponse } from '../internal/http/http.js';
 import { headersToRecord } from '../internal/http/responseErrors.js';

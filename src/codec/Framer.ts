@@ -54,8 +54,10 @@ export class Framer {
 
   constructor(options: FramerOptions) {
     const { sampleRate, channels, frameMs = DEFAULT_FRAME_MS } = options;
-    if (!(frameMs > 0) || !Number.isFinite(frameMs)) throw new InvalidOptionError('frameMs', `frameMs must be a positive number, got ${String(frameMs)}`);
-    if (!Number.isInteger(channels) || channels < 1) throw new InvalidOptionError('channels', `channels must be a positive integer, got ${String(channels)}`);
+    if (!(frameMs > 0) || !Number.isFinite(frameMs))
+      throw new InvalidOptionError('frameMs', `frameMs must be a positive number, got ${String(frameMs)}`);
+    if (!Number.isInteger(channels) || channels < 1)
+      throw new InvalidOptionError('channels', `channels must be a positive integer, got ${String(channels)}`);
     this.sampleRate = sampleRate;
     this.channels = channels;
     this.frameSamples = samplesPerFrame(sampleRate, frameMs);
@@ -134,7 +136,14 @@ export class Framer {
 
   private frame(samples: Int16Array): PcmFrame {
     const sampleCount = samples.length / this.channels;
-    const frame: PcmFrame = { samples, encoding: 's16le', sampleRate: this.sampleRate, channels: this.channels, startSample: this.start, sampleCount };
+    const frame: PcmFrame = {
+      samples,
+      encoding: 's16le',
+      sampleRate: this.sampleRate,
+      channels: this.channels,
+      startSample: this.start,
+      sampleCount,
+    };
     this.start += sampleCount;
     this.filled = 0;
     return frame;

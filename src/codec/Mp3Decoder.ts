@@ -266,7 +266,9 @@ export class Mp3Decoder implements AudioDecoder {
         direct.decode(bytes, this.onFrame, (message, inputBytes) => {
           // mpg123 names no position: the end of what it was fed so far, as a stream offset.
           const at = this.feedBase + inputBytes;
-          out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 decode error near input byte ${at}: ${message}`, { byteOffset: at, fatal: false }));
+          out.errors.push(
+            new CodecError('MP3_DECODE_FAILED', `MP3 decode error near input byte ${at}: ${message}`, { byteOffset: at, fatal: false }),
+          );
         });
       } catch (error) {
         out.errors.push(new CodecError('MP3_DECODE_FAILED', (error as Error).message, { cause: error, fatal: false }));
@@ -282,7 +284,12 @@ export class Mp3Decoder implements AudioDecoder {
     }
     for (const e of decoded.errors) {
       const at = this.feedBase + e.inputBytes;
-      out.errors.push(new CodecError('MP3_DECODE_FAILED', `MP3 frame ${e.frameNumber} near input byte ${at}: ${e.message}`, { byteOffset: at, fatal: false }));
+      out.errors.push(
+        new CodecError('MP3_DECODE_FAILED', `MP3 frame ${e.frameNumber} near input byte ${at}: ${e.message}`, {
+          byteOffset: at,
+          fatal: false,
+        }),
+      );
     }
     const n = decoded.samplesDecoded;
     if (n > 0) this.samples(decoded.channelData[0]!, 0, decoded.channelData[1] ?? decoded.channelData[0]!, 0, n);

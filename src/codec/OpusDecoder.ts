@@ -14,7 +14,10 @@ const MS_PER_SECOND = 1000;
  */
 const MAX_GAP_SILENCE_48K = 10 * OPUS_RATE;
 /** Nothing is added to it: results are only written during a decode or flush call. */
-const IDLE_OUT: DecodedAudio = Object.freeze({ pcm: Object.freeze([]) as unknown as Int16Array[], errors: Object.freeze([]) as unknown as DecodedAudio['errors'] });
+const IDLE_OUT: DecodedAudio = Object.freeze({
+  pcm: Object.freeze([]) as unknown as Int16Array[],
+  errors: Object.freeze([]) as unknown as DecodedAudio['errors'],
+});
 
 export interface OggOpusDecoderOptions extends DecodeStepOptions {
   /**
@@ -261,7 +264,7 @@ export class OggOpusDecoder implements AudioDecoder {
         'OGG_PAGE_SEQUENCE',
         `Ogg pages lost before the page at byte ${q.headPageOffset}: ` +
           `the granule positions put ${(missing / OPUS_RATE).toFixed(2)} s of audio in the gap,` +
-            ` more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
+          ` more than the ${MAX_GAP_SILENCE_48K / OPUS_RATE} s repaired with silence`,
         { byteOffset: q.headPageOffset },
       );
     }

@@ -14,7 +14,14 @@
 import { CodecError } from '../errors.js';
 import type { AudioDecoder, DecodedAudio, DecodeHint, PcmFormat } from './types.js';
 import {
-  CHUNK_HEADER_BYTES, convertToS16, parseWavFmt, RIFF_FOURCC, RIFF_HEADER_BYTES, WAV_SIZE_UNKNOWN, WAVE_FOURCC, type WavFmt,
+  CHUNK_HEADER_BYTES,
+  convertToS16,
+  parseWavFmt,
+  RIFF_FOURCC,
+  RIFF_HEADER_BYTES,
+  WAV_SIZE_UNKNOWN,
+  WAVE_FOURCC,
+  type WavFmt,
 } from './wavFormat.js';
 
 /** A `fmt ` body larger than this is not a real header. */
@@ -105,10 +112,18 @@ export class WavDecoder implements AudioDecoder {
     const open = (state === 'data' || state === 'probe') && this.remaining === Infinity;
     const afterData = state === 'chunk' && this.hdrLen === 0 && this.dataDone && this.riffEnd === Infinity;
     if (!atBoundary && !open && !afterData) {
-      const what = state === 'data' ? `the data chunk is ${this.remaining} bytes short` : `the stream ended inside a ${state === 'riff' ? 'RIFF header' : state === 'skip' ? 'chunk' : 'chunk header'}`;
+      const what =
+        state === 'data'
+          ? `the data chunk is ${this.remaining} bytes short`
+          : `the stream ended inside a ${state === 'riff' ? 'RIFF header' : state === 'skip' ? 'chunk' : 'chunk header'}`;
       out.errors.push(new CodecError('AUDIO_TRUNCATED', `wav audio truncated: ${what}`, { byteOffset: this.pos }));
     } else if (this.partialLen > 0) {
-      out.errors.push(new CodecError('AUDIO_TRUNCATED', `wav audio ended inside a sample frame; ${this.partialLen} bytes dropped`, { byteOffset: this.pos - this.partialLen, fatal: false }));
+      out.errors.push(
+        new CodecError('AUDIO_TRUNCATED', `wav audio ended inside a sample frame; ${this.partialLen} bytes dropped`, {
+          byteOffset: this.pos - this.partialLen,
+          fatal: false,
+        }),
+      );
     }
     this.partialLen = 0;
     this.state = 'failed';
@@ -187,7 +202,9 @@ export class WavDecoder implements AudioDecoder {
     const at = this.hdrOffset;
     if (this.state === 'riff') {
       if (!matches(h, 0, RIFF_FOURCC, 4) || !matches(h, 8, WAVE_FOURCC, 4)) {
-        throw new CodecError('WAV_BAD_HEADER', `expected a RIFF/WAVE header, found '${fourcc(h, 0)}'…'${fourcc(h, 8)}'`, { byteOffset: at });
+        throw new CodecError('WAV_BAD_HEADER', `expected a RIFF/WAVE header, found '${fourcc(h, 0)}'…'${fourcc(h, 8)}'`, {
+          byteOffset: at,
+        });
       }
       const size = u32(h, 4);
       this.riffEnd = size === SIZE_UNKNOWN_ZERO || size === WAV_SIZE_UNKNOWN ? Infinity : at + CHUNK_HEADER_BYTES + size;
@@ -201,7 +218,11 @@ export class WavDecoder implements AudioDecoder {
       const fmt = parseWavFmt(h.subarray(0, this.hdrLen), at);
       const known = this.format;
       if (known !== null && (known.sampleRate !== fmt.sampleRate || known.channels !== fmt.channels)) {
-        throw new CodecError('FORMAT_MISMATCH', `wav #${this.files} is ${fmt.sampleRate} Hz × ${fmt.channels}, the stream began at ${known.sampleRate} Hz × ${known.channels}`, { byteOffset: at });
+        throw new CodecError(
+          'FORMAT_MISMATCH',
+          `wav #${this.files} is ${fmt.sampleRate} Hz × ${fmt.channels}, the stream began at ${known.sampleRate} Hz × ${known.channels}`,
+          { byteOffset: at },
+        );
       }
       this.fmt = fmt;
       if (known === null) this.format = { sampleRate: fmt.sampleRate, channels: fmt.channels };
@@ -219,10 +240,13 @@ export class WavDecoder implements AudioDecoder {
       return;
     }
     if (this.fmt !== null && at >= this.riffEnd) {
-      throw new CodecError('WAV_BAD_HEADER', `expected another RIFF header or the end after the wav data, found '${id}'`, { byteOffset: at });
+      throw new CodecError('WAV_BAD_HEADER', `expected another RIFF header or the end after the wav data, found '${id}'`, {
+        byteOffset: at,
+      });
     }
     if (id === 'fmt ') {
-      if (size > MAX_FMT_BYTES || size < 1) throw new CodecError('WAV_BAD_HEADER', `wav 'fmt ' chunk size ${size} is not plausible`, { byteOffset: at });
+      if (size > MAX_FMT_BYTES || size < 1)
+        throw new CodecError('WAV_BAD_HEADER', `wav 'fmt ' chunk size ${size} is not plausible`, { byteOffset: at });
       this.dataPad = size & 1;
       this.beginHeader('fmt', size);
       return;
@@ -258,7 +282,12 @@ export class WavDecoder implements AudioDecoder {
     this.dataDone = true;
     if (this.partialLen > 0) {
       // A data size that is not a whole number of frames: the tail cannot be converted; say so.
-      out.errors.push(new CodecError('AUDIO_TRUNCATED', `wav data chunk ended inside a sample frame; ${this.partialLen} bytes dropped`, { byteOffset: this.pos - this.partialLen, fatal: false }));
+      out.errors.push(
+        new CodecError('AUDIO_TRUNCATED', `wav data chunk ended inside a sample frame; ${this.partialLen} bytes dropped`, {
+          byteOffset: this.pos - this.partialLen,
+          fatal: false,
+        }),
+      );
       this.partialLen = 0;
     }
     if (this.dataPad) {
@@ -271,7 +300,13 @@ export class WavDecoder implements AudioDecoder {
 
   private dropPartial(out: DecodedAudio): void {
     if (this.partialLen === 0) return;
-    out.errors.push(new CodecError('AUDIO_TRUNCATED', `wav audio ended inside a sample frame before the next RIFF header; ${this.partialLen} bytes dropped`, { byteOffset: this.pos, fatal: false }));
+    out.errors.push(
+      new CodecError(
+        'AUDIO_TRUNCATED',
+        `wav audio ended inside a sample frame before the next RIFF header; ${this.partialLen} bytes dropped`,
+        { byteOffset: this.pos, fatal: false },
+      ),
+    );
     this.partialLen = 0;
   }
 

@@ -51,7 +51,8 @@ export function createDecoder(format: AudioFormat, opts: CreateDecoderOptions = 
 export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderOptions = {}): AudioDecoder {
   switch (format) {
     case 'pcm':
-      if (opts.sampleRate === undefined) throw new InvalidOptionError('sampleRate', 'format pcm needs sampleRate (the request\'s sample_rate): raw PCM has no header');
+      if (opts.sampleRate === undefined)
+        throw new InvalidOptionError('sampleRate', "format pcm needs sampleRate (the request's sample_rate): raw PCM has no header");
       return new PcmDecoder({ sampleRate: opts.sampleRate });
     case 'wav':
       return new WavDecoder();
@@ -64,6 +65,9 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
         ...(opts.onInvalidPage === undefined ? {} : { onInvalidPage: opts.onInvalidPage }),
       });
     default:
-      throw new InvalidOptionError('format', `unknown audio format ${JSON.stringify(format)} (expected one of ${AUDIO_FORMATS.join(', ')})`);
+      throw new InvalidOptionError(
+        'format',
+        `unknown audio format ${JSON.stringify(format)} (expected one of ${AUDIO_FORMATS.join(', ')})`,
+      );
   }
 }

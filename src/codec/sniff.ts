@@ -51,9 +51,8 @@ export function checkDeclaredFormat(declared: AudioFormat, b: Uint8Array): Codec
     return null;
   }
   const hex = Array.from(b.subarray(0, SNIFF_BYTES), (x) => x.toString(16).padStart(2, '0')).join(' ');
-  return new CodecError(
-    'FORMAT_MISMATCH',
-    `Declared format "${declared}" but the audio starts with ${DESCRIBE[found]} (bytes ${hex})`,
-    { byteOffset: 0, field: 'format' },
-  );
+  return new CodecError('FORMAT_MISMATCH', `Declared format "${declared}" but the audio starts with ${DESCRIBE[found]} (bytes ${hex})`, {
+    byteOffset: 0,
+    field: 'format',
+  });
 }

@@ -66,7 +66,11 @@ export function parseWavFmt(body: Uint8Array, byteOffset: number): WavFmt {
   const bitsPerSample = view.getUint16(14, true);
   if (formatTag === WAVE_FORMAT_EXTENSIBLE) {
     if (body.length < EXTENSIBLE_MIN_BYTES) {
-      throw new CodecError('WAV_BAD_HEADER', `wav WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is ${body.length} bytes, needs ${EXTENSIBLE_MIN_BYTES}`, { byteOffset });
+      throw new CodecError(
+        'WAV_BAD_HEADER',
+        `wav WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is ${body.length} bytes, needs ${EXTENSIBLE_MIN_BYTES}`,
+        { byteOffset },
+      );
     }
     // The sub-format GUID starts with the plain format tag (KSDATAFORMAT_SUBTYPE_PCM / _IEEE_FLOAT).
     formatTag = view.getUint16(SUBFORMAT_OFFSET, true);
@@ -76,16 +80,23 @@ export function parseWavFmt(body: Uint8Array, byteOffset: number): WavFmt {
   }
   let kind: WavSampleKind | undefined;
   if (formatTag === WAVE_FORMAT_PCM) {
-    kind = bitsPerSample === 8 ? 'u8' : bitsPerSample === 16 ? 's16' : bitsPerSample === 24 ? 's24' : bitsPerSample === 32 ? 's32' : undefined;
+    kind =
+      bitsPerSample === 8 ? 'u8' : bitsPerSample === 16 ? 's16' : bitsPerSample === 24 ? 's24' : bitsPerSample === 32 ? 's32' : undefined;
   } else if (formatTag === WAVE_FORMAT_IEEE_FLOAT && bitsPerSample === 32) {
     kind = 'f32';
   }
   if (kind === undefined) {
-    throw new CodecError('WAV_UNSUPPORTED', `wav format tag 0x${formatTag.toString(16)} with ${bitsPerSample}-bit samples` +
-      ` is not supported (PCM 8/16/24/32-bit and 32-bit float are)`, { byteOffset });
+    throw new CodecError(
+      'WAV_UNSUPPORTED',
+      `wav format tag 0x${formatTag.toString(16)} with ${bitsPerSample}-bit samples` +
+        ` is not supported (PCM 8/16/24/32-bit and 32-bit float are)`,
+      { byteOffset },
+    );
   }
   if (blockAlign !== channels * (bitsPerSample / BITS_PER_BYTE)) {
-    throw new CodecError('WAV_BAD_HEADER', `wav block align ${blockAlign} does not match ${channels} channels × ${bitsPerSample} bits`, { byteOffset });
+    throw new CodecError('WAV_BAD_HEADER', `wav block align ${blockAlign} does not match ${channels} channels × ${bitsPerSample} bits`, {
+      byteOffset,
+    });
   }
   return { formatTag, channels, sampleRate, blockAlign, bitsPerSample, kind };
 }
@@ -104,10 +115,12 @@ export function convertToS16(fmt: WavFmt, src: Uint8Array, start: number, frames
       return;
     // s24 / s32: keep the top two bytes of each little-endian sample (sign-extended by << 16 >> 16).
     case 's24':
-      for (let i = 0, p = start + S24_BYTES - S16_BYTES; i < n; i++, p += S24_BYTES) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
+      for (let i = 0, p = start + S24_BYTES - S16_BYTES; i < n; i++, p += S24_BYTES)
+        out[outStart + i] = (((src[p] as number) | ((src[p + 1] as number) << 8)) << 16) >> 16;
       return;
     case 's32':
-      for (let i = 0, p = start + S32_BYTES - S16_BYTES; i < n; i++, p += S32_BYTES) out[outStart + i] = ((src[p] as number) | ((src[p + 1] as number) << 8)) << 16 >> 16;
+      for (let i = 0, p = start + S32_BYTES - S16_BYTES; i < n; i++, p += S32_BYTES)
+        out[outStart + i] = (((src[p] as number) | ((src[p + 1] as number) << 8)) << 16) >> 16;
       return;
     case 'f32': {
       const view = new DataView(src.buffer, src.byteOffset + start, n * F32_BYTES);

@@ -76,13 +76,17 @@ export function checkFrameMs(value: unknown, field: string): number {
  * `output.frameMs` is not given (the pipeline's own `frameMs`; checked by the caller).
  */
 export function resolveOutputOptions(options: OutputOptions = {}, defaultFrameMs: number = DEFAULT_OUTPUT_FRAME_MS): ResolvedOutputOptions {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('output', `output must be an object, got ${options === null ? 'null' : typeof options}`);
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('output', `output must be an object, got ${options === null ? 'null' : typeof options}`);
   const { sampleRate, encoding = 's16le', channels, frameMs } = options;
   if (sampleRate !== undefined && (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > MAX_RATE)) {
     throw new InvalidOptionError('output.sampleRate', `output.sampleRate must be an integer in 1..${MAX_RATE}, got ${sampleRate}`);
   }
   if (!SAMPLE_ENCODINGS.includes(encoding)) {
-    throw new InvalidOptionError('output.encoding', `output.encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got ${String(encoding)}`);
+    throw new InvalidOptionError(
+      'output.encoding',
+      `output.encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got ${String(encoding)}`,
+    );
   }
   if (channels !== undefined && channels !== 1 && channels !== 2) {
     throw new InvalidOptionError('output.channels', `output.channels must be 1 or 2, got ${String(channels)}`);
@@ -154,7 +158,12 @@ export class ConversionStage {
     if (this.in === null || this.in.sampleRate !== frame.sampleRate || this.in.channels !== frame.channels) {
       this.configure({ sampleRate: frame.sampleRate, channels: frame.channels });
     }
-    if (this.resampler === null && this.accFill === 0 && frame.sampleCount === this.frameSamples && this.in!.channels === this.out!.channels) {
+    if (
+      this.resampler === null &&
+      this.accFill === 0 &&
+      frame.sampleCount === this.frameSamples &&
+      this.in!.channels === this.out!.channels
+    ) {
       // Fast path (the common telephony case: opus decoded natively at the output rate, frames
       // already the right size): encode straight from s16, no float round trip. Same bits.
       this.emitDirect(frame.samples);
@@ -203,7 +212,11 @@ export class ConversionStage {
     this.in = input;
     this.out = out;
     if (out.sampleRate !== input.sampleRate) {
-      if (!resamplerLoaded()) throw new InvalidOptionError('output.sampleRate', 'ConversionStage.push before `ready` resolved (the resampler loads asynchronously)');
+      if (!resamplerLoaded())
+        throw new InvalidOptionError(
+          'output.sampleRate',
+          'ConversionStage.push before `ready` resolved (the resampler loads asynchronously)',
+        );
       this.resampler = new Resampler(out.channels, input.sampleRate, out.sampleRate);
     }
     const frameSamples = samplesPerFrame(out.sampleRate, this.options.frameMs);
@@ -246,7 +259,7 @@ export class ConversionStage {
   private append(x: Float32Array): void {
     const acc = this.acc;
     const size = acc.length;
-    for (let i = 0; i < x.length; ) {
+    for (let i = 0; i < x.length;) {
       const n = Math.min(size - this.accFill, x.length - i);
       acc.set(x.subarray(i, i + n), this.accFill);
       this.accFill += n;
@@ -294,7 +307,14 @@ export class ConversionStage {
 
   private deliver(samples: Int16Array | Float32Array | Uint8Array, sampleCount: number): void {
     const out = this.out!;
-    this.frames.push({ samples, encoding: this.encoding, sampleRate: out.sampleRate, channels: out.channels, startSample: this.emitted, sampleCount });
+    this.frames.push({
+      samples,
+      encoding: this.encoding,
+      sampleRate: out.sampleRate,
+      channels: out.channels,
+      startSample: this.emitted,
+      sampleCount,
+    });
     this.emitted += sampleCount;
   }
 }

@@ -60,7 +60,10 @@ export class Resampler {
   /** Call (and await) {@link loadResampler} first. */
   constructor(channels: number, inRate: number, outRate: number, quality = DEFAULT_RESAMPLER_QUALITY) {
     if (!speex) throw new CodecError('CODEC_UNAVAILABLE', 'Resampler used before loadResampler() resolved');
-    for (const [name, v] of [['inRate', inRate], ['outRate', outRate]] as const) {
+    for (const [name, v] of [
+      ['inRate', inRate],
+      ['outRate', outRate],
+    ] as const) {
       if (!Number.isInteger(v) || v <= 0) throw new InvalidOptionError(name, `${name} must be a positive integer, got ${v}`);
     }
     this.m = speex;
@@ -90,7 +93,7 @@ export class Resampler {
     const ch = this.channels;
     const frames = input.length / ch;
     this.framesIn += frames;
-    for (let done = 0; done < frames; ) {
+    for (let done = 0; done < frames;) {
       const n = Math.min(BLOCK_FRAMES, frames - done);
       this.m.HEAPF32.set(input.subarray(done * ch, (done + n) * ch), this.inPtr / FLOAT_BYTES);
       this.run(n, onOutput, Infinity);
@@ -135,7 +138,13 @@ export class Resampler {
     while (offset < frames) {
       m.HEAPU32[this.lenPtr / INT_BYTES] = frames - offset;
       m.HEAPU32[this.lenPtr / INT_BYTES + 1] = this.outCapacity;
-      m._speex_resampler_process_interleaved_float(this.state, this.inPtr + offset * ch * FLOAT_BYTES, this.lenPtr, this.outPtr, this.lenPtr + INT_BYTES);
+      m._speex_resampler_process_interleaved_float(
+        this.state,
+        this.inPtr + offset * ch * FLOAT_BYTES,
+        this.lenPtr,
+        this.outPtr,
+        this.lenPtr + INT_BYTES,
+      );
       const used = m.HEAPU32[this.lenPtr / INT_BYTES]!;
       let produced = m.HEAPU32[this.lenPtr / INT_BYTES + 1]!;
       if (this.framesOut + produced > limit) produced = limit - this.framesOut;

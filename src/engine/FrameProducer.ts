@@ -9,7 +9,16 @@
  */
 import type { RingBuffer } from '../buffer/RingBuffer.js';
 import { Framer } from '../codec/Framer.js';
-import type { AudioDecoder, AudioFormat, AudioFrame, DecodedAudio, DecodeHint, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
+import type {
+  AudioDecoder,
+  AudioFormat,
+  AudioFrame,
+  DecodedAudio,
+  DecodeHint,
+  PcmFormat,
+  PcmFrame,
+  SampleEncoding,
+} from '../codec/types.js';
 import { CodecError, type VoicewireError } from '../errors.js';
 import { outputFormatOf, type FrameStage, type ResolvedOutputOptions } from './outputStage.js';
 
@@ -167,7 +176,13 @@ export class FrameProducer {
     const { format: declared, sampleRate } = this.o.declared;
     const streamRate = this.o.decoder.sourceSampleRate ?? format.sampleRate;
     if (sampleRate !== undefined && declared !== 'pcm' && sampleRate !== streamRate) {
-      this.o.onWarning(new CodecError('FORMAT_MISMATCH', `the request asked for ${sampleRate} Hz but the ${declared} stream is ${streamRate} Hz; using the stream's rate`, { field: 'sample_rate', fatal: false }));
+      this.o.onWarning(
+        new CodecError(
+          'FORMAT_MISMATCH',
+          `the request asked for ${sampleRate} Hz but the ${declared} stream is ${streamRate} Hz; using the stream's rate`,
+          { field: 'sample_rate', fatal: false },
+        ),
+      );
     }
     this.framer = new Framer({ ...format, frameMs: this.o.frameMs });
     this.format = outputFormatOf(format, this.o.output ?? null);

@@ -104,14 +104,23 @@ export class SpeechPipeline extends Duplex {
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
-    this.decoder = createDecoder(options.format, { sampleRate: options.sampleRate, outputSampleRate: output?.sampleRate, stepMs: DECODE_STEP_MS, reuseOutput: true, onInvalidPage: options.onInvalidEvent ?? 'fail' });
+    this.decoder = createDecoder(options.format, {
+      sampleRate: options.sampleRate,
+      outputSampleRate: output?.sampleRate,
+      stepMs: DECODE_STEP_MS,
+      reuseOutput: true,
+      onInvalidPage: options.onInvalidEvent ?? 'fail',
+    });
     if (output !== null) this.stage = (options.stageFactory ?? defaultStageFactory)(output);
     // The decoder's wasm (mp3) and the conversion stage's resampler wasm may load asynchronously.
     const loading = [this.decoder.ready, this.stage?.ready].filter((p): p is Promise<void> => p !== undefined);
     this.decoderReady = loading.length === 0;
     if (!this.decoderReady) {
       Promise.all(loading).then(
-        () => { this.decoderReady = true; this.pump(); },
+        () => {
+          this.decoderReady = true;
+          this.pump();
+        },
         (err: unknown) => this.failDecode(err instanceof Error ? err : new CodecError('CODEC_UNAVAILABLE', String(err))),
       );
     }

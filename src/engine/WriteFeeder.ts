@@ -149,7 +149,9 @@ export class WriteFeeder {
         write.offset += n;
         if (write.offset < end) {
           if (n === 0 && this.ring.length === 0) {
-            throw new VoicewireError('RING_OVERFLOW', `the scanner made no progress with an empty ring of ${this.ring.capacity} bytes`, { byteOffset: this.bytes - chunk.length + write.offset });
+            throw new VoicewireError('RING_OVERFLOW', `the scanner made no progress with an empty ring of ${this.ring.capacity} bytes`, {
+              byteOffset: this.bytes - chunk.length + write.offset,
+            });
           }
           this.held = write; // ring full: the callback waits until the consumer drains it
           this.pump();

@@ -5,7 +5,14 @@
  */
 import { DEFAULT_FRAME_MS } from '../codec/Framer.js';
 import type { AudioFrame, PcmFormat, PcmFrame, SampleEncoding } from '../codec/types.js';
-import { checkFrameMs, ConversionStage, outputFormatFor, resolveOutputOptions, type OutputOptions, type ResolvedOutputOptions } from '../dsp/ConversionStage.js';
+import {
+  checkFrameMs,
+  ConversionStage,
+  outputFormatFor,
+  resolveOutputOptions,
+  type OutputOptions,
+  type ResolvedOutputOptions,
+} from '../dsp/ConversionStage.js';
 
 export type { OutputOptions, ResolvedOutputOptions } from '../dsp/ConversionStage.js';
 

@@ -51,4 +51,3 @@ export interface SpeechSummary {
   /** Frames produced. */
   frames: number;
 }
-

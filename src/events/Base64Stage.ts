@@ -249,7 +249,7 @@ export class Base64Stage implements SlotOwner {
   writeDecoded(ring: RingBuffer): void {
     const n = this.decodedBytes;
     const out = this.base + SLOT_OUT;
-    for (let done = 0; done < n; ) {
+    for (let done = 0; done < n;) {
       const wi = ring.writeIndex;
       const m = Math.min(ring.writeSpanLength, n - done);
       ring.buffer.set(simdMemory().subarray(out + done, out + done + m), wi);

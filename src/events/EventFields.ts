@@ -72,7 +72,12 @@ export class EventFields {
     const at = start + AUDIO_PREFIX.length;
     this.newAlignStart = -1;
     this.tailFrom = -1;
-    if (tn > 0 && end - tn >= at && bytesEqual(d, end - tn, tail.raw, 0, tn) && bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)) {
+    if (
+      tn > 0 &&
+      end - tn >= at &&
+      bytesEqual(d, end - tn, tail.raw, 0, tn) &&
+      bytesEqual(d, start, AUDIO_PREFIX, 0, AUDIO_PREFIX.length)
+    ) {
       // Everything after the audio is the previous event's, byte for byte: so are its fields (an
       // alignment is then a repeat). A quote or backslash inside the "audio" fails the decoder,
       // and the general path decides.
@@ -90,7 +95,8 @@ export class EventFields {
     const s = this.spans;
     const prevAlign = this.prevAlign;
     const contentMemo = this.prevContent;
-    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.from, prevAlign.length, contentMemo.raw, contentMemo.length)) return false;
+    if (!scanEventJson(d, start, end, s, prevAlign.raw, prevAlign.from, prevAlign.length, contentMemo.raw, contentMemo.length))
+      return false;
 
     let content = '';
     if (s.contentStart >= 0) {

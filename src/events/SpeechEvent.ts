@@ -53,11 +53,10 @@ function describe(v: unknown): string {
 }
 
 function wrongType(eventIndex: number, field: string, expected: string, got: unknown): SpeechEventError {
-  return new SpeechEventError(
-    'EVENT_WRONG_TYPE',
-    `event ${eventIndex}: ${field} must be ${expected}, got ${describe(got)}`,
-    { eventIndex, field },
-  );
+  return new SpeechEventError('EVENT_WRONG_TYPE', `event ${eventIndex}: ${field} must be ${expected}, got ${describe(got)}`, {
+    eventIndex,
+    field,
+  });
 }
 
 function missing(eventIndex: number, field: string): SpeechEventError {
@@ -89,7 +88,9 @@ function requiredNonNegative(
     return undefined;
   }
   if (v < 0) {
-    errors.push(new SpeechEventError('EVENT_NEGATIVE_VALUE', `event ${eventIndex}: ${field} must be >= 0, got ${v}`, { eventIndex, field }));
+    errors.push(
+      new SpeechEventError('EVENT_NEGATIVE_VALUE', `event ${eventIndex}: ${field} must be >= 0, got ${v}`, { eventIndex, field }),
+    );
     return undefined;
   }
   return v;
@@ -173,12 +174,7 @@ export function validateAlignment(json: unknown, eventIndex: number): Alignment 
  * Checks every field of a parsed event and returns a usable event plus all faults. The skip mode
  * of the event stage uses it to keep valid audio while dropping a bad alignment.
  */
-export function inspectSpeechEvent(
-  json: unknown,
-  eventIndex: number,
-  fallbackChunkSeq = 0,
-  fallbackOffsetSec = 0,
-): SpeechEventInspection {
+export function inspectSpeechEvent(json: unknown, eventIndex: number, fallbackChunkSeq = 0, fallbackOffsetSec = 0): SpeechEventInspection {
   const errors: SpeechEventError[] = [];
   const event: SpeechEvent = {
     audio_base64: '',
@@ -246,11 +242,11 @@ export function parseEventJson(data: string, eventIndex: number): unknown {
   try {
     return JSON.parse(data) as unknown;
   } catch (cause) {
-    throw new SpeechEventError(
-      'EVENT_INVALID_JSON',
-      `event ${eventIndex}: data is not valid JSON (${(cause as Error).message})`,
-      { eventIndex, field: '(data)', cause },
-    );
+    throw new SpeechEventError('EVENT_INVALID_JSON', `event ${eventIndex}: data is not valid JSON (${(cause as Error).message})`, {
+      eventIndex,
+      field: '(data)',
+      cause,
+    });
   }
 }
 

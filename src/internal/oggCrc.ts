@@ -48,8 +48,14 @@ export function oggCrcUpdate(crc: number, bytes: Uint8Array, start = 0, end = by
     // The CRC meets the first four bytes; the last four only need their own tables.
     c ^= (bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!;
     c =
-      t[T7 + (c >>> 24)]! ^ t[T6 + ((c >>> 16) & 0xff)]! ^ t[T5 + ((c >>> 8) & 0xff)]! ^ t[T4 + (c & 0xff)]! ^
-      t[T3 + bytes[i + 4]!]! ^ t[T2 + bytes[i + 5]!]! ^ t[T1 + bytes[i + 6]!]! ^ t[bytes[i + 7]!]!;
+      t[T7 + (c >>> 24)]! ^
+      t[T6 + ((c >>> 16) & 0xff)]! ^
+      t[T5 + ((c >>> 8) & 0xff)]! ^
+      t[T4 + (c & 0xff)]! ^
+      t[T3 + bytes[i + 4]!]! ^
+      t[T2 + bytes[i + 5]!]! ^
+      t[T1 + bytes[i + 6]!]! ^
+      t[bytes[i + 7]!]!;
   }
   for (; i < end; i++) c = (c << 8) ^ t[((c >>> 24) ^ bytes[i]!) & 0xff]!;
   return c >>> 0;

@@ -46,8 +46,14 @@ export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Bo
       parts.push(chunk);
     };
     // One concat at the end of a bounded body, never per chunk.
-    const onEnd = (): void => { cleanup(); resolve({ kind: 'body', bytes: Buffer.concat(parts, size) }); };
-    const onError = (err: Error): void => { cleanup(); reject(err); };
+    const onEnd = (): void => {
+      cleanup();
+      resolve({ kind: 'body', bytes: Buffer.concat(parts, size) });
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

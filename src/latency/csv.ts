@@ -5,9 +5,29 @@
 import type { LatencyRecord } from './types.js';
 
 const FIXED_COLUMNS = [
-  'seq', 'contender', 'round', 'text', 'ok', 'failure', 'failure_code', 'status', 'request_id', 'model',
-  'connect_ms', 'tls', 'head_ms', 'first_byte_ms', 'first_audio_byte_ms', 'first_frame_ms', 'first_word_ms',
-  'last_byte_ms', 'audio_sec', 'real_time_factor', 'max_audio_gap_ms', 'audio_events', 'words',
+  'seq',
+  'contender',
+  'round',
+  'text',
+  'ok',
+  'failure',
+  'failure_code',
+  'status',
+  'request_id',
+  'model',
+  'connect_ms',
+  'tls',
+  'head_ms',
+  'first_byte_ms',
+  'first_audio_byte_ms',
+  'first_frame_ms',
+  'first_word_ms',
+  'last_byte_ms',
+  'audio_sec',
+  'real_time_factor',
+  'max_audio_gap_ms',
+  'audio_events',
+  'words',
 ] as const;
 const MS_DIGITS = 3;
 
@@ -19,13 +39,36 @@ function cell(v: string | number | boolean | null | undefined): string {
 }
 
 export function latencyCsv(records: readonly LatencyRecord[], jitterBuffersMs: readonly number[]): string {
-  const header = [...FIXED_COLUMNS, ...jitterBuffersMs.flatMap((b) => [`underruns_${b}ms`, `underrun_ms_${b}ms`, `max_word_late_ms_${b}ms`])];
+  const header = [
+    ...FIXED_COLUMNS,
+    ...jitterBuffersMs.flatMap((b) => [`underruns_${b}ms`, `underrun_ms_${b}ms`, `max_word_late_ms_${b}ms`]),
+  ];
   const lines = [header.join(',')];
   for (const r of records) {
     const row: Array<string | number | boolean | null> = [
-      r.seq, r.contender, r.round, r.textIndex, r.ok, r.failure?.kind ?? null, r.failure?.code ?? null, r.status, r.requestId, r.model,
-      r.connectMs, r.tls, r.headMs, r.firstByteMs, r.firstAudioByteMs, r.firstFrameMs, r.firstWordMs,
-      r.lastByteMs, r.audioDurationSec, r.realTimeFactor, r.maxAudioGapMs, r.audioEvents.length, r.words.length,
+      r.seq,
+      r.contender,
+      r.round,
+      r.textIndex,
+      r.ok,
+      r.failure?.kind ?? null,
+      r.failure?.code ?? null,
+      r.status,
+      r.requestId,
+      r.model,
+      r.connectMs,
+      r.tls,
+      r.headMs,
+      r.firstByteMs,
+      r.firstAudioByteMs,
+      r.firstFrameMs,
+      r.firstWordMs,
+      r.lastByteMs,
+      r.audioDurationSec,
+      r.realTimeFactor,
+      r.maxAudioGapMs,
+      r.audioEvents.length,
+      r.words.length,
     ];
     for (let i = 0; i < jitterBuffersMs.length; i++) {
       const p = r.players[i];

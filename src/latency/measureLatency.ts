@@ -54,7 +54,14 @@ export function planTasks(contenders: readonly string[], texts: number, runs: nu
 
 function machine(): LatencyRun['machine'] {
   const c = cpus();
-  return { node: process.version, platform: process.platform, arch: process.arch, cpus: c[0]?.model ?? 'unknown', cpuCount: c.length, startedAt: new Date().toISOString() };
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: c[0]?.model ?? 'unknown',
+    cpuCount: c.length,
+    startedAt: new Date().toISOString(),
+  };
 }
 
 /**
@@ -70,12 +77,14 @@ function machine(): LatencyRun['machine'] {
  */
 export async function measureLatency(options: MeasureLatencyOptions): Promise<LatencyRun> {
   const texts = options.texts;
-  if (texts.length === 0 || texts.some((t) => t.trim() === '')) throw new InvalidOptionError('texts', 'texts must hold at least one non-empty text');
+  if (texts.length === 0 || texts.some((t) => t.trim() === ''))
+    throw new InvalidOptionError('texts', 'texts must hold at least one non-empty text');
   const runs = positiveInt('runs', options.runs ?? DEFAULT_RUNS, 1);
   const warmup = positiveInt('warmup', options.warmup ?? DEFAULT_WARMUP, 0);
   const concurrency = positiveInt('concurrency', options.concurrency ?? 1, 1);
   const jitterBuffersMs = options.jitterBuffersMs ?? DEFAULT_JITTER_BUFFERS_MS;
-  for (const b of jitterBuffersMs) if (!(b >= 0)) throw new InvalidOptionError('jitterBuffersMs', `jitter buffers must be ≥ 0 ms, got ${b}`);
+  for (const b of jitterBuffersMs)
+    if (!(b >= 0)) throw new InvalidOptionError('jitterBuffersMs', `jitter buffers must be ≥ 0 ms, got ${b}`);
   const format = options.format ?? 'opus';
   const timeoutMs = options.timeoutMs ?? DEFAULT_LATENCY_TIMEOUT_MS;
 
@@ -83,7 +92,10 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
   let targets: LatencyTarget[] | undefined = options.targets;
   if (targets === undefined || targets.length === 0) {
     const { startLocalService } = await import('../service/index.js');
-    const svc = await startLocalService({ ...(options.localService?.pace ? { pace: options.localService.pace } : {}), ...(options.localService?.faults ? { faults: options.localService.faults } : {}) });
+    const svc = await startLocalService({
+      ...(options.localService?.pace ? { pace: options.localService.pace } : {}),
+      ...(options.localService?.faults ? { faults: options.localService.faults } : {}),
+    });
     local = svc;
     targets = [{ label: LOCAL_LABEL, baseUrl: svc.baseUrl, apiKey: svc.token }];
   }
@@ -91,14 +103,20 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
   const models = options.models && options.models.length > 0 ? options.models : [undefined];
   const contenders: Contender[] = [];
   for (const t of targets) {
-    const client = createClient({ baseUrl: t.baseUrl, ...(t.apiKey !== undefined ? { apiKey: t.apiKey } : {}), maxRetries: 0, ...(tap ? { fetch: tap.fetch } : {}) });
+    const client = createClient({
+      baseUrl: t.baseUrl,
+      ...(t.apiKey !== undefined ? { apiKey: t.apiKey } : {}),
+      maxRetries: 0,
+      ...(tap ? { fetch: tap.fetch } : {}),
+    });
     for (const m of models) {
       const label = targets.length > 1 && m !== undefined ? `${t.label}/${m}` : targets.length > 1 || m === undefined ? t.label : m;
       contenders.push({ label, http: client.http, model: m, headers: { ...t.headers } });
     }
   }
   const labels = contenders.map((c) => c.label);
-  if (new Set(labels).size !== labels.length) throw new InvalidOptionError('targets', `contender labels must differ, got ${labels.join(', ')}`);
+  if (new Set(labels).size !== labels.length)
+    throw new InvalidOptionError('targets', `contender labels must differ, got ${labels.join(', ')}`);
   const byLabel = new Map(contenders.map((c) => [c.label, c]));
 
   const tracker = new ConnectTracker();
@@ -177,7 +195,17 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
     interrupted: controller.signal.aborted,
     stoppedBy,
     warmupFailures,
-    settings: { contenders: labels, texts: texts.length, runs, concurrency, warmup, format, latency: options.latency ?? null, jitterBuffersMs, local: local !== null },
+    settings: {
+      contenders: labels,
+      texts: texts.length,
+      runs,
+      concurrency,
+      warmup,
+      format,
+      latency: options.latency ?? null,
+      jitterBuffersMs,
+      local: local !== null,
+    },
     machine: machine(),
     elapsedMs: Number.isNaN(measuredStart) ? 0 : performance.now() - measuredStart,
     cpuMs: cpu === null ? 0 : (cpu.user + cpu.system) / 1000,

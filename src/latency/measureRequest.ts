@@ -3,7 +3,15 @@
  * engine gives frames (the network, not a player, sets the pace), and times each step on the
  * request's own clock. The simulated player judges the arrivals afterwards.
  */
-import { AbortError, ApiConnectionError, ApiError, ApiTimeoutError, NotEventStreamError, StreamInterruptedError, VoicewireError } from '../errors.js';
+import {
+  AbortError,
+  ApiConnectionError,
+  ApiError,
+  ApiTimeoutError,
+  NotEventStreamError,
+  StreamInterruptedError,
+  VoicewireError,
+} from '../errors.js';
 import type { HttpCore } from '../internal/http/http.js';
 import { createTtsApi, type TtsStreamMetrics } from '../client/tts.js';
 import type { AudioFrame } from '../codec/types.js';
@@ -79,13 +87,18 @@ export function classifyFailure(err: unknown, afterHead: boolean, audioBegun: bo
   else if (err instanceof ApiTimeoutError) kind = afterHead ? 'stream-timeout' : 'timeout';
   else if (err instanceof NotEventStreamError) kind = 'not-event-stream';
   else if (err instanceof ApiConnectionError) kind = 'connection';
-  else if (err instanceof ApiError && status !== undefined && status >= HTTP_CLIENT_ERROR_MIN) kind = status >= HTTP_SERVER_ERROR_MIN ? 'http-5xx' : 'http-4xx';
+  else if (err instanceof ApiError && status !== undefined && status >= HTTP_CLIENT_ERROR_MIN)
+    kind = status >= HTTP_SERVER_ERROR_MIN ? 'http-5xx' : 'http-4xx';
   else kind = afterHead ? 'stream-invalid' : 'connection';
   return { kind, code, ...(status !== undefined ? { status } : {}), message, midStream: audioBegun };
 }
 
 /** The player verdicts of a record's arrivals, one per jitter buffer. */
-export function judgePlayers(arrivals: readonly AudioArrival[], words: LatencyRecord['words'], jitterBuffersMs: readonly number[]): PlayerRecord[] {
+export function judgePlayers(
+  arrivals: readonly AudioArrival[],
+  words: LatencyRecord['words'],
+  jitterBuffersMs: readonly number[],
+): PlayerRecord[] {
   return jitterBuffersMs.map((jitterBufferMs) => {
     const verdict = simulatePlayer(arrivals, jitterBufferMs);
     const wordLateMs = words.map((w) => hearWord(verdict, w.startSec)?.lateMs ?? 0);
@@ -132,7 +145,8 @@ export async function measureRequest(plan: RequestPlan, deps: RequestDeps): Prom
   const since = (): number => performance.now() - t0;
   const tts = createTtsApi(deps.http, { now });
   const onEvent = (meta: SpeechEventMeta): void => {
-    if (meta.audioBytes > 0) rec.audioEvents.push({ atMs: since(), index: meta.index, chunkSeq: meta.chunkSeq, audioBytes: meta.audioBytes });
+    if (meta.audioBytes > 0)
+      rec.audioEvents.push({ atMs: since(), index: meta.index, chunkSeq: meta.chunkSeq, audioBytes: meta.audioBytes });
   };
   deps.tracker.expect(id);
   let afterHead = false;

@@ -6,7 +6,11 @@
 import { percentiles } from './percentiles.js';
 import { FIGURES, type ContenderSummary, type Figure, type LatencyRecord, type PlayerSummary } from './types.js';
 
-export function summarizeContender(contender: string, records: readonly LatencyRecord[], jitterBuffersMs: readonly number[]): ContenderSummary {
+export function summarizeContender(
+  contender: string,
+  records: readonly LatencyRecord[],
+  jitterBuffersMs: readonly number[],
+): ContenderSummary {
   const mine = records.filter((r) => r.contender === contender);
   const failures: ContenderSummary['failures'] = {};
   for (const r of mine) if (r.failure !== null) failures[r.failure.kind] = (failures[r.failure.kind] ?? 0) + 1;
@@ -25,6 +29,10 @@ export function summarizeContender(contender: string, records: readonly LatencyR
   return { contender, requests: mine.length, ok: mine.filter((r) => r.ok).length, failures, figures, players };
 }
 
-export function summarizeRecords(contenders: readonly string[], records: readonly LatencyRecord[], jitterBuffersMs: readonly number[]): ContenderSummary[] {
+export function summarizeRecords(
+  contenders: readonly string[],
+  records: readonly LatencyRecord[],
+  jitterBuffersMs: readonly number[],
+): ContenderSummary[] {
   return contenders.map((c) => summarizeContender(c, records, jitterBuffersMs));
 }

@@ -123,7 +123,18 @@ export interface LatencyRecord {
 }
 
 /** The figures summarized per contender (keys of {@link LatencyRecord}). */
-export const FIGURES = ['connectMs', 'headMs', 'firstByteMs', 'firstAudioByteMs', 'firstFrameMs', 'firstWordMs', 'lastByteMs', 'audioDurationSec', 'realTimeFactor', 'maxAudioGapMs'] as const;
+export const FIGURES = [
+  'connectMs',
+  'headMs',
+  'firstByteMs',
+  'firstAudioByteMs',
+  'firstFrameMs',
+  'firstWordMs',
+  'lastByteMs',
+  'audioDurationSec',
+  'realTimeFactor',
+  'maxAudioGapMs',
+] as const;
 export type Figure = (typeof FIGURES)[number];
 
 export interface PlayerSummary {

@@ -19,7 +19,8 @@ export class Playhead {
   private listener: ((seconds: number) => void) | null = null;
 
   constructor(mode: PlayheadMode = 'consumer') {
-    if (mode !== 'consumer' && mode !== 'external') throw new InvalidOptionError('playhead', `playhead must be 'consumer' or 'external', got ${JSON.stringify(mode)}`);
+    if (mode !== 'consumer' && mode !== 'external')
+      throw new InvalidOptionError('playhead', `playhead must be 'consumer' or 'external', got ${JSON.stringify(mode)}`);
     this.mode = mode;
   }
 
@@ -43,7 +44,10 @@ export class Playhead {
    */
   advanceTo(sample: number): void {
     if (this.mode !== 'external') {
-      throw new InvalidOptionError('playhead', "advanceTo() needs a pipeline created with playhead: 'external' (in 'consumer' mode reading frames moves the playhead)");
+      throw new InvalidOptionError(
+        'playhead',
+        "advanceTo() needs a pipeline created with playhead: 'external' (in 'consumer' mode reading frames moves the playhead)",
+      );
     }
     this.move(sample);
   }
@@ -66,7 +70,8 @@ export class Playhead {
   }
 
   private move(sample: number): void {
-    if (!Number.isFinite(sample) || sample < 0) throw new InvalidOptionError('sample', `playhead position must be a finite sample count ≥ 0, got ${String(sample)}`);
+    if (!Number.isFinite(sample) || sample < 0)
+      throw new InvalidOptionError('sample', `playhead position must be a finite sample count ≥ 0, got ${String(sample)}`);
     if (sample <= this.samples) return;
     this.samples = sample;
     if (this.rate !== null) this.listener?.(this.seconds);

@@ -86,10 +86,7 @@ function entriesOf(input: object): Iterable<[unknown, unknown]> {
  * @example
  * const { variables, warnings } = validateDynamicVariables(body.dynamic_variables);
  */
-export function validateDynamicVariables(
-  input: unknown,
-  options: DynamicVariablesOptions = {},
-): DynamicVariablesResult {
+export function validateDynamicVariables(input: unknown, options: DynamicVariablesOptions = {}): DynamicVariablesResult {
   const variables = new Map<string, DynamicVariableValue>();
   const warnings: DynamicVariableWarning[] = [];
   const warn = (w: DynamicVariableWarning): void => {
@@ -150,9 +147,7 @@ export function validateDynamicVariables(
  * A plain object for a JSON body. `Object.fromEntries` defines own properties, so a variable
  * named `__proto__` stays a key and never becomes a prototype.
  */
-export function dynamicVariablesToObject(
-  variables: ReadonlyMap<string, DynamicVariableValue>,
-): Record<string, DynamicVariableValue> {
+export function dynamicVariablesToObject(variables: ReadonlyMap<string, DynamicVariableValue>): Record<string, DynamicVariableValue> {
   return Object.fromEntries(variables);
 }
 

@@ -80,18 +80,30 @@ export interface Prosody {
   normalize_loudness?: boolean;
 }
 
-export interface ReferenceAudio { audio: string; text: string }
+export interface ReferenceAudio {
+  audio: string;
+  text: string;
+}
 
 /** A reference to a dictionary the service manages. */
-export interface PronunciationDictionaryRef { id: string; version: string }
+export interface PronunciationDictionaryRef {
+  id: string;
+  version: string;
+}
 /**
  * The inline variant (voicewire's definition; the spec leaves it unshown). Each entry replaces
  * whole-word, case-insensitive occurrences of `text` (one or more words) either by `alias` (other
  * text to speak) or by `phonemes` (espeak-ng phoneme mnemonics, as in espeak's `[[...]]` input).
  * Exactly one of `alias` / `phonemes`. The word timeline keeps the original words.
  */
-export interface PronunciationDictionaryInline { entries: PronunciationEntry[] }
-export interface PronunciationEntry { text: string; alias?: string; phonemes?: string }
+export interface PronunciationDictionaryInline {
+  entries: PronunciationEntry[];
+}
+export interface PronunciationEntry {
+  text: string;
+  alias?: string;
+  phonemes?: string;
+}
 export type PronunciationDictionaryItem = PronunciationDictionaryRef | PronunciationDictionaryInline;
 
 /**
@@ -167,14 +179,29 @@ export const TTS_DEFAULTS = {
 } as const;
 
 /** Rule names carried by {@link RequestValidationError.rule}. */
-export type TtsRule =
-  | 'required' | 'type' | 'integer' | 'range' | 'enum' | 'non_empty' | 'max_length' | 'sample_rate' | 'shape';
+export type TtsRule = 'required' | 'type' | 'integer' | 'range' | 'enum' | 'non_empty' | 'max_length' | 'sample_rate' | 'shape';
 
 const KNOWN_FIELDS = new Set([
-  'text', 'temperature', 'top_p', 'references', 'reference_id', 'prosody', 'chunk_length', 'normalize',
-  'format', 'sample_rate', 'mp3_bitrate', 'opus_bitrate', 'latency', 'max_new_tokens',
-  'repetition_penalty', 'min_chunk_length', 'condition_on_previous_chunks', 'early_stop_threshold',
-  'features', 'pronunciation_dictionary',
+  'text',
+  'temperature',
+  'top_p',
+  'references',
+  'reference_id',
+  'prosody',
+  'chunk_length',
+  'normalize',
+  'format',
+  'sample_rate',
+  'mp3_bitrate',
+  'opus_bitrate',
+  'latency',
+  'max_new_tokens',
+  'repetition_penalty',
+  'min_chunk_length',
+  'condition_on_previous_chunks',
+  'early_stop_threshold',
+  'features',
+  'pronunciation_dictionary',
 ]);
 
 function fail(field: string, rule: TtsRule, message: string): never {
@@ -185,16 +212,26 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function num(o: Record<string, unknown>, field: string, path: string, def: number,
-  range?: { min: number; max: number; exclusiveMin?: boolean }, integer = false): number {
+function num(
+  o: Record<string, unknown>,
+  field: string,
+  path: string,
+  def: number,
+  range?: { min: number; max: number; exclusiveMin?: boolean },
+  integer = false,
+): number {
   const v = o[field];
   if (v === undefined) return def;
   if (typeof v !== 'number' || !Number.isFinite(v)) fail(path, 'type', `must be a ${integer ? 'integer' : 'number'}`);
   if (integer && !Number.isInteger(v)) fail(path, 'integer', 'must be an integer');
   if (range && (v > range.max || (range.exclusiveMin ? v <= range.min : v < range.min))) {
-    fail(path, 'range', range.max === Infinity
-      ? `must be ${range.exclusiveMin ? 'greater than' : 'at least'} ${range.min}, got ${v}`
-      : `must be from ${range.min} to ${range.max}, got ${v}`);
+    fail(
+      path,
+      'range',
+      range.max === Infinity
+        ? `must be ${range.exclusiveMin ? 'greater than' : 'at least'} ${range.min}, got ${v}`
+        : `must be from ${range.min} to ${range.max}, got ${v}`,
+    );
   }
   return v;
 }
@@ -236,9 +273,7 @@ function validatePronunciation(v: unknown): PronunciationDictionaryItem[] {
         const hasAlias = e.alias !== undefined;
         const hasPhonemes = e.phonemes !== undefined;
         if (hasAlias === hasPhonemes) fail(ep, 'shape', 'must have exactly one of alias or phonemes');
-        return hasAlias
-          ? { text, alias: str(e.alias, `${ep}.alias`, true) }
-          : { text, phonemes: str(e.phonemes, `${ep}.phonemes`, true) };
+        return hasAlias ? { text, alias: str(e.alias, `${ep}.alias`, true) } : { text, phonemes: str(e.phonemes, `${ep}.phonemes`, true) };
       });
       return { entries };
     }
@@ -321,11 +356,18 @@ export function validateTtsRequest(body: unknown): NormalizedTtsRequest {
     opus_bitrate: oneOf(body, 'opus_bitrate', OPUS_BITRATES as readonly number[], TTS_DEFAULTS.opus_bitrate),
     latency: oneOf(body, 'latency', LATENCY_MODES, TTS_DEFAULTS.latency),
     max_new_tokens: num(body, 'max_new_tokens', 'max_new_tokens', TTS_DEFAULTS.max_new_tokens, { min: 1, max: Infinity }, true),
-    repetition_penalty: num(body, 'repetition_penalty', 'repetition_penalty', TTS_DEFAULTS.repetition_penalty,
-      { min: 0, max: Infinity, exclusiveMin: true }),
+    repetition_penalty: num(body, 'repetition_penalty', 'repetition_penalty', TTS_DEFAULTS.repetition_penalty, {
+      min: 0,
+      max: Infinity,
+      exclusiveMin: true,
+    }),
     min_chunk_length: num(body, 'min_chunk_length', 'min_chunk_length', TTS_DEFAULTS.min_chunk_length, { min: 0, max: 100 }, true),
-    condition_on_previous_chunks: bool(body, 'condition_on_previous_chunks', 'condition_on_previous_chunks',
-      TTS_DEFAULTS.condition_on_previous_chunks),
+    condition_on_previous_chunks: bool(
+      body,
+      'condition_on_previous_chunks',
+      'condition_on_previous_chunks',
+      TTS_DEFAULTS.condition_on_previous_chunks,
+    ),
     early_stop_threshold: num(body, 'early_stop_threshold', 'early_stop_threshold', TTS_DEFAULTS.early_stop_threshold, { min: 0, max: 1 }),
     features,
     pronunciation_dictionary: validatePronunciation(body.pronunciation_dictionary),

@@ -170,7 +170,11 @@ export function validateAgentCreate(params: unknown): void {
   }
   const config = params['config'];
   if (config === undefined) {
-    throw new RequestValidationError('config', 'required', 'config is required: the minimal request carries config.prompt and config.voice');
+    throw new RequestValidationError(
+      'config',
+      'required',
+      'config is required: the minimal request carries config.prompt and config.voice',
+    );
   }
   validateAgentConfig(config);
   const c = config as Record<string, unknown>;

@@ -74,7 +74,7 @@ function payloadBytes(payload: unknown): Buffer {
     typeof payload === 'object' && payload !== null
       ? ' It looks like a parsed JSON body: ' +
         'verify the raw bytes before JSON parsing (e.g. express.raw(), or read the request stream yourself); ' +
-          're-serializing changes the bytes.'
+        're-serializing changes the bytes.'
       : '';
   throw new SignatureCheckError('malformed', `Webhook payload must be the raw body (Buffer, Uint8Array or string), got ${what}.${hint}`);
 }
@@ -175,7 +175,8 @@ function verifyOrThrow(params: VerifyWebhookSignatureParams): true {
   if (matched) return true;
   const hints: string[] = [];
   if (secrets.some((s) => s !== s.trim())) hints.push('the configured secret has leading or trailing whitespace (check how it is loaded)');
-  if (typeof params.payload === 'string') hints.push('the body was passed as a string: pass the raw bytes if it was decoded or re-serialized');
+  if (typeof params.payload === 'string')
+    hints.push('the body was passed as a string: pass the raw bytes if it was decoded or re-serialized');
   throw new SignatureCheckError(
     'rejected',
     `Webhook signature does not match${hints.length ? `; likely cause: ${hints.join('; ')}` : ' (wrong secret, or the body was changed)'}`,
@@ -209,7 +210,10 @@ export function verifyWebhookSignature(params: VerifyWebhookSignatureParams): tr
  */
 export function signWebhookPayload(params: SignWebhookPayloadParams): string {
   if (typeof params !== 'object' || params === null) {
-    throw new InvalidOptionError('params', `signWebhookPayload takes { payload, secret, timestamp? }, got ${params === null ? 'null' : typeof params}`);
+    throw new InvalidOptionError(
+      'params',
+      `signWebhookPayload takes { payload, secret, timestamp? }, got ${params === null ? 'null' : typeof params}`,
+    );
   }
   const timestamp = params.timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
@@ -232,12 +236,16 @@ export function signWebhookPayload(params: SignWebhookPayloadParams): string {
       hint = 'pass a Uint8Array over the same bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';
     } else if (typeof payload === 'object' && payload !== null) {
       got = Array.isArray(payload) ? 'an array' : 'an object';
-      hint = 'sign the raw body string you send (serialize once, e.g. JSON.stringify(body), and send that same string), not a parsed JSON body';
+      hint =
+        'sign the raw body string you send (serialize once, e.g. JSON.stringify(body), and send that same string), not a parsed JSON body';
     } else {
       got = payload === null ? 'null' : typeof payload;
       hint = 'pass the body you send';
     }
-    throw new InvalidOptionError('payload', `payload must be the exact body bytes you send (a string, Buffer or Uint8Array), got ${got}: ${hint}`);
+    throw new InvalidOptionError(
+      'payload',
+      `payload must be the exact body bytes you send (a string, Buffer or Uint8Array), got ${got}: ${hint}`,
+    );
   }
   return `t=${timestamp},v1=${hmac(params.secret, String(timestamp), payloadBytes(payload)).toString('hex')}`;
 }

@@ -165,7 +165,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const platform = options.platform === false ? null : (options.platform ?? (await loadPlatform()));
   let baseUrl = '';
 
-  const synthesize = (request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult> => synthesizeToMemory(request, engine, planContext, signal);
+  const synthesize = (request: TtsRequest, signal?: AbortSignal): Promise<SynthesisResult> =>
+    synthesizeToMemory(request, engine, planContext, signal);
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const server: Server = createServer({
@@ -181,8 +182,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     res.setHeader('x-request-id', requestId);
     if (connections.isOverCap(req.socket)) {
       closeWhenAnswered(res);
-      sendError(res, { status: 503, message: `the service is serving its limit of ${connections.max} connections; retry later`, reason: 'unavailable' },
-        { ...CONNECTION_CLOSE, 'retry-after': String(OVER_CAP_RETRY_AFTER_SEC) });
+      sendError(
+        res,
+        { status: 503, message: `the service is serving its limit of ${connections.max} connections; retry later`, reason: 'unavailable' },
+        { ...CONNECTION_CLOSE, 'retry-after': String(OVER_CAP_RETRY_AFTER_SEC) },
+      );
       return;
     }
     const path = (req.url ?? '/').split('?')[0]!;
@@ -194,12 +198,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     }
     const auth = req.headers.authorization;
     if (auth === undefined) {
-      sendError(res, { status: 401, message: 'missing Authorization: Bearer <token>', reason: 'missing_token' }, { 'www-authenticate': 'Bearer' });
+      sendError(
+        res,
+        { status: 401, message: 'missing Authorization: Bearer <token>', reason: 'missing_token' },
+        { 'www-authenticate': 'Bearer' },
+      );
       return;
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (!m) {
-      sendError(res, { status: 401, message: 'the Authorization header must be "Bearer <token>"', reason: 'malformed_authorization' }, { 'www-authenticate': 'Bearer' });
+      sendError(
+        res,
+        { status: 401, message: 'the Authorization header must be "Bearer <token>"', reason: 'malformed_authorization' },
+        { 'www-authenticate': 'Bearer' },
+      );
       return;
     }
     if (m[1] !== token) {
@@ -229,12 +241,24 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const body = await readBoundedBody(req, MAX_REQUEST_BYTES);
     if (body.kind === 'too_large') {
       closeWhenAnswered(res);
-      sendError(res, { status: 413, message: `the request body is over ${MAX_REQUEST_BYTES} bytes`, reason: 'request_too_large' }, { ...CONNECTION_CLOSE });
+      sendError(
+        res,
+        { status: 413, message: `the request body is over ${MAX_REQUEST_BYTES} bytes`, reason: 'request_too_large' },
+        { ...CONNECTION_CLOSE },
+      );
       return;
     }
     await handleTts(req, res, body.bytes, {
-      engine, plan: planContext, pace: options.pace ?? 'fast', leadSec: options.realtimeLeadSec ?? REALTIME_LEAD_SEC,
-      clock, attempts, requestId, faults, log, writeIdleTimeoutMs: options.writeIdleTimeoutMs ?? DEFAULT_WRITE_IDLE_TIMEOUT_MS,
+      engine,
+      plan: planContext,
+      pace: options.pace ?? 'fast',
+      leadSec: options.realtimeLeadSec ?? REALTIME_LEAD_SEC,
+      clock,
+      attempts,
+      requestId,
+      faults,
+      log,
+      writeIdleTimeoutMs: options.writeIdleTimeoutMs ?? DEFAULT_WRITE_IDLE_TIMEOUT_MS,
     });
   };
 
@@ -249,7 +273,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     warmEncoders();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
   } catch (err) {
     await engine.close();

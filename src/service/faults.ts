@@ -52,7 +52,8 @@ export class FaultSyntaxError extends Error {}
 
 function int(key: string, v: string, min: number): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new FaultSyntaxError(`${FAULT_HEADER}: ${key} needs an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new FaultSyntaxError(`${FAULT_HEADER}: ${key} needs an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -72,12 +73,24 @@ export function parseFaults(text: string): FaultSpec {
     const key = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
     const value = eq < 0 ? '' : item.slice(eq + 1).trim();
     switch (key) {
-      case 'cut-after': spec.cutAfter = int(key, value, 0); break;
-      case 'cut-inside': spec.cutInside = int(key, value, 0); break;
-      case 'delay-first-byte': spec.delayFirstByteMs = delayMs(key, value); break;
-      case 'segment-bytes': spec.segmentBytes = int(key, value, 1); break;
-      case 'malformed': spec.malformedAt = int(key, value, 0); break;
-      case 'retry-after': spec.retryAfterSec = int(key, value, 0); break;
+      case 'cut-after':
+        spec.cutAfter = int(key, value, 0);
+        break;
+      case 'cut-inside':
+        spec.cutInside = int(key, value, 0);
+        break;
+      case 'delay-first-byte':
+        spec.delayFirstByteMs = delayMs(key, value);
+        break;
+      case 'segment-bytes':
+        spec.segmentBytes = int(key, value, 1);
+        break;
+      case 'malformed':
+        spec.malformedAt = int(key, value, 0);
+        break;
+      case 'retry-after':
+        spec.retryAfterSec = int(key, value, 0);
+        break;
       case 'malformed-kind':
         if (value !== 'json' && value !== 'base64' && value !== 'field') {
           throw new FaultSyntaxError(`${FAULT_HEADER}: malformed-kind is json, base64 or field`);
@@ -108,7 +121,10 @@ export function parseFaults(text: string): FaultSpec {
  * header syntax's checks never saw. Throws {@link InvalidOptionError}.
  */
 export function checkFaultSpec(spec: FaultSpec): FaultSpec {
-  const delays: Array<[string, number | undefined]> = [['delayFirstByteMs', spec.delayFirstByteMs], ['stallAfter.ms', spec.stallAfter?.ms]];
+  const delays: Array<[string, number | undefined]> = [
+    ['delayFirstByteMs', spec.delayFirstByteMs],
+    ['stallAfter.ms', spec.stallAfter?.ms],
+  ];
   for (const [field, ms] of delays) {
     if (ms !== undefined && !(Number.isInteger(ms) && ms >= 0 && ms <= MAX_FAULT_DELAY_MS)) {
       throw new InvalidOptionError(`faults.${field}`, `faults.${field} must be an integer 0–${MAX_FAULT_DELAY_MS} ms, got ${String(ms)}`);
@@ -153,6 +169,9 @@ export class AttemptCounter {
 export function attemptKey(explicit: string | undefined, parts: (string | Uint8Array)[]): string {
   if (explicit) return `k:${explicit}`;
   const h = createHash('sha256');
-  for (const p of parts) { h.update(p); h.update('\0'); }
+  for (const p of parts) {
+    h.update(p);
+    h.update('\0');
+  }
   return `h:${h.digest('hex')}`;
 }

@@ -28,7 +28,13 @@ export interface TtsRouteContext {
 }
 
 /** Maps a validation error to its status and body. */
-export function validationErrorBody(err: RequestValidationError): { status: number; message: string; reason: string; field: string; rule: string } {
+export function validationErrorBody(err: RequestValidationError): {
+  status: number;
+  message: string;
+  reason: string;
+  field: string;
+  rule: string;
+} {
   const tooLong = err.rule === 'max_length';
   return {
     status: tooLong ? 413 : 422,
@@ -46,18 +52,26 @@ export async function handleTts(req: IncomingMessage, res: ServerResponse, body:
 
   if (f.fail) {
     const explicit = req.headers[ATTEMPT_KEY_HEADER];
-    const key = attemptKey(Array.isArray(explicit) ? explicit[0] : explicit,
-      [req.url ?? '', String(req.headers['model'] ?? ''), String(req.headers[FAULT_HEADER] ?? ''), body]);
+    const key = attemptKey(Array.isArray(explicit) ? explicit[0] : explicit, [
+      req.url ?? '',
+      String(req.headers['model'] ?? ''),
+      String(req.headers[FAULT_HEADER] ?? ''),
+      body,
+    ]);
     const attempt = ctx.attempts.next(key);
     if (attempt <= f.fail.attempts) {
       const status = f.fail.status;
       const headers: Record<string, string> = { ...common };
       if (status === 429 || status === 503) headers['retry-after'] = String(f.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC);
-      sendError(res, {
-        status,
-        message: `injected fault: attempt ${attempt} of ${f.fail.attempts} failing with ${status}`,
-        reason: REASON_BY_STATUS[status] ?? 'injected_fault',
-      }, headers);
+      sendError(
+        res,
+        {
+          status,
+          message: `injected fault: attempt ${attempt} of ${f.fail.attempts} failing with ${status}`,
+          reason: REASON_BY_STATUS[status] ?? 'injected_fault',
+        },
+        headers,
+      );
       return;
     }
   }
@@ -84,17 +98,26 @@ export async function handleTts(req: IncomingMessage, res: ServerResponse, body:
   }
 
   const responder = new SseResponder(res, {
-    pace: ctx.pace, leadSec: ctx.leadSec, faults: f, clock: ctx.clock,
+    pace: ctx.pace,
+    leadSec: ctx.leadSec,
+    faults: f,
+    clock: ctx.clock,
     ...(ctx.writeIdleTimeoutMs !== undefined ? { writeIdleTimeoutMs: ctx.writeIdleTimeoutMs } : {}),
   });
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   try {
     await responder.open({ ...common, 'x-voicewire-chunks': String(plan.chunks.length) });
-    const summary = await synthesizeSpeech(plan, ctx.engine, { emit: (ev) => responder.send(ev), signal: abort.signal, requestId: ctx.requestId });
+    const summary = await synthesizeSpeech(plan, ctx.engine, {
+      emit: (ev) => responder.send(ev),
+      signal: abort.signal,
+      requestId: ctx.requestId,
+    });
     await responder.end();
-    ctx.log(`${ctx.requestId} ${plan.request.format}@${plan.request.sample_rate}` +
-      ` ${summary.chunks} chunks ${summary.events} events ${summary.durationSec.toFixed(2)} s`);
+    ctx.log(
+      `${ctx.requestId} ${plan.request.format}@${plan.request.sample_rate}` +
+        ` ${summary.chunks} chunks ${summary.events} events ${summary.durationSec.toFixed(2)} s`,
+    );
   } catch (err) {
     if (err instanceof ResponseClosedError) {
       // Synthesis has stopped: the abort reached it, or its next event failed on the closed response.

@@ -28,9 +28,7 @@ import type { DeliveryReport } from './platform/webhookDelivery.js';
 
 /** One turn of a simulated conversation: the caller speaks, the agent speaks, or the agent calls a tool. */
 export type SimulatedTurnInput =
-  | { user: string }
-  | { agent: string }
-  | { tool: string; arguments?: unknown; result?: unknown; is_error?: boolean };
+  { user: string } | { agent: string } | { tool: string; arguments?: unknown; result?: unknown; is_error?: boolean };
 
 /**
  * The body of a simulated call, in the wire names of `POST …/simulate` (every field optional).
@@ -179,9 +177,10 @@ export function createLocalServiceApi({ baseUrl, token }: LocalServiceApiTarget)
   };
   return {
     async simulateCall(target, request = {}, options) {
-      const path = 'sessionId' in target
-        ? joinPath(SESSIONS_BASE_PATH, requireId('sessionId', target.sessionId), SIMULATE_SUFFIX)
-        : joinPath(AGENTS_BASE_PATH, requireId('agentId', target.agentId), SIMULATE_SUFFIX);
+      const path =
+        'sessionId' in target
+          ? joinPath(SESSIONS_BASE_PATH, requireId('sessionId', target.sessionId), SIMULATE_SUFFIX)
+          : joinPath(AGENTS_BASE_PATH, requireId('agentId', target.agentId), SIMULATE_SUFFIX);
       return (await call({ method: 'POST', path, json: request }, options, 'simulateCall')) as unknown as SimulateCallResult;
     },
     async rerunAnalysis(sessionId, request = {}, options) {

@@ -24,7 +24,12 @@ export interface SynthesisResult {
  * Throws RequestValidationError for a bad request, and AbortError once `signal` aborted (synthesis
  * stops at the next chunk).
  */
-export async function synthesizeToMemory(request: TtsRequest, engine: SpeechEngine, ctx: PlanContext, signal?: AbortSignal): Promise<SynthesisResult> {
+export async function synthesizeToMemory(
+  request: TtsRequest,
+  engine: SpeechEngine,
+  ctx: PlanContext,
+  signal?: AbortSignal,
+): Promise<SynthesisResult> {
   if (signal?.aborted) throw new AbortError('speech synthesis aborted', signal.reason);
   const plan = await buildSpeechPlan(validateTtsRequest(request), ctx);
   const events: SpeechEvent[] = [];
@@ -48,8 +53,12 @@ export async function synthesizeToMemory(request: TtsRequest, engine: SpeechEngi
   if (signal?.aborted) throw new AbortError('speech synthesis aborted', signal.reason);
   const audio = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
-  for (const p of parts) { audio.set(p, o); o += p.length; }
-  const words = [...finalSnapshot.entries()].sort((a, b) => a[0] - b[0])
+  for (const p of parts) {
+    audio.set(p, o);
+    o += p.length;
+  }
+  const words = [...finalSnapshot.entries()]
+    .sort((a, b) => a[0] - b[0])
     .flatMap(([, c]) => c.words.map((w) => ({ text: w.text, start: w.start + c.offset, end: w.end + c.offset })));
   return { events, audio, words, summary };
 }

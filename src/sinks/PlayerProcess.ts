@@ -35,7 +35,13 @@ export class PlayerProcess {
   private stderrTail = '';
   private readyTimer: unknown = null;
 
-  constructor(player: PlayerCommand, format: PlayerFormat, env: NodeJS.ProcessEnv, private readonly clock: Clock, handlers: PlayerProcessHandlers) {
+  constructor(
+    player: PlayerCommand,
+    format: PlayerFormat,
+    env: NodeJS.ProcessEnv,
+    private readonly clock: Clock,
+    handlers: PlayerProcessHandlers,
+  ) {
     const child = spawn(player.command, player.args(format), {
       stdio: ['pipe', 'ignore', 'pipe'],
       env: { ...env, VOICEWIRE_SAMPLE_RATE: String(format.sampleRate), VOICEWIRE_CHANNELS: String(format.channels) },
@@ -61,7 +67,9 @@ export class PlayerProcess {
         this.readyTimer = this.clock.setTimeout(() => {
           this.readyTimer = null;
           onStderr = null;
-          reject(new SinkError('PLAYER_FAILED', `the player ${label} did not print ${JSON.stringify(readyText)} within ${READY_TIMEOUT_MS} ms`));
+          reject(
+            new SinkError('PLAYER_FAILED', `the player ${label} did not print ${JSON.stringify(readyText)} within ${READY_TIMEOUT_MS} ms`),
+          );
         }, READY_TIMEOUT_MS);
         onStderr = () => {
           if (!this.stderrTail.includes(readyText)) return;

@@ -105,7 +105,10 @@ export class PlayerSink extends Writable {
     if (this.ready !== null) {
       const ready = this.ready;
       this.ready = null;
-      ready.then(() => this.play(bytes, sampleCount), (err: Error) => this.completeWrite(err));
+      ready.then(
+        () => this.play(bytes, sampleCount),
+        (err: Error) => this.completeWrite(err),
+      );
       return;
     }
     this.play(bytes, sampleCount);
@@ -173,12 +176,15 @@ export class PlayerSink extends Writable {
     let format: PlayerFormat;
     if (chunk instanceof Uint8Array) {
       const sampleRate = this.options.sampleRate;
-      if (sampleRate === undefined) throw new SinkError('INVALID_OPTION', 'raw bytes written to a player sink need options.sampleRate', { field: 'sampleRate' });
+      if (sampleRate === undefined)
+        throw new SinkError('INVALID_OPTION', 'raw bytes written to a player sink need options.sampleRate', { field: 'sampleRate' });
       format = { sampleRate, channels: this.options.channels ?? 1 };
       bytes = chunk;
     } else {
       if (chunk.encoding !== 's16le') {
-        throw new SinkError('INVALID_OPTION', `a player sink plays s16le frames, got ${chunk.encoding} (set output.encoding to 's16le')`, { field: 'encoding' });
+        throw new SinkError('INVALID_OPTION', `a player sink plays s16le frames, got ${chunk.encoding} (set output.encoding to 's16le')`, {
+          field: 'encoding',
+        });
       }
       format = { sampleRate: chunk.sampleRate, channels: chunk.channels };
       bytes = new Uint8Array(chunk.samples.buffer, chunk.samples.byteOffset, chunk.samples.byteLength);
@@ -193,8 +199,11 @@ export class PlayerSink extends Writable {
       });
       if (this.player) this.startPlayer(this.player, format);
     } else if (format.sampleRate !== this.format.sampleRate || format.channels !== this.format.channels) {
-      throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels}` +
-        ` → ${format.sampleRate} Hz × ${format.channels})`);
+      throw new SinkError(
+        'FORMAT_MISMATCH',
+        `the audio format changed mid-stream (${this.format.sampleRate} Hz × ${this.format.channels}` +
+          ` → ${format.sampleRate} Hz × ${format.channels})`,
+      );
     }
     return { bytes, sampleCount: bytes.length / (S16_BYTES * format.channels) };
   }

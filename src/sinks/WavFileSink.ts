@@ -54,11 +54,17 @@ export class WavFileSink extends Writable {
   override _write(frame: AudioFrame, _enc: BufferEncoding, callback: (err?: Error | null) => void): void {
     const pending = this.writeFrame(frame);
     this.pending = pending.catch(() => undefined);
-    pending.then(() => callback(), (err: Error) => callback(err));
+    pending.then(
+      () => callback(),
+      (err: Error) => callback(err),
+    );
   }
 
   override _final(callback: (err?: Error | null) => void): void {
-    this.closeFile().then(() => callback(), (err: Error) => callback(err));
+    this.closeFile().then(
+      () => callback(),
+      (err: Error) => callback(err),
+    );
   }
 
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
@@ -78,8 +84,15 @@ export class WavFileSink extends Writable {
       await writer.setFormat(format).catch((err: Error) => {
         throw new SinkError('SINK_IO', `cannot write ${this.path}: ${err.message}`, { cause: err });
       });
-    } else if (format.sampleRate !== this.format.sampleRate || format.channels !== this.format.channels || format.encoding !== this.format.encoding) {
-      throw new SinkError('FORMAT_MISMATCH', `the audio format changed mid-stream (${describe(this.format)} → ${describe(format)}); a WAV holds one format`);
+    } else if (
+      format.sampleRate !== this.format.sampleRate ||
+      format.channels !== this.format.channels ||
+      format.encoding !== this.format.encoding
+    ) {
+      throw new SinkError(
+        'FORMAT_MISMATCH',
+        `the audio format changed mid-stream (${describe(this.format)} → ${describe(format)}); a WAV holds one format`,
+      );
     }
     await writer.write(frame.samples).catch((err: Error) => {
       throw new SinkError('SINK_IO', `cannot write ${this.path}: ${err.message}`, { cause: err });

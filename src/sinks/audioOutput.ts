@@ -24,9 +24,7 @@ export interface PlayerCommand {
   readyText?: string;
 }
 
-export type AudioOutputCheck =
-  | { ok: true; player: PlayerCommand; device: string }
-  | { ok: false; reason: string };
+export type AudioOutputCheck = { ok: true; player: PlayerCommand; device: string } | { ok: false; reason: string };
 
 export interface DetectOptions {
   env?: NodeJS.ProcessEnv;
@@ -57,25 +55,69 @@ export const BUILTIN_PLAYERS: Record<string, PlayerCommand> = {
   aplay: {
     name: 'aplay',
     command: 'aplay',
-    args: ({ sampleRate, channels }) => ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', String(sampleRate), '-c', String(channels), `--buffer-time=${PLAYER_BUFFER_MS * US_PER_MS}`, '-'],
+    args: ({ sampleRate, channels }) => [
+      '-q',
+      '-t',
+      'raw',
+      '-f',
+      'S16_LE',
+      '-r',
+      String(sampleRate),
+      '-c',
+      String(channels),
+      `--buffer-time=${PLAYER_BUFFER_MS * US_PER_MS}`,
+      '-',
+    ],
     latencyMs: PLAYER_BUFFER_MS,
   },
   paplay: {
     name: 'paplay',
     command: 'paplay',
-    args: ({ sampleRate, channels }) => ['--raw', '--format=s16le', `--rate=${sampleRate}`, `--channels=${channels}`, `--latency-msec=${PLAYER_BUFFER_MS}`],
+    args: ({ sampleRate, channels }) => [
+      '--raw',
+      '--format=s16le',
+      `--rate=${sampleRate}`,
+      `--channels=${channels}`,
+      `--latency-msec=${PLAYER_BUFFER_MS}`,
+    ],
     latencyMs: PLAYER_BUFFER_MS,
   },
   ffplay: {
     name: 'ffplay',
     command: 'ffplay',
-    args: ({ sampleRate, channels }) => ['-nodisp', '-autoexit', '-loglevel', 'error', '-f', 's16le', '-ar', String(sampleRate), '-ac', String(channels), '-i', '-'],
+    args: ({ sampleRate, channels }) => [
+      '-nodisp',
+      '-autoexit',
+      '-loglevel',
+      'error',
+      '-f',
+      's16le',
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      String(channels),
+      '-i',
+      '-',
+    ],
     latencyMs: FFPLAY_LATENCY_MS,
   },
   play: {
     name: 'play',
     command: 'play',
-    args: ({ sampleRate, channels }) => ['-q', '-t', 'raw', '-e', 'signed', '-b', '16', '-r', String(sampleRate), '-c', String(channels), '-'],
+    args: ({ sampleRate, channels }) => [
+      '-q',
+      '-t',
+      'raw',
+      '-e',
+      'signed',
+      '-b',
+      '16',
+      '-r',
+      String(sampleRate),
+      '-c',
+      String(channels),
+      '-',
+    ],
     latencyMs: SOX_LATENCY_MS,
   },
 };

@@ -49,18 +49,24 @@ export class FrameByteStream extends Transform {
 
   override _transform(frame: AudioFrame, _enc: BufferEncoding, callback: TransformCallback): void {
     if (frame === null || typeof frame !== 'object' || !ArrayBuffer.isView(frame.samples)) {
-      callback(new SinkError('INVALID_OPTION', 'a frame byte stream takes audio frames ({ samples, encoding, sampleRate, channels })', { field: 'samples' }));
+      callback(
+        new SinkError('INVALID_OPTION', 'a frame byte stream takes audio frames ({ samples, encoding, sampleRate, channels })', {
+          field: 'samples',
+        }),
+      );
       return;
     }
     const format = this.formatValue;
     if (format === null) {
       this.formatValue = { encoding: frame.encoding, sampleRate: frame.sampleRate, channels: frame.channels };
     } else if (frame.encoding !== format.encoding || frame.sampleRate !== format.sampleRate || frame.channels !== format.channels) {
-      callback(new SinkError(
-        'FORMAT_MISMATCH',
-        `the audio format changed mid-stream (${describe(format)} → ${describe(frame)}): headerless bytes cannot say so`,
-        { field: 'format' },
-      ));
+      callback(
+        new SinkError(
+          'FORMAT_MISMATCH',
+          `the audio format changed mid-stream (${describe(format)} → ${describe(frame)}): headerless bytes cannot say so`,
+          { field: 'format' },
+        ),
+      );
       return;
     }
     if (frame.samples.byteLength === 0) {

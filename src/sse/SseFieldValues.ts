@@ -167,7 +167,10 @@ export class SseFieldValues {
 
   /** Whether the event's type is `message`: no `event` field, an empty one, or "message". */
   get isMessage(): boolean {
-    return this.eventLength === 0 || (this.eventLength === MESSAGE.length && this.eventBuf.compare(MESSAGE, 0, MESSAGE.length, 0, this.eventLength) === 0);
+    return (
+      this.eventLength === 0 ||
+      (this.eventLength === MESSAGE.length && this.eventBuf.compare(MESSAGE, 0, MESSAGE.length, 0, this.eventLength) === 0)
+    );
   }
 
   /** The event's type (`'message'` when none was given). Allocates a string. */

@@ -365,4 +365,3 @@ export class SseFramer implements SseDataView, SseEventStart, SseFastPathSeam {
     this.eventOpen = false;
   }
 }
-

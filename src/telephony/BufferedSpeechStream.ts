@@ -22,7 +22,11 @@ export class BufferedSpeechStream extends Readable implements SpeechStream {
   private nextWord = 0;
 
   /** `mulaw`: headerless μ-law 8 kHz mono (not copied: frames are views of it). */
-  constructor(private readonly mulaw: Uint8Array, private readonly words: readonly SpeechWord[] = [], signal?: AbortSignal) {
+  constructor(
+    private readonly mulaw: Uint8Array,
+    private readonly words: readonly SpeechWord[] = [],
+    signal?: AbortSignal,
+  ) {
     super({ objectMode: true, highWaterMark: READ_AHEAD_FRAMES });
     this.alignment = { timeline: () => this.words };
     if (signal !== undefined) {
@@ -72,7 +76,8 @@ export function createPromptSpeechSource(
   return async (request, context) => {
     const prompt = prompts.get(request.text);
     if (prompt !== undefined) return new BufferedSpeechStream(prompt.mulaw, prompt.words ?? [], context.signal);
-    if (fallback === undefined) throw new InvalidOptionError('text', `no prompt for ${JSON.stringify(request.text.slice(0, 40))} and no fallback source`);
+    if (fallback === undefined)
+      throw new InvalidOptionError('text', `no prompt for ${JSON.stringify(request.text.slice(0, 40))} and no fallback source`);
     return fallback(request, context);
   };
 }

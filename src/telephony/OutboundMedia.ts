@@ -36,7 +36,12 @@ export class OutboundMedia {
   ) {
     this.pacer = new SendPacer(config.clock, config.leadMs, () => this.pump());
     this.stats = {
-      mediaMessages: 0, markMessages: 0, mediaBytes: 0, lateness: this.pacer.lateness, socketPauses: 0, maxUnacknowledgedMs: 0,
+      mediaMessages: 0,
+      markMessages: 0,
+      mediaBytes: 0,
+      lateness: this.pacer.lateness,
+      socketPauses: 0,
+      maxUnacknowledgedMs: 0,
     };
     this.sink = {
       sendMedia: (mulaw) => {

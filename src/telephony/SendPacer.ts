@@ -18,7 +18,11 @@ export class SendPacer {
   /** The due time of the timer that just fired, until the send it woke up is recorded. */
   private firedDue: number | null = null;
 
-  constructor(private readonly clock: TelephonyClock, readonly leadMs: number, private readonly wake: () => void) {}
+  constructor(
+    private readonly clock: TelephonyClock,
+    readonly leadMs: number,
+    private readonly wake: () => void,
+  ) {}
 
   /** When the next frame may go out (≤ now: at once). */
   get due(): number {

@@ -41,9 +41,10 @@ export interface TwilioBridge {
  */
 export async function createTwilioBridge(options: TwilioBridgeOptions): Promise<TwilioBridge> {
   const { host = '127.0.0.1', port = 0, server, path, onCall, ...callOptions } = options;
-  const wss = server !== undefined
-    ? new WebSocketServer({ server, ...(path !== undefined ? { path } : {}) })
-    : new WebSocketServer({ host, port, ...(path !== undefined ? { path } : {}) });
+  const wss =
+    server !== undefined
+      ? new WebSocketServer({ server, ...(path !== undefined ? { path } : {}) })
+      : new WebSocketServer({ host, port, ...(path !== undefined ? { path } : {}) });
   if (server === undefined) await once(wss, 'listening');
   const calls = new Set<TwilioCall>();
   wss.on('connection', (ws) => {

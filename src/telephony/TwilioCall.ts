@@ -46,7 +46,10 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
   private ending = false;
   private defaultSource: SpeechSource | undefined;
 
-  constructor(readonly socket: MediaSocket, private readonly options: TwilioCallOptions = {}) {
+  constructor(
+    readonly socket: MediaSocket,
+    private readonly options: TwilioCallOptions = {},
+  ) {
     super();
     this.config = resolveCallOptions(options);
     this.outbound = new OutboundMedia(socket, this.config, () => this.currentUtterance());
@@ -73,16 +76,19 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
    * @example const { heardText } = await call.speak('Thanks for calling.');
    */
   speak(textOrRequest: string | TtsRequest): Promise<UtteranceResult> {
-    const request: TtsRequest = typeof textOrRequest === 'string'
-      ? { ...TELEPHONY_REQUEST_DEFAULTS, ...this.options.requestDefaults, text: textOrRequest }
-      : { ...TELEPHONY_REQUEST_DEFAULTS, ...this.options.requestDefaults, ...textOrRequest };
+    const request: TtsRequest =
+      typeof textOrRequest === 'string'
+        ? { ...TELEPHONY_REQUEST_DEFAULTS, ...this.options.requestDefaults, text: textOrRequest }
+        : { ...TELEPHONY_REQUEST_DEFAULTS, ...this.options.requestDefaults, ...textOrRequest };
     const id = this.nextUtteranceId++;
     if (this.stateValue.status === 'ended' || this.ending) {
       return Promise.resolve(unspokenResult(id, 'cancelled', new TelephonyError('TELEPHONY_CLOSED', 'the call has ended')));
     }
     const max = this.config.maxQueuedUtterances;
     if (this.queue.length >= max) {
-      return Promise.resolve(unspokenResult(id, 'cancelled', new InvalidOptionError('maxQueuedUtterances', `more than ${max} utterances queued`)));
+      return Promise.resolve(
+        unspokenResult(id, 'cancelled', new InvalidOptionError('maxQueuedUtterances', `more than ${max} utterances queued`)),
+      );
     }
     return new Promise((resolve) => {
       this.queue.push({ id, request, resolve });
@@ -159,23 +165,26 @@ export class TwilioCall extends EventEmitter<TwilioCallEvents> {
     } catch (err) {
       started = Promise.reject(err);
     }
-    started.then((stream) => {
-      if (this.currentUtterance() !== utterance) {
-        stream.on('error', noop);
-        stream.destroy();
-        return;
-      }
-      utterance.attach(stream, {
-        wake: () => this.outbound.pump(),
-        word: (w) => this.emit('word', { ...w, utteranceId: utterance.id }),
-        warning: (w) => this.emit('warning', w),
-      });
-      this.outbound.pump();
-    }, (err: unknown) => {
-      if (this.currentUtterance() !== utterance) return;
-      utterance.fail(err);
-      this.finish(utterance, 'failed');
-    });
+    started.then(
+      (stream) => {
+        if (this.currentUtterance() !== utterance) {
+          stream.on('error', noop);
+          stream.destroy();
+          return;
+        }
+        utterance.attach(stream, {
+          wake: () => this.outbound.pump(),
+          word: (w) => this.emit('word', { ...w, utteranceId: utterance.id }),
+          warning: (w) => this.emit('warning', w),
+        });
+        this.outbound.pump();
+      },
+      (err: unknown) => {
+        if (this.currentUtterance() !== utterance) return;
+        utterance.fail(err);
+        this.finish(utterance, 'failed');
+      },
+    );
   }
 
   /** The utterance being spoken, or null when the call is not speaking. */

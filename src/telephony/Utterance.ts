@@ -128,9 +128,10 @@ export class Utterance {
 
   fail(err: unknown): void {
     if (this.error === undefined) {
-      this.error = err instanceof VoicewireError
-        ? err
-        : new TelephonyError('TELEPHONY_PROTOCOL', `speech source failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      this.error =
+        err instanceof VoicewireError
+          ? err
+          : new TelephonyError('TELEPHONY_PROTOCOL', `speech source failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
     this.sourceDone = true;
   }
@@ -142,9 +143,13 @@ export class Utterance {
     const frame = stream.read() as AudioFrame | null;
     if (frame === null) return null;
     if (frame.encoding !== 'mulaw' || frame.sampleRate !== TWILIO_SAMPLE_RATE || frame.channels !== 1) {
-      this.fail(new TelephonyError('FORMAT_MISMATCH',
-        `speech source gave ${frame.encoding} ${frame.sampleRate} Hz ×${frame.channels}; a phone line needs mulaw 8000 Hz mono`,
-        { field: 'frame.encoding' }));
+      this.fail(
+        new TelephonyError(
+          'FORMAT_MISMATCH',
+          `speech source gave ${frame.encoding} ${frame.sampleRate} Hz ×${frame.channels}; a phone line needs mulaw 8000 Hz mono`,
+          { field: 'frame.encoding' },
+        ),
+      );
       return null;
     }
     return frame;
@@ -240,9 +245,7 @@ export class Utterance {
       .map(({ text, start, end }) => ({ text, start, end }))
       .sort((x, y) => x.start - y.start);
     const timeline = this.stream?.alignment?.timeline() ?? NO_WORDS;
-    const cut = timeline
-      .filter((w) => !reached(w, played))
-      .map(({ text, start, end }) => ({ text, start, end }));
+    const cut = timeline.filter((w) => !reached(w, played)).map(({ text, start, end }) => ({ text, start, end }));
     const result: UtteranceResult = {
       id: this.id,
       status,

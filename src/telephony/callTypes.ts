@@ -47,4 +47,3 @@ export interface TwilioCallStats {
   /** Most audio (ms) ever sent ahead of the last echoed mark. */
   maxUnacknowledgedMs: number;
 }
-

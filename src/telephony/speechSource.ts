@@ -53,7 +53,12 @@ export type SpeechSource = (request: TtsRequest, context: SpeechSourceContext) =
 /** The frame length sent to the phone (Twilio's own inbound frames are 20 ms too). */
 export const TELEPHONY_FRAME_MS = 20;
 /** The conversion the phone line needs: headerless μ-law, 8 kHz, mono, 20 ms frames. */
-export const TELEPHONY_OUTPUT = { sampleRate: TWILIO_SAMPLE_RATE, encoding: 'mulaw', channels: TWILIO_CHANNELS, frameMs: TELEPHONY_FRAME_MS } as const;
+export const TELEPHONY_OUTPUT = {
+  sampleRate: TWILIO_SAMPLE_RATE,
+  encoding: 'mulaw',
+  channels: TWILIO_CHANNELS,
+  frameMs: TELEPHONY_FRAME_MS,
+} as const;
 
 /**
  * What a bridge asks the service for when `speak()` gets plain text: PCM at 8 kHz, so nothing is

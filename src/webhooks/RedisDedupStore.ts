@@ -213,10 +213,7 @@ export class RedisDedupStore implements DedupStore {
    */
   private async run<T>(operation: string, work: (client: RedisLikeClient) => Promise<T>, onLate?: (value: T) => void): Promise<T> {
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new Error(`no answer within operationTimeoutMs (${this.timeoutMs} ms)`)),
-      this.timeoutMs,
-    );
+    const timer = setTimeout(() => deadline.abort(new Error(`no answer within operationTimeoutMs (${this.timeoutMs} ms)`)), this.timeoutMs);
     try {
       const client = await beforeDeadline(this.client, deadline.signal);
       if (this.own) await whenReady(this.own, deadline.signal);
@@ -264,7 +261,15 @@ export class RedisDedupStore implements DedupStore {
   async complete(key: DedupKey, token: string): Promise<void> {
     await this.run('complete', (client) => {
       const now = Math.floor(this.now());
-      return client.eval(COMPLETE_SCRIPT, 1, this.key(key), token, String(now), String(now + this.doneTtlMs), String(PHYSICAL_TTL_MARGIN_MS));
+      return client.eval(
+        COMPLETE_SCRIPT,
+        1,
+        this.key(key),
+        token,
+        String(now),
+        String(now + this.doneTtlMs),
+        String(PHYSICAL_TTL_MARGIN_MS),
+      );
     });
   }
 

@@ -29,11 +29,7 @@ export interface DedupKey {
   version?: string;
 }
 
-export type ClaimResult =
-  | { outcome: 'claimed'; token: string }
-  | { outcome: 'done' }
-  | { outcome: 'in_flight' }
-  | { outcome: 'stale' };
+export type ClaimResult = { outcome: 'claimed'; token: string } | { outcome: 'done' } | { outcome: 'in_flight' } | { outcome: 'stale' };
 
 export interface DedupStore {
   /** Atomically claims the key (or reports why not). */

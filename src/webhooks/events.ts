@@ -128,7 +128,8 @@ function checkType(obj: Record<string, unknown>, key: string, path: string, type
 function toObject(rawBody: unknown): Record<string, unknown> {
   let value: unknown = rawBody;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) {
-    const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
+    const text =
+      typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
     try {
       value = JSON.parse(text);
     } catch {
@@ -156,10 +157,18 @@ export function parseWebhookEvent(rawBody: Buffer | Uint8Array | string | Record
   if (!known) {
     if (session !== undefined && session !== null && !isObject(session)) throw bad('session must be an object', 'session');
     const sid = isObject(session) && typeof session['id'] === 'string' ? session['id'] : undefined;
-    return { type: 'unknown', event, known: false, payload: body as UnknownWebhookPayload, sessionId: sid, unrecognized: [`event=${JSON.stringify(event)}`] };
+    return {
+      type: 'unknown',
+      event,
+      known: false,
+      payload: body as UnknownWebhookPayload,
+      sessionId: sid,
+      unrecognized: [`event=${JSON.stringify(event)}`],
+    };
   }
   if (!isObject(session)) throw bad(`${event}: session must be an object`, 'session');
-  if (typeof session['id'] !== 'string' || session['id'].length === 0) throw bad(`${event}: session.id must be a non-empty string`, 'session.id');
+  if (typeof session['id'] !== 'string' || session['id'].length === 0)
+    throw bad(`${event}: session.id must be a non-empty string`, 'session.id');
   for (const key of ['end_user_id', 'branch_id', 'conversation_ended_at'] as const) checkType(session, key, `session.${key}`, 'string');
   checkType(session, 'metadata', 'session.metadata', 'object');
   checkType(session, 'duration_seconds', 'session.duration_seconds', 'number');

@@ -81,7 +81,7 @@ export async function readRawBody(req: IncomingMessage, maxBytes = DEFAULT_MAX_B
     throw new BodyAlreadyParsedError(
       'The request body was already parsed into an object by a body parser; ' +
         'mount the webhook handler before it, or use a raw body parser (e.g. express.raw({ type: "application/json" })), ' +
-          'because the signature covers the exact bytes',
+        'because the signature covers the exact bytes',
     );
   }
   const body = await readBoundedBody(req, maxBytes);
@@ -113,7 +113,12 @@ export interface SignatureCheck {
  * timestamp), after telling `onError`. The answer carries the verifier's message, which names
  * the fault without echoing a secret.
  */
-export function refuseUnverified(body: Buffer, header: string | undefined, check: SignatureCheck, onError: (error: unknown) => void): WebhookResponse | null {
+export function refuseUnverified(
+  body: Buffer,
+  header: string | undefined,
+  check: SignatureCheck,
+  onError: (error: unknown) => void,
+): WebhookResponse | null {
   try {
     verifyWebhookSignature({
       payload: body,

@@ -48,10 +48,7 @@ export interface ConversationInitRequest {
 }
 
 /** What your handler returns: the variables (object or Map), or `undefined` for none. */
-export type ConversationInitAnswer =
-  | { dynamic_variables?: Record<string, unknown> | Map<string, unknown> }
-  | undefined
-  | void;
+export type ConversationInitAnswer = { dynamic_variables?: Record<string, unknown> | Map<string, unknown> } | undefined | void;
 
 export interface ConversationInitOptions {
   /** When set, requests are verified (same scheme as post-call webhooks). */
@@ -83,7 +80,17 @@ function str(v: unknown): string {
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new VoicewireError('WEBHOOK_HANDLER_TIMEOUT', `conversation_init handler took longer than ${ms} ms; answered with no dynamic variables`, { field: 'handlerTimeoutMs' })), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new VoicewireError(
+            'WEBHOOK_HANDLER_TIMEOUT',
+            `conversation_init handler took longer than ${ms} ms; answered with no dynamic variables`,
+            { field: 'handlerTimeoutMs' },
+          ),
+        ),
+      ms,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -105,7 +112,12 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
   async function handle(headers: HeadersLike, rawBody: Buffer | Uint8Array | string): Promise<WebhookResponse> {
     const body = bodyBuffer(rawBody);
     if (options.secret !== undefined) {
-      const refusal = refuseUnverified(body, getHeader(headers, headerName), { secret: options.secret, now, toleranceSeconds: options.toleranceSeconds }, onError);
+      const refusal = refuseUnverified(
+        body,
+        getHeader(headers, headerName),
+        { secret: options.secret, now, toleranceSeconds: options.toleranceSeconds },
+        onError,
+      );
       if (refusal !== null) return refusal;
     }
     let parsed: unknown;
@@ -127,7 +139,10 @@ export function createConversationInitReceiver(options: ConversationInitOptions)
     };
     let answer: ConversationInitAnswer;
     try {
-      answer = await withTimeout(Promise.resolve().then(() => options.onCall(request)), timeoutMs);
+      answer = await withTimeout(
+        Promise.resolve().then(() => options.onCall(request)),
+        timeoutMs,
+      );
     } catch (e) {
       onError(e);
       answer = undefined; // never block the call: answer with no variables

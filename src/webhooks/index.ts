@@ -42,12 +42,7 @@ export {
 export { comparableInstant } from './instant.js';
 export { MemoryDedupStore, type MemoryDedupStoreOptions } from './MemoryDedupStore.js';
 export { RedisDedupStore, type RedisDedupStoreOptions, type RedisLikeClient } from './RedisDedupStore.js';
-export {
-  createWebhookReceiver,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookContext,
-} from './receiver.js';
+export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions, type WebhookContext } from './receiver.js';
 export {
   createConversationInitReceiver,
   CALL_INBOUND,

@@ -7,8 +7,7 @@
  * digits.
  */
 
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 const SECONDS_WIDTH = 13;
 const FRACTION_WIDTH = 9;
 const SECONDS_PER_MINUTE = 60;

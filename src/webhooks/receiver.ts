@@ -88,7 +88,10 @@ export interface WebhookReceiver {
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   if (options.secret === undefined && !options.allowUnsigned) {
-    throw new InvalidOptionError('secret', 'createWebhookReceiver needs a secret (or allowUnsigned: true for endpoints configured without one)');
+    throw new InvalidOptionError(
+      'secret',
+      'createWebhookReceiver needs a secret (or allowUnsigned: true for endpoints configured without one)',
+    );
   }
   if (typeof options.onEvent !== 'function') throw new InvalidOptionError('onEvent', 'onEvent must be a function');
   const headerName = options.headerName ?? DEFAULT_SIGNATURE_HEADER;

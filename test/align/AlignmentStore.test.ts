@@ -39,7 +39,12 @@ describe('AlignmentStore (spec "Speech stream event" rules)', () => {
     s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: a });
     const before = s.timeline();
     // A flagged repeat carries the earlier object; a poisoned getter proves it is never read.
-    const poisoned = { get segments(): never { throw new Error('re-processed'); }, audio_duration: 0.3 } as unknown as AlignmentSnapshot;
+    const poisoned = {
+      get segments(): never {
+        throw new Error('re-processed');
+      },
+      audio_duration: 0.3,
+    } as unknown as AlignmentSnapshot;
     expect(s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: poisoned, alignmentRepeat: true })).toBeNull();
     expect(s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: a })).toBeNull();
     expect(s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['Hello', 0, 0.3]) })).toBeNull();
@@ -59,7 +64,12 @@ describe('AlignmentStore (spec "Speech stream event" rules)', () => {
     s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0, 0.3]) });
     s.apply({ chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0, 0.3], ['b', 0.5, 0.9]) });
     s.apply({ chunkSeq: 1, chunkAudioOffsetSec: 1, alignment: snap(['c', 0, 0.2], ['d', 0.3, 0.6]) });
-    expect(s.timeline().map((w) => [w.text, w.chunkSeq, w.start])).toEqual([['a', 0, 0], ['b', 0, 0.5], ['c', 1, 1], ['d', 1, 1.3]]);
+    expect(s.timeline().map((w) => [w.text, w.chunkSeq, w.start])).toEqual([
+      ['a', 0, 0],
+      ['b', 0, 0.5],
+      ['c', 1, 1],
+      ['d', 1, 1.3],
+    ]);
     expect(s.chunkCount).toBe(2);
     expect(s.chunk(0)?.snapshot?.segments).toHaveLength(2);
   });
@@ -102,7 +112,10 @@ describe('AlignmentStore memory', () => {
     const first = s.timeline()[0];
     const change = s.apply({ chunkSeq: 3, chunkAudioOffsetSec: 1, alignment: snap(['Hello', 0, 0.3], ['world', 0.3, 0.7]) });
     expect(change?.current[0]).toBe(first);
-    expect(s.timeline().map((w) => [w.text, w.start, w.end, w.index])).toEqual([['Hello', 1, 1.3, 0], ['world', 1.3, 1.7, 1]]);
+    expect(s.timeline().map((w) => [w.text, w.start, w.end, w.index])).toEqual([
+      ['Hello', 1, 1.3, 0],
+      ['world', 1.3, 1.7, 1],
+    ]);
     // A changed word is a new object.
     s.apply({ chunkSeq: 3, chunkAudioOffsetSec: 1, alignment: snap(['Hello', 0, 0.25], ['world', 0.3, 0.7]) });
     expect(s.timeline()[0]).not.toBe(first);

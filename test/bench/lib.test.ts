@@ -28,7 +28,7 @@ describe('bench statistics', () => {
     const a = new LatencyHistogram();
     const b = new LatencyHistogram();
     for (let i = 0; i < 1000; i++) {
-      const v = (i * 7919) % 300 / 10;
+      const v = ((i * 7919) % 300) / 10;
       all.record(v);
       (i % 2 ? a : b).record(v);
     }
@@ -55,23 +55,26 @@ describe('bench inputs are real, valid streams', () => {
     expect(Math.abs(samples - 5 * 48000)).toBeLessThanOrEqual(312); // pre-skip
   });
 
-  it.each(['opus', 'pcm', 'wav', 'mp3'] as const)('a %s speech stream runs through the pipeline with words and no warning', async (format) => {
-    const stream = speechStream({ format, seconds: 6, eventSec: 0.2 });
-    const p = createSpeechPipeline({ format, ...(stream.declaredRate !== undefined ? { sampleRate: stream.declaredRate } : {}) });
-    const warnings: string[] = [];
-    let samples = 0;
-    let words = 0;
-    p.on('warning', (w: Error) => warnings.push(w.message));
-    p.on('word', () => words++);
-    p.on('data', (f: { sampleCount: number }) => (samples += f.sampleCount));
-    const ended = once(p, 'end');
-    for (const e of stream.events) p.write(e);
-    p.end();
-    await ended;
-    expect(warnings).toEqual([]);
-    expect(samples / stream.sampleRate).toBeGreaterThan(5.5);
-    expect(words).toBeGreaterThan(5);
-  });
+  it.each(['opus', 'pcm', 'wav', 'mp3'] as const)(
+    'a %s speech stream runs through the pipeline with words and no warning',
+    async (format) => {
+      const stream = speechStream({ format, seconds: 6, eventSec: 0.2 });
+      const p = createSpeechPipeline({ format, ...(stream.declaredRate !== undefined ? { sampleRate: stream.declaredRate } : {}) });
+      const warnings: string[] = [];
+      let samples = 0;
+      let words = 0;
+      p.on('warning', (w: Error) => warnings.push(w.message));
+      p.on('word', () => words++);
+      p.on('data', (f: { sampleCount: number }) => (samples += f.sampleCount));
+      const ended = once(p, 'end');
+      for (const e of stream.events) p.write(e);
+      p.end();
+      await ended;
+      expect(warnings).toEqual([]);
+      expect(samples / stream.sampleRate).toBeGreaterThan(5.5);
+      expect(words).toBeGreaterThan(5);
+    },
+  );
 
   it('each format input carries the same event count as payloads, and opus the packets of each page', () => {
     for (const input of [pcmInput(1, 0.2, false), pcmInput(1, 0.2, true), mp3Input(1, 0.2), opusInput(1, 10)]) {

@@ -21,12 +21,39 @@ describe('speech SSE events written as bytes (bench generator)', () => {
 
   it('an event equals the string-built one for any content, alignment, chunk_seq and offset', () => {
     const writer = new SseEventWriter();
-    const alignment = fc.option(fc.record({ audio_duration: fc.double({ min: 0, max: 1e4, noNaN: true }), segments: fc.array(fc.record({ text: fc.string(), start: fc.double({ min: 0, max: 1e4, noNaN: true }), end: fc.double({ min: 0, max: 1e4, noNaN: true }) }), { maxLength: 5 }) }), { nil: null });
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 2000 }), fc.string({ unit: 'grapheme' }), alignment, fc.nat(1e6), fc.double({ min: 0, max: 1e5, noNaN: true }), (audio, content, align, chunkSeq, offset) => {
-        const event = writer.event(audio, { content: jsonBytes(content), alignment: align === null ? null : jsonBytes(align), chunkSeq, offset: jsonBytes(offset) });
-        expect(event.equals(Buffer.from(sseEvent(audio, { content, alignment: align, chunkSeq, chunkAudioOffsetSec: offset })))).toBe(true);
+    const alignment = fc.option(
+      fc.record({
+        audio_duration: fc.double({ min: 0, max: 1e4, noNaN: true }),
+        segments: fc.array(
+          fc.record({
+            text: fc.string(),
+            start: fc.double({ min: 0, max: 1e4, noNaN: true }),
+            end: fc.double({ min: 0, max: 1e4, noNaN: true }),
+          }),
+          { maxLength: 5 },
+        ),
       }),
+      { nil: null },
+    );
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 2000 }),
+        fc.string({ unit: 'grapheme' }),
+        alignment,
+        fc.nat(1e6),
+        fc.double({ min: 0, max: 1e5, noNaN: true }),
+        (audio, content, align, chunkSeq, offset) => {
+          const event = writer.event(audio, {
+            content: jsonBytes(content),
+            alignment: align === null ? null : jsonBytes(align),
+            chunkSeq,
+            offset: jsonBytes(offset),
+          });
+          expect(event.equals(Buffer.from(sseEvent(audio, { content, alignment: align, chunkSeq, chunkAudioOffsetSec: offset })))).toBe(
+            true,
+          );
+        },
+      ),
     );
   });
 
@@ -54,7 +81,11 @@ describe('speech SSE events written as bytes (bench generator)', () => {
     const reused = new OggPager(7);
     for (let i = 0; i + 10 <= src.packets.length; i += 10) {
       const packets = src.packets.slice(i, i + 10);
-      expect(Buffer.from(reused.pageView(packets, i * 960, i === 0 ? 0x02 : 0)).equals(Buffer.from(own.page(packets, i * 960, i === 0 ? 0x02 : 0)))).toBe(true);
+      expect(
+        Buffer.from(reused.pageView(packets, i * 960, i === 0 ? 0x02 : 0)).equals(
+          Buffer.from(own.page(packets, i * 960, i === 0 ? 0x02 : 0)),
+        ),
+      ).toBe(true);
     }
   });
 });

@@ -62,7 +62,17 @@ describe.skipIf(skip !== null)('latency report in Chromium', () => {
         };
       }),
     );
-    expect(charts.map((c) => c.title)).toEqual(['connect (new conn.)', 'response head', 'first byte', 'first audio byte', 'first PCM frame', 'first word', 'last byte', 'real-time factor', 'max audio gap']);
+    expect(charts.map((c) => c.title)).toEqual([
+      'connect (new conn.)',
+      'response head',
+      'first byte',
+      'first audio byte',
+      'first PCM frame',
+      'first word',
+      'last byte',
+      'real-time factor',
+      'max audio gap',
+    ]);
     for (const c of charts.slice(1)) {
       expect(c.width).toBeGreaterThan(100);
       expect(c.lines).toHaveLength(2);
@@ -72,7 +82,13 @@ describe.skipIf(skip !== null)('latency report in Chromium', () => {
       expect(c.yLabels).toEqual(['0%', '25%', '50%', '75%', '100%']);
     }
     const rows = await page.$$eval('svg.waterfall g.row', (gs) =>
-      gs.map((g) => ({ seq: Number(g.getAttribute('data-seq')), contender: g.getAttribute('data-contender'), stalls: g.querySelectorAll('rect.stall').length, body: (g.querySelector('rect.body') as unknown as { getBBox(): { width: number } } | null)?.getBBox().width ?? 0, words: g.querySelectorAll('line.word').length })),
+      gs.map((g) => ({
+        seq: Number(g.getAttribute('data-seq')),
+        contender: g.getAttribute('data-contender'),
+        stalls: g.querySelectorAll('rect.stall').length,
+        body: (g.querySelector('rect.body') as unknown as { getBBox(): { width: number } } | null)?.getBBox().width ?? 0,
+        words: g.querySelectorAll('line.word').length,
+      })),
     );
     expect(rows.map((r) => r.seq)).toEqual(run.records.map((r) => r.seq));
     for (const r of rows) {

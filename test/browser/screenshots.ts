@@ -16,7 +16,7 @@ import { startLocalService } from '../../src/service/index.js';
 import { launchChromium } from './chromium.js';
 
 /** The page's own global: these callbacks run in the browser (the project compiles without the DOM lib). */
-declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const document: any;
 
 const out = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 mkdirSync(out, { recursive: true });

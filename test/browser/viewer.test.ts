@@ -14,7 +14,7 @@ import { postTts } from '../service/helpers.js';
 import { browserSkipReason, launchChromium, type LaunchedBrowser } from './chromium.js';
 
 /** The page's own global: these callbacks run in the browser (the project compiles without the DOM lib). */
-declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const document: any;
 
 const skip = browserSkipReason();
 if (skip !== null) console.warn(`SKIPPED browser tests (capture viewer): ${skip}`);
@@ -69,7 +69,11 @@ describe.skipIf(skip !== null)('capture viewer in Chromium', () => {
         await page.evaluate(() => {
           const audio = document.getElementById('audio') as unknown as { currentTime: number };
           const current = [...document.querySelectorAll('g.word.current')];
-          return { t: audio.currentTime, shown: Number(document.body.dataset.currentWord), highlighted: current.length === 1 ? Number(current[0]!.getAttribute('data-i')) : -2 };
+          return {
+            t: audio.currentTime,
+            shown: Number(document.body.dataset.currentWord),
+            highlighted: current.length === 1 ? Number(current[0]!.getAttribute('data-i')) : -2,
+          };
         }),
       );
     }

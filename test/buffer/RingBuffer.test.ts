@@ -37,7 +37,12 @@ describe('RingBuffer', () => {
           for (const op of ops) {
             if (typeof op === 'number') expect(read(growing, op)).toEqual(read(fixed, op));
             else expect(write(growing, op)).toBe(write(fixed, op));
-            expect([growing.length, growing.free, growing.totalWritten, growing.totalRead]).toEqual([fixed.length, fixed.free, fixed.totalWritten, fixed.totalRead]);
+            expect([growing.length, growing.free, growing.totalWritten, growing.totalRead]).toEqual([
+              fixed.length,
+              fixed.free,
+              fixed.totalWritten,
+              fixed.totalRead,
+            ]);
           }
           expect(growing.buffer.length).toBeLessThanOrEqual(capacity);
         },

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cueLines, groupIntoCues, MAX_CUE_SEC, MAX_LINE_CHARS, MAX_LINES, type CaptionCue, type CaptionWord } from '../../src/captions/captionCues.js';
+import {
+  cueLines,
+  groupIntoCues,
+  MAX_CUE_SEC,
+  MAX_LINE_CHARS,
+  MAX_LINES,
+  type CaptionCue,
+  type CaptionWord,
+} from '../../src/captions/captionCues.js';
 import { toSrt } from '../../src/captions/toSrt.js';
 import { toWebVtt } from '../../src/captions/toWebVtt.js';
 
@@ -49,16 +57,13 @@ describe('groupIntoCues with the source text', () => {
   it('abbreviation periods do not end a cue; numbers, quotes and casing come out as written', () => {
     const source = '"Dr. Smith paid $42.50 for 3.5 kg," she said, "on Jan. 5th at 10:30 p.m." The U.S.A. won!';
     const cues = groupIntoCues(spoken(source), { sourceText: source });
-    expect(text(cues)).toEqual([
-      '"Dr. Smith paid $42.50 for 3.5 kg," / she said, "on Jan. 5th at 10:30 p.m."',
-      'The U.S.A. won!',
-    ]);
+    expect(text(cues)).toEqual(['"Dr. Smith paid $42.50 for 3.5 kg," / she said, "on Jan. 5th at 10:30 p.m."', 'The U.S.A. won!']);
   });
 
   it('a long sentence is cut at its clauses, each cue at most two lines', () => {
     const source =
       'The fox runs away into the forest, where nobody can find it ever again; ' +
-        'not even the hunters who search for it every single day of the year.';
+      'not even the hunters who search for it every single day of the year.';
     const words = spoken(source);
     const cues = groupIntoCues(words, { sourceText: source });
     expect(text(cues)).toEqual([
@@ -71,7 +76,9 @@ describe('groupIntoCues with the source text', () => {
   it('a word the service added, dropped or spelled differently keeps the rest in place', () => {
     const source = 'Hello there, my friend. It costs $42. See you!';
     const words = ['hello', 'there', 'um', 'friend', 'it', 'costs', 'forty', 'two', 'dollars', 'see', 'you'].map((t, i) => ({
-      text: t, start: i * 0.3, end: (i + 1) * 0.3,
+      text: t,
+      start: i * 0.3,
+      end: (i + 1) * 0.3,
     }));
     expect(text(groupIntoCues(words, { sourceText: source }))).toEqual([
       'Hello there, um friend.',
@@ -97,7 +104,10 @@ describe('groupIntoCues with the source text', () => {
     ];
     const source = 'Yes. Then we go.';
     const cues = groupIntoCues(words, { sourceText: source });
-    expect(cues.map((c) => [c.start, c.end])).toEqual([[0, 0.6], [0.6, 1.1]]); // the last cue keeps its end
+    expect(cues.map((c) => [c.start, c.end])).toEqual([
+      [0, 0.6],
+      [0.6, 1.1],
+    ]); // the last cue keeps its end
     expect(groupIntoCues(words, { sourceText: source, minDisplaySec: 0 })[0]!.end).toBe(0.2);
     expect(groupIntoCues(words)[0]!.end).toBe(1.1); // no source: one cue, the old times
   });
@@ -117,7 +127,21 @@ describe('groupIntoCues with the source text', () => {
 
   it('any words and any source text give valid cues: every word once, in order, every limit kept (property)', () => {
     const token = fc.oneof(
-      fc.constantFrom('Dr.', 'the', 'dog.', '"Hello,', 'world!', '—', '42', '$3.50', 'e.g.', "don't", '(wait)', '...', 'extraordinarily-long-hyphenated-word-that-never-fits-a-line'),
+      fc.constantFrom(
+        'Dr.',
+        'the',
+        'dog.',
+        '"Hello,',
+        'world!',
+        '—',
+        '42',
+        '$3.50',
+        'e.g.',
+        "don't",
+        '(wait)',
+        '...',
+        'extraordinarily-long-hyphenated-word-that-never-fits-a-line',
+      ),
       fc.string({ minLength: 1, maxLength: 10 }),
     );
     const wordArb = fc.record({
@@ -127,18 +151,22 @@ describe('groupIntoCues with the source text', () => {
       chunk: fc.nat({ max: 2 }),
     });
     fc.assert(
-      fc.property(fc.array(wordArb, { maxLength: 80 }), fc.option(fc.array(token, { maxLength: 80 }).map((t) => t.join(' '))), (specs, source) => {
-        let t = 0;
-        let chunkSeq = 0;
-        const words: CaptionWord[] = specs.map((s) => {
-          chunkSeq += s.chunk === 0 ? 1 : 0;
-          const w = { text: s.text, start: t + s.gap, end: t + s.gap + s.dur, chunkSeq };
-          t = w.end;
-          return w;
-        });
-        const cues = groupIntoCues(words, source === null ? {} : { sourceText: source });
-        expectValidCues(cues, words);
-      }),
+      fc.property(
+        fc.array(wordArb, { maxLength: 80 }),
+        fc.option(fc.array(token, { maxLength: 80 }).map((t) => t.join(' '))),
+        (specs, source) => {
+          let t = 0;
+          let chunkSeq = 0;
+          const words: CaptionWord[] = specs.map((s) => {
+            chunkSeq += s.chunk === 0 ? 1 : 0;
+            const w = { text: s.text, start: t + s.gap, end: t + s.gap + s.dur, chunkSeq };
+            t = w.end;
+            return w;
+          });
+          const cues = groupIntoCues(words, source === null ? {} : { sourceText: source });
+          expectValidCues(cues, words);
+        },
+      ),
     );
   });
 });

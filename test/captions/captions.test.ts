@@ -25,7 +25,13 @@ describe('caption files', () => {
   });
 
   it('WebVTT word timestamps can be turned off and cue text is escaped', () => {
-    const vtt = toWebVtt([{ text: 'a<b&c', start: 0, end: 1 }, { text: 'd', start: 0.5, end: 1 }], { wordTimestamps: false });
+    const vtt = toWebVtt(
+      [
+        { text: 'a<b&c', start: 0, end: 1 },
+        { text: 'd', start: 0.5, end: 1 },
+      ],
+      { wordTimestamps: false },
+    );
     expect(vtt).toContain('a&lt;b&amp;c d\n');
     expect(vtt).not.toContain('<00:');
   });
@@ -106,7 +112,11 @@ describe('live caption renderers', () => {
   });
 
   it('in a TTY with the source text the line reads as written and ends with its sentence', () => {
-    const spoken: CaptionWord[] = ['Hello', 'world', 'Dr', 'Who', 'is', 'here'].map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
+    const spoken: CaptionWord[] = ['Hello', 'world', 'Dr', 'Who', 'is', 'here'].map((text, i) => ({
+      text,
+      start: i * 0.3,
+      end: (i + 1) * 0.3,
+    }));
     const out = collector();
     const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 80, sourceText: '"Hello, world!" Dr. Who is here.' });
     r.word(spoken[0]!);
@@ -118,13 +128,18 @@ describe('live caption renderers', () => {
   });
 
   it('in a TTY a line is one line of at most the line length, also when the subtitle cue has two', () => {
-    const spoken: CaptionWord[] = 'The quick brown fox jumps over the lazy dog and keeps on running'.split(' ')
+    const spoken: CaptionWord[] = 'The quick brown fox jumps over the lazy dog and keeps on running'
+      .split(' ')
       .map((text, i) => ({ text, start: i * 0.3, end: (i + 1) * 0.3 }));
     const out = collector();
     const r = createTtyCaptionRenderer(out, { timeline: () => spoken, columns: () => 200 });
     for (const w of spoken) r.word(w);
     r.finish();
-    const shown = out.text().split('\n').filter((l) => l !== '').map((l) => l.slice(l.lastIndexOf('\x1b[2K') + 4));
+    const shown = out
+      .text()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.slice(l.lastIndexOf('\x1b[2K') + 4));
     expect(shown.join(' ')).toBe(spoken.map((w) => w.text).join(' '));
     for (const line of shown) expect(line.length).toBeLessThanOrEqual(42);
   });

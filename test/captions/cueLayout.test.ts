@@ -25,9 +25,14 @@ describe('splitSentence: the fewest cues, ended at clause ends', () => {
   });
 
   it('a longer sentence is cut at a clause end rather than where the lines fill up', () => {
-    const t = 'The quick brown fox jumps over the lazy dog, and then it runs away into the forest where nobody can find it again.'.split(' ');
+    const t = 'The quick brown fox jumps over the lazy dog, and then it runs away into the forest where nobody can find it again.'.split(
+      ' ',
+    );
     const cues = cuesOf(t, splitSentence(items(t), 0, t.length, LIMITS));
-    expect(cues).toEqual(['The quick brown fox jumps over the lazy dog,', 'and then it runs away into the forest where nobody can find it again.']);
+    expect(cues).toEqual([
+      'The quick brown fox jumps over the lazy dog,',
+      'and then it runs away into the forest where nobody can find it again.',
+    ]);
   });
 
   it('with no clause end, cuts where it must, into the fewest cues', () => {
@@ -41,7 +46,11 @@ describe('splitSentence: the fewest cues, ended at clause ends', () => {
   it('a cue never lasts longer than the limit, however short its text', () => {
     const t = 'a b c d e f g h i j'.split(' ');
     const starts = splitSentence(items(t, 1), 0, t.length, LIMITS); // 1 s per word
-    expect(cuesOf(t, starts).map((c) => c.split(' ').length).every((n) => n <= 7)).toBe(true);
+    expect(
+      cuesOf(t, starts)
+        .map((c) => c.split(' ').length)
+        .every((n) => n <= 7),
+    ).toBe(true);
     expect(starts.length).toBe(2);
   });
 
@@ -56,7 +65,9 @@ describe('splitSentence: the fewest cues, ended at clause ends', () => {
   });
 
   it('greedy filling ends a cue only when the next word does not fit', () => {
-    const t = 'The quick brown fox jumps over the lazy dog, and then it runs away into the forest where nobody can find it again.'.split(' ');
+    const t = 'The quick brown fox jumps over the lazy dog, and then it runs away into the forest where nobody can find it again.'.split(
+      ' ',
+    );
     const cues = cuesOf(t, splitSentenceGreedy(items(t), 0, t.length, { ...LIMITS, maxLines: 1 }));
     expect(cues[0]).toBe('The quick brown fox jumps over the lazy');
     for (const cue of cues) expect(cue.length).toBeLessThanOrEqual(42);

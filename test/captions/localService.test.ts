@@ -33,7 +33,10 @@ afterAll(async () => {
   await service?.close();
 });
 
-async function speak(text: string, latency: LatencyMode): Promise<{ heard: CaptionWord[]; timeline: readonly CaptionWord[]; requestText: string }> {
+async function speak(
+  text: string,
+  latency: LatencyMode,
+): Promise<{ heard: CaptionWord[]; timeline: readonly CaptionWord[]; requestText: string }> {
   const client = createClient({ baseUrl: service.baseUrl, apiKey: service.token });
   const { stream, request } = await client.tts.streamWithTimestamps({ text, format: 'pcm', sample_rate: 16000, latency });
   const heard: CaptionWord[] = [];
@@ -58,7 +61,10 @@ describe('captions of real speech read as the source text was written', () => {
         const lines = cueLines(cue);
         const whole = lines.join(' ');
         // inside one sentence: its text is part of exactly one of them
-        expect(SENTENCES.filter((s) => s.includes(whole)), whole).toHaveLength(1);
+        expect(
+          SENTENCES.filter((s) => s.includes(whole)),
+          whole,
+        ).toHaveLength(1);
         expect(lines.length).toBeLessThanOrEqual(MAX_LINES);
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(MAX_LINE_CHARS);
         expect(cue.end - cue.start).toBeLessThanOrEqual(MAX_CUE_SEC);

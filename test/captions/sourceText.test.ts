@@ -5,7 +5,12 @@ import { alignToSource, wordKey } from '../../src/captions/sourceText.js';
 describe('alignToSource: each word takes its written form', () => {
   it('bare words get their punctuation, quotes and casing back', () => {
     expect(alignToSource(['Dr', 'Smith', 'said', 'hi', 'to', 'me'], 'Dr. Smith said: "Hi, to me!"')).toEqual([
-      'Dr.', 'Smith', 'said:', '"Hi,', 'to', 'me!"',
+      'Dr.',
+      'Smith',
+      'said:',
+      '"Hi,',
+      'to',
+      'me!"',
     ]);
     expect(alignToSource(['hello', 'world'], 'Hello, World.')).toEqual(['Hello,', 'World.']);
   });
@@ -14,7 +19,16 @@ describe('alignToSource: each word takes its written form', () => {
     const words = ['It', 'costs', '$42.50', 'or', '3.5', 'well-known', "don't", 'https://example.com/a?b=1', 'U.S.A', 'p.m'];
     const source = 'It costs $42.50, or 3.5 well-known don’t https://example.com/a?b=1. U.S.A. p.m.';
     expect(alignToSource(words, source)).toEqual([
-      'It', 'costs', '$42.50,', 'or', '3.5', 'well-known', 'don’t', 'https://example.com/a?b=1.', 'U.S.A.', 'p.m.',
+      'It',
+      'costs',
+      '$42.50,',
+      'or',
+      '3.5',
+      'well-known',
+      'don’t',
+      'https://example.com/a?b=1.',
+      'U.S.A.',
+      'p.m.',
     ]);
   });
 
@@ -44,7 +58,12 @@ describe('alignToSource: each word takes its written form', () => {
 
   it('a number spoken as several words keeps the punctuation and capital of the token it stands for', () => {
     expect(alignToSource(['it', 'costs', 'forty', 'two', 'dollars', 'today'], 'It costs "$42." Today')).toEqual([
-      'It', 'costs', '"forty', 'two', 'dollars."', 'Today',
+      'It',
+      'costs',
+      '"forty',
+      'two',
+      'dollars."',
+      'Today',
     ]);
     expect(alignToSource(['forty', 'two', 'apples'], 'Forty-two apples.')).toEqual(['Forty', 'two', 'apples.']);
   });
@@ -73,15 +92,20 @@ describe('alignToSource: each word takes its written form', () => {
       fc.string({ maxLength: 6 }),
     );
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 30 }), fc.array(token, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 30 }), (src, extra, picks) => {
-        const source = src.join(' ');
-        // the words: some of the source's bare words in order, mixed with unrelated ones
-        const bare = src.map((t) => t.replace(/^\p{P}+|\p{P}+$/gu, '')).filter((t) => /[\p{L}\p{N}]/u.test(t) && !/\s/.test(t));
-        const words = [...bare.filter((_, i) => (picks[i] ?? 0) % 3 !== 0), ...extra.filter((t) => /[\p{L}\p{N}]/u.test(t))];
-        const out = alignToSource(words, source);
-        expect(out).toHaveLength(words.length);
-        out.forEach((text, i) => expect(wordKey(text)).toBe(wordKey(words[i]!)));
-      }),
+      fc.property(
+        fc.array(token, { maxLength: 30 }),
+        fc.array(token, { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (src, extra, picks) => {
+          const source = src.join(' ');
+          // the words: some of the source's bare words in order, mixed with unrelated ones
+          const bare = src.map((t) => t.replace(/^\p{P}+|\p{P}+$/gu, '')).filter((t) => /[\p{L}\p{N}]/u.test(t) && !/\s/.test(t));
+          const words = [...bare.filter((_, i) => (picks[i] ?? 0) % 3 !== 0), ...extra.filter((t) => /[\p{L}\p{N}]/u.test(t))];
+          const out = alignToSource(words, source);
+          expect(out).toHaveLength(words.length);
+          out.forEach((text, i) => expect(wordKey(text)).toBe(wordKey(words[i]!)));
+        },
+      ),
     );
   });
 });

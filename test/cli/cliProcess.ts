@@ -37,7 +37,15 @@ export interface RunningCli {
 /** This machine's environment without anything that points voicewire elsewhere. */
 export function bareEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of ['VOICEWIRE_PLAYER', 'VOICEWIRE_PLAYER_LATENCY_MS', 'VOICEWIRE_PLAYER_READY', 'PULSE_SERVER', 'VOICEWIRE_BASE_URL', 'VOICEWIRE_API_KEY']) delete env[k];
+  for (const k of [
+    'VOICEWIRE_PLAYER',
+    'VOICEWIRE_PLAYER_LATENCY_MS',
+    'VOICEWIRE_PLAYER_READY',
+    'PULSE_SERVER',
+    'VOICEWIRE_BASE_URL',
+    'VOICEWIRE_API_KEY',
+  ])
+    delete env[k];
   return env;
 }
 

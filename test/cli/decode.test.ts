@@ -72,7 +72,13 @@ describe('voicewire decode', () => {
     expect(r.stderr).toMatch(/--out is required\nusage: voicewire decode/);
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      for (const args of [[input, '--format', 'pcm', '--out', join(dir, 'x.wav')], [input, '--format', 'wav', '--out', join(dir, 'x.wav'), '--bogus'], [input, '--format', 'flac', '--out', join(dir, 'x.wav')], ['--format', 'wav', '--out', join(dir, 'x.wav')], [input, '--format', 'pcm', '--sample-rate', '16k', '--out', join(dir, 'x.wav')]]) {
+      for (const args of [
+        [input, '--format', 'pcm', '--out', join(dir, 'x.wav')],
+        [input, '--format', 'wav', '--out', join(dir, 'x.wav'), '--bogus'],
+        [input, '--format', 'flac', '--out', join(dir, 'x.wav')],
+        ['--format', 'wav', '--out', join(dir, 'x.wav')],
+        [input, '--format', 'pcm', '--sample-rate', '16k', '--out', join(dir, 'x.wav')],
+      ]) {
         stderr.mockClear();
         expect(await run(args), args.join(' ')).toBe(2);
         expect(String(stderr.mock.calls[0]?.[0])).toMatch(/usage: voicewire decode/);
@@ -87,7 +93,9 @@ describe('voicewire decode', () => {
     const out = join(dir, 'mismatch.wav');
     const r = await cli([input, '--format', 'mp3', '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/bad input: FORMAT_MISMATCH: Declared format "mp3" but the audio starts with a WAV file \("RIFF"\) \(bytes 52 49 46 46\) \(byte 0, field format\)/);
+    expect(r.stderr).toMatch(
+      /bad input: FORMAT_MISMATCH: Declared format "mp3" but the audio starts with a WAV file \("RIFF"\) \(bytes 52 49 46 46\) \(byte 0, field format\)/,
+    );
     expect(r.stdout).toMatch(/^partially decoded 0\.00 s of mp3 \(no audio\)/);
     expect(readWav(out)).toMatchObject({ samples: 0, dataSize: 0, errors: [] });
     // opus in-process: the same check, so the WAV never reaches the Ogg reader
@@ -95,7 +103,9 @@ describe('voicewire decode', () => {
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       expect(await run([input, '--format', 'opus', '--out', out])).toBe(1);
-      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(/bad input: FORMAT_MISMATCH: Declared format "opus" but the audio starts with a WAV file/);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(
+        /bad input: FORMAT_MISMATCH: Declared format "opus" but the audio starts with a WAV file/,
+      );
     } finally {
       stderr.mockRestore();
       stdout.mockRestore();
@@ -163,7 +173,10 @@ describe('voicewire decode without --format: the container is told from the audi
     const bare = await cli(['-', '--out', join(dir, 'bare.wav')], pcm);
     expect(bare.code).toBe(2);
     expect(bare.stdout).toBe('');
-    expect(bare.stderr).toBe('voicewire decode: cannot tell the format: the audio starts with no known signature (raw pcm has none); give --format pcm --sample-rate <hz>, or --format\n');
+    expect(bare.stderr).toBe(
+      'voicewire decode: cannot tell the format: the audio starts with no known signature (raw pcm has none); ' +
+        'give --format pcm --sample-rate <hz>, or --format\n',
+    );
     const rated = await cli(['-', '--sample-rate', '22050', '--out', join(dir, 'rated.wav')], pcm);
     expect(rated.code).toBe(0);
     expect(rated.stdout).toMatch(/^decoded 2\.55 s of pcm \(22050 Hz mono\)/);
@@ -193,8 +206,12 @@ describe('voicewire decode --captions [--text-file]', () => {
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
     expect(b.stdout).toContain(`7 words → ${join(dir, 'cap-b.wav')}, ${punctuated}`);
-    expect(readFileSync(bare, 'utf8')).toBe('1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead\n');
-    expect(readFileSync(punctuated, 'utf8')).toBe('1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire.\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead.\n');
+    expect(readFileSync(bare, 'utf8')).toBe(
+      '1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead\n',
+    );
+    expect(readFileSync(punctuated, 'utf8')).toBe(
+      '1\n00:00:00,000 --> 00:00:01,158\nHello from voicewire.\n\n2\n00:00:01,166 --> 00:00:02,544\nWords follow the playhead.\n',
+    );
   });
 
   it('--captions x.vtt with --text-file: WebVTT with word timestamps and the punctuation', async () => {
@@ -209,7 +226,9 @@ describe('voicewire decode --captions [--text-file]', () => {
   it('flag faults: --text-file without --captions or --captions x.txt is usage (2); a --text-file that cannot be read is I/O (3)', async () => {
     const noCaptions = await cli([HELLO, '--out', join(dir, 'f.wav'), '--text-file', HELLO_TEXT]);
     expect(noCaptions.code).toBe(2);
-    expect(noCaptions.stderr).toMatch(/^voicewire decode: --text-file is the text of the captions: give --captions too\nusage: voicewire decode/);
+    expect(noCaptions.stderr).toMatch(
+      /^voicewire decode: --text-file is the text of the captions: give --captions too\nusage: voicewire decode/,
+    );
     const txt = await cli([HELLO, '--out', join(dir, 'f.wav'), '--captions', join(dir, 'x.txt')]);
     expect(txt.code).toBe(2);
     expect(txt.stderr).toMatch(/--captions needs a \.vtt or \.srt file name/);

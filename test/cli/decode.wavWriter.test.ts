@@ -9,7 +9,12 @@ import { WAV_SIZE_UNKNOWN, WavWriter, wavHeader, wavHeaderLength } from '../../s
 
 const dir = mkdtempSync(join(tmpdir(), 'voicewire-wavwriter-'));
 const hasFfprobe = (() => {
-  try { execFileSync('ffprobe', ['-version'], { stdio: 'ignore' }); return true; } catch { return false; }
+  try {
+    execFileSync('ffprobe', ['-version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 })();
 if (!hasFfprobe) {
   // Loud on purpose: the independent reader check is the point of that test (apt-get install ffmpeg).
@@ -17,8 +22,17 @@ if (!hasFfprobe) {
 }
 
 function ffprobe(path: string): Record<string, string> {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels,duration_ts', '-of', 'default=nw=1', path], { encoding: 'utf8' });
-  return Object.fromEntries(out.trim().split('\n').map((l) => l.split('=') as [string, string]));
+  const out = execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels,duration_ts', '-of', 'default=nw=1', path],
+    { encoding: 'utf8' },
+  );
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=') as [string, string]),
+  );
 }
 
 describe('WavWriter', () => {

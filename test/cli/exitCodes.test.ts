@@ -9,15 +9,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EXIT_FAILED,
-  EXIT_INTERRUPTED,
-  EXIT_IO,
-  EXIT_OK,
-  EXIT_USAGE,
-  exitCodeFor,
-  UsageError,
-} from '../../src/cli/exitCodes.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, exitCodeFor, UsageError } from '../../src/cli/exitCodes.js';
 import {
   AbortError,
   ApiConnectionError,
@@ -43,7 +35,11 @@ describe('exitCodeFor: one mapping from an error to a code', () => {
     ['an invalid option (e.g. a base URL that is not one)', new InvalidOptionError('baseUrl', 'not a URL'), EXIT_USAGE],
     ['a request the client refuses before sending', new RequestValidationError('sample_rate', 'rate', 'bad'), EXIT_USAGE],
     ...[400, 401, 403, 404, 413, 422].map((s): [string, unknown, number] => [`HTTP ${s}`, ApiError.fromStatus(s, 'refused'), EXIT_USAGE]),
-    ...[408, 429, 500, 502, 503].map((s): [string, unknown, number] => [`HTTP ${s} (try again later)`, ApiError.fromStatus(s, 'failed'), EXIT_FAILED]),
+    ...[408, 429, 500, 502, 503].map((s): [string, unknown, number] => [
+      `HTTP ${s} (try again later)`,
+      ApiError.fromStatus(s, 'failed'),
+      EXIT_FAILED,
+    ]),
     ['an unreachable service', new ApiConnectionError('Could not reach'), EXIT_FAILED],
     ['a stream cut mid-way', new StreamInterruptedError('cut'), EXIT_FAILED],
     ['bad stream input', new SpeechEventError('EVENT_INVALID_JSON', 'bad json'), EXIT_FAILED],
@@ -52,7 +48,11 @@ describe('exitCodeFor: one mapping from an error to a code', () => {
     ['a file that cannot be read', new VoicewireError('INPUT_IO', 'cannot read'), EXIT_IO],
     ['no sound device', new SinkError('NO_AUDIO_DEVICE', 'none'), EXIT_IO],
     ['a player that failed', new SinkError('PLAYER_FAILED', 'exited with code 1'), EXIT_IO],
-    ['an OS call that failed (EADDRINUSE)', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' }), EXIT_IO],
+    [
+      'an OS call that failed (EADDRINUSE)',
+      Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' }),
+      EXIT_IO,
+    ],
     ['an abort', new AbortError(), EXIT_INTERRUPTED],
     ['anything else (a bug)', new TypeError('x is undefined'), EXIT_FAILED],
   ];
@@ -63,7 +63,8 @@ describe('exitCodeFor: one mapping from an error to a code', () => {
 
 const dir = mkdtempSync(join(tmpdir(), 'vw-exit-'));
 const CAPTURE_WAV = join(ROOT, 'examples', 'hello.wav.sse');
-const LONG = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
+const LONG =
+  'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
 
 let service: LocalService;
 let cutting: LocalService;
@@ -96,7 +97,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   holding?.server.closeAllConnections();
-  await Promise.all([service?.close(), cutting?.close(), failing?.close(), new Promise((resolve) => (holding ? holding.server.close(resolve) : resolve(undefined)))]);
+  await Promise.all([
+    service?.close(),
+    cutting?.close(),
+    failing?.close(),
+    new Promise((resolve) => (holding ? holding.server.close(resolve) : resolve(undefined))),
+  ]);
 });
 
 const to = (s: LocalService): string[] => ['--base-url', s.baseUrl, '--api-key', s.token];
@@ -126,32 +132,107 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   // say
-  { command: 'say', code: EXIT_OK, when: 'the text is spoken into a WAV', run: () => runCli(['say', 'Hi there.', '--format', 'pcm', '--sample-rate', '16000', '--out', wav('say-ok'), ...to(service)]), check: () => expect(readWavInfo(wav('say-ok')).dataBytes).toBeGreaterThan(0) },
-  { command: 'say', code: EXIT_FAILED, when: 'the service answers 5xx (every retry)', run: () => runCli(['say', 'Hi.', '--out', wav('say-5xx'), ...to(failing)]), reason: /InternalServerError: .*HTTP 503/ },
-  { command: 'say', code: EXIT_FAILED, when: 'the stream is cut mid-way', run: () => runCli(['say', LONG, '--format', 'pcm', '--latency', 'balanced', '--out', wav('say-cut'), ...to(cutting)]), reason: /StreamInterruptedError/ },
-  { command: 'say', code: EXIT_FAILED, when: 'the service is unreachable', run: () => runCli(['say', 'Hi.', '--out', wav('say-unreachable'), '--base-url', `http://127.0.0.1:${closedPort}`, '--api-key', 'k']), reason: /ApiConnectionError: Could not reach/ },
-  { command: 'say', code: EXIT_USAGE, when: 'a flag is unknown', run: () => runCli(['say', 'Hi.', '--bogus']), reason: /Unknown option '--bogus'/ },
   {
-    command: 'say', code: EXIT_USAGE, when: '--base-url is not a URL (and no file is created)',
+    command: 'say',
+    code: EXIT_OK,
+    when: 'the text is spoken into a WAV',
+    run: () => runCli(['say', 'Hi there.', '--format', 'pcm', '--sample-rate', '16000', '--out', wav('say-ok'), ...to(service)]),
+    check: () => expect(readWavInfo(wav('say-ok')).dataBytes).toBeGreaterThan(0),
+  },
+  {
+    command: 'say',
+    code: EXIT_FAILED,
+    when: 'the service answers 5xx (every retry)',
+    run: () => runCli(['say', 'Hi.', '--out', wav('say-5xx'), ...to(failing)]),
+    reason: /InternalServerError: .*HTTP 503/,
+  },
+  {
+    command: 'say',
+    code: EXIT_FAILED,
+    when: 'the stream is cut mid-way',
+    run: () => runCli(['say', LONG, '--format', 'pcm', '--latency', 'balanced', '--out', wav('say-cut'), ...to(cutting)]),
+    reason: /StreamInterruptedError/,
+  },
+  {
+    command: 'say',
+    code: EXIT_FAILED,
+    when: 'the service is unreachable',
+    run: () => runCli(['say', 'Hi.', '--out', wav('say-unreachable'), '--base-url', `http://127.0.0.1:${closedPort}`, '--api-key', 'k']),
+    reason: /ApiConnectionError: Could not reach/,
+  },
+  {
+    command: 'say',
+    code: EXIT_USAGE,
+    when: 'a flag is unknown',
+    run: () => runCli(['say', 'Hi.', '--bogus']),
+    reason: /Unknown option '--bogus'/,
+  },
+  {
+    command: 'say',
+    code: EXIT_USAGE,
+    when: '--base-url is not a URL (and no file is created)',
     run: () => runCli(['say', 'Hi.', '--out', wav('say-not-a-url'), '--base-url', 'not-a-url']),
     reason: /baseUrl must be an absolute URL, got "not-a-url"/,
     check: () => expect(existsSync(wav('say-not-a-url'))).toBe(false),
   },
-  { command: 'say', code: EXIT_USAGE, when: 'the service refuses the request as invalid (422, unknown voice)', run: () => runCli(['say', 'Hi.', '--voice', 'nobody', '--out', wav('say-422'), ...to(service)]), reason: /UnprocessableEntityError: reference_id: unknown voice "nobody"/ },
-  { command: 'say', code: EXIT_USAGE, when: 'the service refuses an unauthorised request (401, no key)', run: () => runCli(['say', 'Hi.', '--out', wav('say-401'), '--base-url', service.baseUrl]), reason: /AuthenticationError: .*HTTP 401/ },
-  { command: 'say', code: EXIT_USAGE, when: 'the service refuses a wrong key (403)', run: () => runCli(['say', 'Hi.', '--out', wav('say-403'), '--base-url', service.baseUrl, '--api-key', 'wrong']), reason: /PermissionDeniedError: .*HTTP 403/ },
-  { command: 'say', code: EXIT_IO, when: '--out is in a directory that does not exist', run: () => runCli(['say', 'Hi.', '--out', join(dir, 'missing', 'x.wav'), ...to(service)]), reason: /cannot write .*missing\/x\.wav: ENOENT/ },
-  { command: 'say', code: EXIT_IO, when: 'the player fails', run: () => runCli(['say', 'Hi there.', '--play', '--out', wav('say-player'), ...to(service)], { env: { VOICEWIRE_PLAYER: '/bin/false' } }), reason: /the player \/bin\/false exited with code 1/ },
   {
-    command: 'say', code: EXIT_INTERRUPTED, when: 'SIGINT arrives while the service holds the request',
-    run: () => interrupt(startCli(['say', 'Hi.', '--out', wav('say-int'), '--base-url', holding.url, '--api-key', 'k']), () => holding.requested.then(() => true)),
+    command: 'say',
+    code: EXIT_USAGE,
+    when: 'the service refuses the request as invalid (422, unknown voice)',
+    run: () => runCli(['say', 'Hi.', '--voice', 'nobody', '--out', wav('say-422'), ...to(service)]),
+    reason: /UnprocessableEntityError: reference_id: unknown voice "nobody"/,
+  },
+  {
+    command: 'say',
+    code: EXIT_USAGE,
+    when: 'the service refuses an unauthorised request (401, no key)',
+    run: () => runCli(['say', 'Hi.', '--out', wav('say-401'), '--base-url', service.baseUrl]),
+    reason: /AuthenticationError: .*HTTP 401/,
+  },
+  {
+    command: 'say',
+    code: EXIT_USAGE,
+    when: 'the service refuses a wrong key (403)',
+    run: () => runCli(['say', 'Hi.', '--out', wav('say-403'), '--base-url', service.baseUrl, '--api-key', 'wrong']),
+    reason: /PermissionDeniedError: .*HTTP 403/,
+  },
+  {
+    command: 'say',
+    code: EXIT_IO,
+    when: '--out is in a directory that does not exist',
+    run: () => runCli(['say', 'Hi.', '--out', join(dir, 'missing', 'x.wav'), ...to(service)]),
+    reason: /cannot write .*missing\/x\.wav: ENOENT/,
+  },
+  {
+    command: 'say',
+    code: EXIT_IO,
+    when: 'the player fails',
+    run: () =>
+      runCli(['say', 'Hi there.', '--play', '--out', wav('say-player'), ...to(service)], { env: { VOICEWIRE_PLAYER: '/bin/false' } }),
+    reason: /the player \/bin\/false exited with code 1/,
+  },
+  {
+    command: 'say',
+    code: EXIT_INTERRUPTED,
+    when: 'SIGINT arrives while the service holds the request',
+    run: () =>
+      interrupt(startCli(['say', 'Hi.', '--out', wav('say-int'), '--base-url', holding.url, '--api-key', 'k']), () =>
+        holding.requested.then(() => true),
+      ),
     reason: /^voicewire say: interrupted$/,
     check: () => expect(readWavInfo(wav('say-int')).riffSizeOk).toBe(true),
   },
   // decode
-  { command: 'decode', code: EXIT_OK, when: 'a capture decodes', run: () => runCli(['decode', CAPTURE_WAV, '--format', 'wav', '--out', wav('decode-ok')]) },
   {
-    command: 'decode', code: EXIT_FAILED, when: 'the input is bad',
+    command: 'decode',
+    code: EXIT_OK,
+    when: 'a capture decodes',
+    run: () => runCli(['decode', CAPTURE_WAV, '--format', 'wav', '--out', wav('decode-ok')]),
+  },
+  {
+    command: 'decode',
+    code: EXIT_FAILED,
+    when: 'the input is bad',
     run: () => {
       const bad = join(dir, 'bad.sse');
       writeFileSync(bad, 'data: {not json\n\n');
@@ -159,10 +240,24 @@ const scenarios: Scenario[] = [
     },
     reason: /bad input: EVENT_INVALID_JSON/,
   },
-  { command: 'decode', code: EXIT_USAGE, when: '--out is missing', run: () => runCli(['decode', CAPTURE_WAV, '--format', 'wav']), reason: /--out is required/ },
-  { command: 'decode', code: EXIT_IO, when: 'the input file does not exist', run: () => runCli(['decode', join(dir, 'nope.sse'), '--format', 'wav', '--out', wav('decode-io')]), reason: /cannot read .*nope\.sse/ },
   {
-    command: 'decode', code: EXIT_INTERRUPTED, when: 'SIGINT arrives while it reads stdin (and the WAV is still valid)',
+    command: 'decode',
+    code: EXIT_USAGE,
+    when: '--out is missing',
+    run: () => runCli(['decode', CAPTURE_WAV, '--format', 'wav']),
+    reason: /--out is required/,
+  },
+  {
+    command: 'decode',
+    code: EXIT_IO,
+    when: 'the input file does not exist',
+    run: () => runCli(['decode', join(dir, 'nope.sse'), '--format', 'wav', '--out', wav('decode-io')]),
+    reason: /cannot read .*nope\.sse/,
+  },
+  {
+    command: 'decode',
+    code: EXIT_INTERRUPTED,
+    when: 'SIGINT arrives while it reads stdin (and the WAV is still valid)',
     run: () => {
       const out = wav('decode-int');
       const cli = startCli(['decode', '-', '--format', 'pcm', '--sample-rate', '22050', '--out', out], { stdin: 'keep-open' });
@@ -180,7 +275,9 @@ const scenarios: Scenario[] = [
   },
   // serve
   {
-    command: 'serve', code: EXIT_OK, when: 'it is stopped with SIGTERM',
+    command: 'serve',
+    code: EXIT_OK,
+    when: 'it is stopped with SIGTERM',
     run: async () => {
       const cli = startServe();
       await expect.poll(() => cli.stdout().includes('\n'), { timeout: 20_000 }).toBe(true);
@@ -188,10 +285,24 @@ const scenarios: Scenario[] = [
       return cli.done;
     },
   },
-  { command: 'serve', code: EXIT_FAILED, when: 'the service cannot start its speech engine (no WebAssembly)', run: () => startServe([], ['--jitless']).done, reason: /cannot start: WebAssembly is not defined/ },
-  { command: 'serve', code: EXIT_USAGE, when: '--port is not a number', run: () => runCli(['serve', '--port', 'x']), reason: /--port must be an integer/ },
   {
-    command: 'serve', code: EXIT_IO, when: 'the port is in use',
+    command: 'serve',
+    code: EXIT_FAILED,
+    when: 'the service cannot start its speech engine (no WebAssembly)',
+    run: () => startServe([], ['--jitless']).done,
+    reason: /cannot start: WebAssembly is not defined/,
+  },
+  {
+    command: 'serve',
+    code: EXIT_USAGE,
+    when: '--port is not a number',
+    run: () => runCli(['serve', '--port', 'x']),
+    reason: /--port must be an integer/,
+  },
+  {
+    command: 'serve',
+    code: EXIT_IO,
+    when: 'the port is in use',
     run: async () => {
       const busy = createNetServer();
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
@@ -204,7 +315,9 @@ const scenarios: Scenario[] = [
     reason: /cannot start: .*EADDRINUSE/,
   },
   {
-    command: 'serve', code: EXIT_INTERRUPTED, when: 'SIGINT arrives',
+    command: 'serve',
+    code: EXIT_INTERRUPTED,
+    when: 'SIGINT arrives',
     run: () => {
       const cli = startServe();
       return interrupt(cli, () => cli.stdout().includes('\n'));
@@ -225,7 +338,11 @@ describe('every command follows the one exit-code table', () => {
       expect(stackLines(r.stderr)).toEqual([]);
       expect(r.signal).toBeNull();
       expect(r.code, r.stderr).toBe(s.code);
-      if (s.reason) expect(lines(r.stderr).filter((l) => s.reason!.test(l)), r.stderr).toHaveLength(1);
+      if (s.reason)
+        expect(
+          lines(r.stderr).filter((l) => s.reason!.test(l)),
+          r.stderr,
+        ).toHaveLength(1);
       s.check?.(r);
     }, 30_000);
   }

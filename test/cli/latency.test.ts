@@ -33,7 +33,10 @@ interface CliRun {
   stderr: string;
 }
 
-async function latency(argv: string[], opts: { env?: NodeJS.ProcessEnv; stderrIsTTY?: boolean; interruptAfterStderrWrites?: number } = {}): Promise<CliRun> {
+async function latency(
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; stderrIsTTY?: boolean; interruptAfterStderrWrites?: number } = {},
+): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   let interrupt: (() => void) | null = null;
@@ -74,7 +77,24 @@ describe('voicewire latency', () => {
     const csv = join(dir, 'run.csv');
     const rec = join(dir, 'captures');
     const html = join(dir, 'report.html');
-    const r = await latency(['--text', TEXT, '--runs', '2', '--warmup', '0', '--format', 'wav', '--json', json, '--csv', csv, '--record', rec, '--html', html]);
+    const r = await latency([
+      '--text',
+      TEXT,
+      '--runs',
+      '2',
+      '--warmup',
+      '0',
+      '--format',
+      'wav',
+      '--json',
+      json,
+      '--csv',
+      csv,
+      '--record',
+      rec,
+      '--html',
+      html,
+    ]);
     expect(r.stderr).not.toMatch(/failed/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^2 requests, wav, concurrency 1/);
@@ -90,22 +110,47 @@ describe('voicewire latency', () => {
     const lines = readFileSync(csv, 'utf8').trim().split('\r\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^seq,contender,round,text,ok,/);
-    const captures = readdirSync(rec).filter((f) => f.endsWith('.sse')).sort();
+    const captures = readdirSync(rec)
+      .filter((f) => f.endsWith('.sse'))
+      .sort();
     expect(captures).toEqual(['0000-local-r0-t0.sse', '0001-local-r1-t0.sse']);
     // Each capture has its viewer page beside it.
-    expect(readdirSync(rec).filter((f) => f.endsWith('.html')).sort()).toEqual(['0000-local-r0-t0.html', '0001-local-r1-t0.html']);
+    expect(
+      readdirSync(rec)
+        .filter((f) => f.endsWith('.html'))
+        .sort(),
+    ).toEqual(['0000-local-r0-t0.html', '0001-local-r1-t0.html']);
     expect(readFileSync(join(rec, '0000-local-r0-t0.html'), 'utf8')).toContain('<audio id="audio"');
     expect(parsed.records[0]!.capturePath).toBe(join(rec, captures[0]!));
     const wav = join(dir, 'replay.wav');
     expect(await decode([join(rec, captures[0]!), '--format', 'wav', '--out', wav])).toBe(0);
     const bytes = readFileSync(wav);
-    const seconds = (bytes.length - 44) / (bytes.readUInt32LE(28));
+    const seconds = (bytes.length - 44) / bytes.readUInt32LE(28);
     expect(seconds).toBeCloseTo(parsed.records[0]!.audioDurationSec!, 2);
   });
 
   it('compares targets side by side, each with its key from the environment', async () => {
     const r = await latency(
-      ['--target', `one=${svc.baseUrl}`, '--target', `two=${svc.baseUrl}`, '--api-key-env', 'one=KEY_ONE', '--api-key-env', 'two=KEY_TWO', '--text', 'Hi.', '--runs', '1', '--warmup', '0', '--format', 'pcm', '--sample-rate', '16000'],
+      [
+        '--target',
+        `one=${svc.baseUrl}`,
+        '--target',
+        `two=${svc.baseUrl}`,
+        '--api-key-env',
+        'one=KEY_ONE',
+        '--api-key-env',
+        'two=KEY_TWO',
+        '--text',
+        'Hi.',
+        '--runs',
+        '1',
+        '--warmup',
+        '0',
+        '--format',
+        'pcm',
+        '--sample-rate',
+        '16000',
+      ],
       { env: { KEY_ONE: svc.token, KEY_TWO: svc.token } },
     );
     expect(r.code).toBe(0);
@@ -148,7 +193,9 @@ describe('voicewire latency', () => {
 
   it('SIGINT prints what was measured so far, writes the JSON, exits 130', async () => {
     const json = join(dir, 'partial.json');
-    const r = await latency([...local(), '--text', TEXT, '--runs', '40', '--warmup', '0', '--json', json], { interruptAfterStderrWrites: 1 });
+    const r = await latency([...local(), '--text', TEXT, '--runs', '40', '--warmup', '0', '--json', json], {
+      interruptAfterStderrWrites: 1,
+    });
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/interrupted after \d+ measured requests/);
     const parsed = JSON.parse(readFileSync(json, 'utf8')) as LatencyRun;
@@ -160,7 +207,8 @@ describe('voicewire latency', () => {
 
   it('progress: a bar redrawn in place on a terminal, plain lines otherwise', async () => {
     const tty = await latency([...local(), '--text', 'Hi.', '--runs', '3', '--warmup', '0'], { stderrIsTTY: true });
-    expect(tty.stderr).toMatch(/\r\x1b\[2K\[#+\.*\] \d\/3 {2}first audio p50/);
+    const ESC = String.fromCharCode(27);
+    expect(tty.stderr).toMatch(new RegExp(`\\r${ESC}\\[2K\\[#+\\.*\\] \\d\\/3 {2}first audio p50`));
     const plain = await latency([...local(), '--text', 'Hi.', '--runs', '3', '--warmup', '0']);
     expect(plain.stderr).toMatch(/^progress 1\/3 {2}first audio p50 \d+ ms\n/);
     expect(plain.stderr).not.toContain('\r');
@@ -184,7 +232,19 @@ describe('voicewire latency', () => {
 
 describe('parseLatencyArgs', () => {
   it('repeats --model, --text and --jitter-buffer-ms; reads the environment defaults', () => {
-    const o = parseLatencyArgs(['--model', 's1', '--model', 's2-pro', '--text', 'a', '--text', 'b', '--jitter-buffer-ms', '0', '--jitter-buffer-ms', '60'], { VOICEWIRE_BASE_URL: 'https://x.example', VOICEWIRE_API_KEY: 'k' });
-    expect(o).toMatchObject({ models: ['s1', 's2-pro'], texts: ['a', 'b'], jitterBuffersMs: [0, 60], baseUrl: 'https://x.example', apiKey: 'k', runs: 10, warmup: 1, concurrency: 1 });
+    const o = parseLatencyArgs(
+      ['--model', 's1', '--model', 's2-pro', '--text', 'a', '--text', 'b', '--jitter-buffer-ms', '0', '--jitter-buffer-ms', '60'],
+      { VOICEWIRE_BASE_URL: 'https://x.example', VOICEWIRE_API_KEY: 'k' },
+    );
+    expect(o).toMatchObject({
+      models: ['s1', 's2-pro'],
+      texts: ['a', 'b'],
+      jitterBuffersMs: [0, 60],
+      baseUrl: 'https://x.example',
+      apiKey: 'k',
+      runs: 10,
+      warmup: 1,
+      concurrency: 1,
+    });
   });
 });

@@ -26,7 +26,19 @@ describe('voicewire say → local service → engine → WAV', () => {
     it(`${format}: the WAV lasts until the words end, and the captions list every word once, in order`, async () => {
       const out = join(dir, `${format}.wav`);
       const vtt = join(dir, format === 'wav' ? `${format}.srt` : `${format}.vtt`); // both caption kinds
-      const r = await runSay([TEXT, '--format', format, '--out', out, '--captions', vtt, '--base-url', service.baseUrl, '--api-key', service.token]);
+      const r = await runSay([
+        TEXT,
+        '--format',
+        format,
+        '--out',
+        out,
+        '--captions',
+        vtt,
+        '--base-url',
+        service.baseUrl,
+        '--api-key',
+        service.token,
+      ]);
       expect(r.stderr).not.toContain('warning');
       expect(r.code).toBe(0);
       const lines = captionLines(r.stdout);
@@ -43,7 +55,13 @@ describe('voicewire say → local service → engine → WAV', () => {
     });
   }
 
-  for (const [ext, format, container] of [['mp3', 'mp3', 'mp3'], ['opus', 'opus', 'ogg'], ['ogg', 'opus', 'ogg'], ['pcm', 'pcm', null], ['raw', 'pcm', null]] as const) {
+  for (const [ext, format, container] of [
+    ['mp3', 'mp3', 'mp3'],
+    ['opus', 'opus', 'ogg'],
+    ['ogg', 'opus', 'ogg'],
+    ['pcm', 'pcm', null],
+    ['raw', 'pcm', null],
+  ] as const) {
     it(`--out x.${ext} writes the service's own ${format} (requested as ${format}), as long as what was spoken`, async () => {
       const out = join(dir, `encoded.${ext}`);
       const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
@@ -52,7 +70,9 @@ describe('voicewire say → local service → engine → WAV', () => {
       const seconds = Number(/([\d.]+) s of audio/.exec(r.stderr)![1]);
       const bytes = readFileSync(out);
       if (container !== null) expect(sniffContainer(bytes)).toBe(container);
-      expect(r.stderr).toContain(`wrote ${out} (${format === 'pcm' ? 'raw s16le pcm, 44100 Hz mono' : format === 'opus' ? 'Ogg Opus' : 'mp3'})`);
+      expect(r.stderr).toContain(
+        `wrote ${out} (${format === 'pcm' ? 'raw s16le pcm, 44100 Hz mono' : format === 'opus' ? 'Ogg Opus' : 'mp3'})`,
+      );
       const decoder = format === 'pcm' ? createDecoder('pcm', { sampleRate: 44100 }) : createDecoder(format);
       await decoder.ready;
       const decoded = [decoder.decode(bytes), decoder.flush()];
@@ -62,20 +82,25 @@ describe('voicewire say → local service → engine → WAV', () => {
     });
   }
 
-  it.skipIf(!existsSync('/dev/full'))('an encoded --out whose writes fail (a full disk) is local I/O: exit 3, one line naming the file, no "wrote"', async () => {
-    const out = join(dir, 'full.mp3');
-    symlinkSync('/dev/full', out);
-    const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`voicewire say: cannot write ${out}: ENOSPC`);
-    expect(lines(r.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
-    expect(r.stderr).not.toContain('wrote');
-  });
+  it.skipIf(!existsSync('/dev/full'))(
+    'an encoded --out whose writes fail (a full disk) is local I/O: exit 3, one line naming the file, no "wrote"',
+    async () => {
+      const out = join(dir, 'full.mp3');
+      symlinkSync('/dev/full', out);
+      const r = await runSay([TEXT, '--out', out, '--base-url', service.baseUrl, '--api-key', service.token]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`voicewire say: cannot write ${out}: ENOSPC`);
+      expect(lines(r.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
+      expect(r.stderr).not.toContain('wrote');
+    },
+  );
 
   it('--out with an unknown extension, or a --format the extension contradicts, is a usage error (exit 2) naming the supported ones; no file is made', async () => {
     const flac = await runSay(['hi', '--out', join(dir, 'x.flac')]);
     expect(flac.code).toBe(2);
-    expect(flac.stderr).toMatch(/^voicewire say: --out must end in \.wav, \.mp3, \.opus, \.ogg, \.pcm or \.raw \(the extension names the format\), got ".*x\.flac"\n/);
+    expect(flac.stderr).toMatch(
+      /^voicewire say: --out must end in \.wav, \.mp3, \.opus, \.ogg, \.pcm or \.raw \(the extension names the format\), got ".*x\.flac"\n/,
+    );
     expect(existsSync(join(dir, 'x.flac'))).toBe(false);
     const clash = await runSay(['hi', '--format', 'mp3', '--out', join(dir, 'clash.opus')]);
     expect(clash.code).toBe(2);
@@ -86,7 +111,21 @@ describe('voicewire say → local service → engine → WAV', () => {
   it('--captions (.vtt and .srt) show the words as the text wrote them: punctuation and casing', async () => {
     const text = 'Well, hello there! Is this "voicewire"? Yes: it is.';
     const kinds = ['vtt', 'srt'] as const;
-    const runs = await Promise.all(kinds.map((kind) => runSay([text, '--out', join(dir, `punct-${kind}.wav`), '--captions', join(dir, `punct.${kind}`), '--base-url', service.baseUrl, '--api-key', service.token])));
+    const runs = await Promise.all(
+      kinds.map((kind) =>
+        runSay([
+          text,
+          '--out',
+          join(dir, `punct-${kind}.wav`),
+          '--captions',
+          join(dir, `punct.${kind}`),
+          '--base-url',
+          service.baseUrl,
+          '--api-key',
+          service.token,
+        ]),
+      ),
+    );
     for (const [i, kind] of kinds.entries()) {
       expect(runs[i]!.code).toBe(0);
       expect(captionLines(runs[i]!.stdout).map((l) => l.text)).toEqual(spokenWords(text)); // the line renderer stays bare
@@ -112,9 +151,22 @@ describe('voicewire say → local service → engine → WAV', () => {
     const faulty = await startLocalService({ faults: 'cut-after=2' });
     try {
       const out = join(dir, 'cut.wav');
-      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. ' +
+      const long =
+        'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. ' +
         'And then some more words follow here.';
-      const r = await runSay([long, '--format', 'pcm', '--latency', 'balanced', '--out', out, '--base-url', faulty.baseUrl, '--api-key', faulty.token]);
+      const r = await runSay([
+        long,
+        '--format',
+        'pcm',
+        '--latency',
+        'balanced',
+        '--out',
+        out,
+        '--base-url',
+        faulty.baseUrl,
+        '--api-key',
+        faulty.token,
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('StreamInterruptedError');
       expect(r.stderr).toContain('is a complete WAV');
@@ -130,7 +182,9 @@ describe('voicewire say → local service → engine → WAV', () => {
     const faulty = await startLocalService({ faults: 'cut-after=2' });
     try {
       const out = join(dir, 'broken.pcm');
-      const long = 'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. And then some more words follow here.';
+      const long =
+        'This is a longer sentence. It goes on for a while, so that the stream is cut before the end. ' +
+        'And then some more words follow here.';
       const r = await runSay([long, '--latency', 'balanced', '--out', out, '--base-url', faulty.baseUrl, '--api-key', faulty.token]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('StreamInterruptedError');
@@ -144,7 +198,12 @@ describe('voicewire say → local service → engine → WAV', () => {
   });
 
   it('in a terminal the caption line is redrawn with the word being heard highlighted, punctuated as written', async () => {
-    const r = await runSay(['Bright red apples.', '--out', join(dir, 'tty.wav'), '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { stdoutIsTTY: true });
+    const r = await runSay(
+      ['Bright red apples.', '--out', join(dir, 'tty.wav'), '--base-url', service.baseUrl, '--api-key', service.token],
+      {},
+      undefined,
+      { stdoutIsTTY: true },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\r\x1b[2K\x1b[7mBright\x1b[27m');
     expect(r.stdout).toContain('\x1b[7mapples.\x1b[27m');
@@ -152,9 +211,20 @@ describe('voicewire say → local service → engine → WAV', () => {
   });
 
   it('a long input shows progress on stderr while writing the WAV', async () => {
-    const long = 'This is a long input with many words in it, so that the audio lasts longer than a few seconds ' +
+    const long =
+      'This is a long input with many words in it, so that the audio lasts longer than a few seconds ' +
       'and progress is shown while it is written.';
-    const r = await runSay([long, '--format', 'pcm', '--out', join(dir, 'long.wav'), '--base-url', service.baseUrl, '--api-key', service.token]);
+    const r = await runSay([
+      long,
+      '--format',
+      'pcm',
+      '--out',
+      join(dir, 'long.wav'),
+      '--base-url',
+      service.baseUrl,
+      '--api-key',
+      service.token,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/progress (25|50|75)%/);
   });
@@ -162,7 +232,25 @@ describe('voicewire say → local service → engine → WAV', () => {
   it('Ctrl-C stops the stream, keeps a valid WAV and exits 130', async () => {
     const out = join(dir, 'interrupted.wav');
     const long = 'Interrupt me please. '.repeat(30);
-    const r = await runSay([long, '--format', 'pcm', '--latency', 'balanced', '--realtime', '--out', out, '--base-url', service.baseUrl, '--api-key', service.token], {}, undefined, { interruptAfterWrites: 1 });
+    const r = await runSay(
+      [
+        long,
+        '--format',
+        'pcm',
+        '--latency',
+        'balanced',
+        '--realtime',
+        '--out',
+        out,
+        '--base-url',
+        service.baseUrl,
+        '--api-key',
+        service.token,
+      ],
+      {},
+      undefined,
+      { interruptAfterWrites: 1 },
+    );
     expect(r.code).toBe(130);
     expect(r.stderr).toContain('interrupted');
     expect(readWavInfo(out).riffSizeOk).toBe(true);
@@ -179,7 +267,17 @@ describe('voicewire say → local service → engine → WAV', () => {
   });
 
   it('a request the validation module refuses is a usage error naming the field (nothing is sent)', async () => {
-    const r = await runSay(['hi', '--format', 'opus', '--sample-rate', '44100', '--out', join(dir, 'bad.wav'), '--base-url', 'http://127.0.0.1:9']);
+    const r = await runSay([
+      'hi',
+      '--format',
+      'opus',
+      '--sample-rate',
+      '44100',
+      '--out',
+      join(dir, 'bad.wav'),
+      '--base-url',
+      'http://127.0.0.1:9',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('sample_rate');
   });
@@ -200,9 +298,20 @@ describe('voicewire say → local service → engine → WAV', () => {
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const missingDir = join(dir, 'no', 'such', 'dir');
-      for (const outputs of [['--out', join(missingDir, 'x.wav')], ['--out', join(dir, 'fine.wav'), '--captions', join(missingDir, 'x.vtt')], ['--captions', join(missingDir, 'x.srt'), '--out', join(dir, 'fine.wav')]]) {
+      for (const outputs of [
+        ['--out', join(missingDir, 'x.wav')],
+        ['--out', join(dir, 'fine.wav'), '--captions', join(missingDir, 'x.vtt')],
+        ['--captions', join(missingDir, 'x.srt'), '--out', join(dir, 'fine.wav')],
+      ]) {
         const started = performance.now();
-        const r = await runSay(['Hello there, this would take a while to synthesize.', ...outputs, '--base-url', baseUrl, '--api-key', 'k']);
+        const r = await runSay([
+          'Hello there, this would take a while to synthesize.',
+          ...outputs,
+          '--base-url',
+          baseUrl,
+          '--api-key',
+          'k',
+        ]);
         expect(r.code, outputs.join(' ')).toBe(3);
         expect(performance.now() - started).toBeLessThan(1000);
         expect(r.stderr).toMatch(/^voicewire say: cannot write \S*no\/such\/dir\/x\.(wav|vtt|srt): .*ENOENT/);

@@ -17,7 +17,12 @@ export interface HarnessOptions {
   interruptAfterWrites?: number;
 }
 
-export async function runSay(argv: string[], env: NodeJS.ProcessEnv = {}, stdinText?: string, options: HarnessOptions = {}): Promise<SayRun> {
+export async function runSay(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  stdinText?: string,
+  options: HarnessOptions = {},
+): Promise<SayRun> {
   const out: string[] = [];
   const err: string[] = [];
   const stdoutTimes: SayRun['stdoutTimes'] = [];
@@ -88,10 +93,15 @@ export function readWavInfo(path: string): WavInfo {
 
 /** Cue end times of a WebVTT or SRT document. */
 export function vttCueEnds(doc: string): number[] {
-  return [...doc.matchAll(/--> (\d\d):(\d\d):(\d\d)[.,](\d\d\d)/g)].map((m) => Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000);
+  return [...doc.matchAll(/--> (\d\d):(\d\d):(\d\d)[.,](\d\d\d)/g)].map(
+    (m) => Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000,
+  );
 }
 
 /** The words of a text as the service's alignment gives them (punctuation stripped). */
 export function spokenWords(text: string): string[] {
-  return text.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter((w) => w !== '');
+  return text
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => w !== '');
 }

@@ -24,7 +24,9 @@ describe('voicewire say --html', () => {
     const r = await runSay([TEXT, '--out', out, '--html', html, '--base-url', service.baseUrl, '--api-key', service.token]);
     expect(r.code).toBe(0);
     const page = readFileSync(html, 'utf8');
-    const words = [...page.matchAll(/<g class="word[^"]*" data-i="\d+"><title>[^<]*<\/title><rect[^>]*\/><text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    const words = [...page.matchAll(/<g class="word[^"]*" data-i="\d+"><title>[^<]*<\/title><rect[^>]*\/><text[^>]*>([^<]*)<\/text>/g)].map(
+      (m) => m[1],
+    );
     expect(words).toEqual(['Hello', 'world', 'this', 'is', 'voicewire', 'speaking']);
     expect(page).toMatch(/<path class="wave" d="M/);
     const seconds = Number(/opus, ([\d.]+) s, 6 words/.exec(page)?.[1]);
@@ -34,7 +36,17 @@ describe('voicewire say --html', () => {
 
   it('a page that cannot be written is an I/O error (3), the WAV still complete', async () => {
     const out = join(dir, 'still.wav');
-    const r = await runSay([TEXT, '--out', out, '--html', join(dir, 'missing-dir', 'x.html'), '--base-url', service.baseUrl, '--api-key', service.token]);
+    const r = await runSay([
+      TEXT,
+      '--out',
+      out,
+      '--html',
+      join(dir, 'missing-dir', 'x.html'),
+      '--base-url',
+      service.baseUrl,
+      '--api-key',
+      service.token,
+    ]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/cannot write .*x\.html/);
     expect(readWavInfo(out).riffSizeOk).toBe(true);

@@ -26,7 +26,10 @@ describe('openSayOutputs', () => {
 
   it('an --out that cannot be written is SINK_IO naming it, and the captions file opened first is closed again', async () => {
     const srt = join(dir, 'b.srt');
-    const err = await openSayOutputs({ out: { path: join(dir, 'missing', 'b.wav'), encoded: false }, captions: { path: srt, kind: 'srt' } }).catch((e: unknown) => e);
+    const err = await openSayOutputs({
+      out: { path: join(dir, 'missing', 'b.wav'), encoded: false },
+      captions: { path: srt, kind: 'srt' },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkError);
     expect((err as SinkError).code).toBe('SINK_IO');
     expect((err as SinkError).message).toMatch(/^cannot write \S*missing\/b\.wav: ENOENT/);
@@ -35,7 +38,10 @@ describe('openSayOutputs', () => {
 
   it('a --captions that cannot be written is SINK_IO, and no WAV is created', async () => {
     const out = join(dir, 'c.wav');
-    const err = await openSayOutputs({ out: { path: out, encoded: false }, captions: { path: join(dir, 'missing', 'c.vtt'), kind: 'vtt' } }).catch((e: unknown) => e);
+    const err = await openSayOutputs({
+      out: { path: out, encoded: false },
+      captions: { path: join(dir, 'missing', 'c.vtt'), kind: 'vtt' },
+    }).catch((e: unknown) => e);
     expect((err as SinkError).code).toBe('SINK_IO');
     expect((err as SinkError).message).toMatch(/^cannot write \S*missing\/c\.vtt: ENOENT/);
     expect(existsSync(out)).toBe(false);

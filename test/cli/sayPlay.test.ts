@@ -32,18 +32,24 @@ describe('voicewire say --play', () => {
     const log = join(mkdtempSync(join(tmpdir(), 'vw-play-')), 'player.jsonl');
     const BUFFER_MS = 120;
     const text = 'One two three four five.';
-    const r = await runSay([text, '--play', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token], {
-      VOICEWIRE_PLAYER: `${process.execPath} ${standIn}`,
-      VOICEWIRE_PLAYER_LATENCY_MS: String(BUFFER_MS),
-      VOICEWIRE_PLAYER_READY: 'ready',
-      FAKE_PLAYER_BUFFER_MS: String(BUFFER_MS),
-      FAKE_PLAYER_LOG: log,
-    });
+    const r = await runSay(
+      [text, '--play', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token],
+      {
+        VOICEWIRE_PLAYER: `${process.execPath} ${standIn}`,
+        VOICEWIRE_PLAYER_LATENCY_MS: String(BUFFER_MS),
+        VOICEWIRE_PLAYER_READY: 'ready',
+        FAKE_PLAYER_BUFFER_MS: String(BUFFER_MS),
+        FAKE_PLAYER_LOG: log,
+      },
+    );
     expect(r.stderr).not.toContain('warning');
     expect(r.code).toBe(0);
     const lines = captionLines(r.stdout);
     expect(lines.map((l) => l.text)).toEqual(spokenWords(text));
-    const blocks = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { sample: number; heardAt: number });
+    const blocks = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sample: number; heardAt: number });
     const RATE = 16000;
     /** Wall time at which the player played sample `s`. */
     const heardAt = (s: number): number => {
@@ -70,7 +76,10 @@ describe('voicewire say with neither --out nor --play', () => {
   it('without a sound device paces the captions in real time and hints at --out', async () => {
     const env = { ...bareEnv(), PATH: process.env.PATH };
     if (detectAudioOutput({ env }).ok) return; // this machine has a device: covered by the next test
-    const r = await runSay(['One two three.', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token], env);
+    const r = await runSay(
+      ['One two three.', '--format', 'pcm', '--sample-rate', '16000', '--base-url', service.baseUrl, '--api-key', service.token],
+      env,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/no (sound device|player) .*: showing the captions in real time; use --out file\.wav/);
     const lines = captionLines(r.stdout);
@@ -99,20 +108,54 @@ describe('voicewire say --play with a player that fails (real child processes)',
   /** Bytes the partway player reads before it fails: 0.5 s of 16 kHz mono s16le. */
   const READ_BEFORE_FAILING = 16000;
   const partway = join(dir, 'partway-player.sh');
-  writeFileSync(partway, `#!/bin/sh\n# takes a little audio, then fails\nhead -c ${READ_BEFORE_FAILING} > /dev/null\nexit 4\n`, { mode: 0o755 });
+  writeFileSync(partway, `#!/bin/sh\n# takes a little audio, then fails\nhead -c ${READ_BEFORE_FAILING} > /dev/null\nexit 4\n`, {
+    mode: 0o755,
+  });
   const missing = join(dir, 'no-such-player');
   const TEXT = 'This sentence is long enough that the player has to take several seconds of audio from it.';
   const cases = [
-    { what: 'exits at once (/bin/false)', player: '/bin/false', line: /^voicewire say: the player \/bin\/false exited with code 1$/, minBytes: 1 },
-    { what: 'does not exist', player: missing, line: /^voicewire say: could not start the player \S*no-such-player: .*ENOENT$/, minBytes: 1 },
-    { what: 'exits non-zero partway', player: partway, line: /^voicewire say: the player \S*partway-player\.sh exited with code 4$/, minBytes: READ_BEFORE_FAILING },
+    {
+      what: 'exits at once (/bin/false)',
+      player: '/bin/false',
+      line: /^voicewire say: the player \/bin\/false exited with code 1$/,
+      minBytes: 1,
+    },
+    {
+      what: 'does not exist',
+      player: missing,
+      line: /^voicewire say: could not start the player \S*no-such-player: .*ENOENT$/,
+      minBytes: 1,
+    },
+    {
+      what: 'exits non-zero partway',
+      player: partway,
+      line: /^voicewire say: the player \S*partway-player\.sh exited with code 4$/,
+      minBytes: READ_BEFORE_FAILING,
+    },
   ];
   for (const c of cases) {
     it(`a player that ${c.what}: one line naming it and its status, exit 3, no stack, a valid WAV of the audio received`, async () => {
       const out = join(dir, `out-${cases.indexOf(c)}.wav`);
-      const r = await runCli(['say', TEXT, '--play', '--format', 'pcm', '--sample-rate', '16000', '--out', out, '--base-url', service.baseUrl, '--api-key', service.token], {
-        env: { VOICEWIRE_PLAYER: c.player },
-      });
+      const r = await runCli(
+        [
+          'say',
+          TEXT,
+          '--play',
+          '--format',
+          'pcm',
+          '--sample-rate',
+          '16000',
+          '--out',
+          out,
+          '--base-url',
+          service.baseUrl,
+          '--api-key',
+          service.token,
+        ],
+        {
+          env: { VOICEWIRE_PLAYER: c.player },
+        },
+      );
       expect(r.stderr).not.toContain('Unhandled');
       expect(stackLines(r.stderr)).toEqual([]);
       expect(r.signal).toBeNull();

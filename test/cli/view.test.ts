@@ -43,7 +43,9 @@ describe('voicewire view', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const page = readFileSync(html, 'utf8');
-      const words = [...page.matchAll(/<g class="word[^"]*" data-i="\d+"><title>[^<]*<\/title><rect[^>]*\/><text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+      const words = [
+        ...page.matchAll(/<g class="word[^"]*" data-i="\d+"><title>[^<]*<\/title><rect[^>]*\/><text[^>]*>([^<]*)<\/text>/g),
+      ].map((m) => m[1]);
       expect(words).toEqual(['Hello', 'there', 'this', 'page', 'shows', 'every', 'word']);
       expect(page).toMatch(/<path class="wave" d="M[\d.]+,[\d.]+L/);
       expect(page).toMatch(/<audio id="audio" controls preload="auto" src="data:audio\/wav;base64,UklGR/);

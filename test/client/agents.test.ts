@@ -47,7 +47,15 @@ const full: AgentCreateParams = {
       record_audio: false,
       timezone: 'Europe/Berlin',
       transfer_destinations: [
-        { type: 'phone', label: 'Ops', phone_number: '+15550001', description: '', mode: 'cold', warm_connect: 'confirm', warm_briefing_instructions: '' },
+        {
+          type: 'phone',
+          label: 'Ops',
+          phone_number: '+15550001',
+          description: '',
+          mode: 'cold',
+          warm_connect: 'confirm',
+          warm_briefing_instructions: '',
+        },
         { type: 'sip', sip_uri: 'sip:x@y', mode: 'warm_whisper', warm_connect: 'auto' }, // values the spec does not show: accepted
       ],
       outbound: { amd_enabled: false, voicemail: { action: 'leave_message', message: 'call back' } },
@@ -98,7 +106,10 @@ describe('agents', () => {
   });
 
   it('create accepts a single post_call object and null webhooks', async () => {
-    await client().agents.create({ ...minimal, config: { ...minimal.config, webhooks: { post_call: { url: 'u' }, conversation_init: null } } });
+    await client().agents.create({
+      ...minimal,
+      config: { ...minimal.config, webhooks: { post_call: { url: 'u' }, conversation_init: null } },
+    });
     await client().agents.create({ ...minimal, config: { ...minimal.config, webhooks: { post_call: null } } });
     expect(server.requests).toHaveLength(2);
   });
@@ -108,7 +119,12 @@ describe('agents', () => {
     ['config', { name: 'x' }, 'config', 'required'],
     ['system_prompt', { ...minimal, config: { ...minimal.config, prompt: {} } }, 'config.prompt.system_prompt', 'required'],
     ['voice_id', { ...minimal, config: { ...minimal.config, voice: { speaking_language: 'en' } } }, 'config.voice.voice_id', 'required'],
-    ['speaking_language', { ...minimal, config: { ...minimal.config, voice: { voice_id: 'v' } } }, 'config.voice.speaking_language', 'required'],
+    [
+      'speaking_language',
+      { ...minimal, config: { ...minimal.config, voice: { voice_id: 'v' } } },
+      'config.voice.speaking_language',
+      'required',
+    ],
   ])('create refuses a request missing %s before any network call', async (_n, params, field, rule) => {
     const err = await validationError(() => client().agents.create(params as AgentCreateParams));
     expect(err.field).toBe(field);

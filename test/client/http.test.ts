@@ -104,7 +104,9 @@ describe('HTTP core', () => {
   it('retries a 429, honouring Retry-After, then succeeds', async () => {
     let n = 0;
     server.route('GET /v1/agent/agents/ag_1', (_r, res) =>
-      n++ === 0 ? sendJson(res, 429, { status: 429, message: 'slow down', reason: 'rate_limited' }, { 'retry-after': '2' }) : sendJson(res, 200, agentBody),
+      n++ === 0
+        ? sendJson(res, 429, { status: 429, message: 'slow down', reason: 'rate_limited' }, { 'retry-after': '2' })
+        : sendJson(res, 200, agentBody),
     );
     const agent = await client().agents.get('ag_1');
     expect(agent.agent_id).toBe('ag_1');
@@ -112,7 +114,9 @@ describe('HTTP core', () => {
   });
 
   it('does not wait for a Retry-After longer than maxRetryAfterMs: the 429 is thrown', async () => {
-    server.route('GET /v1/agent/agents/ag_1', (_r, res) => sendJson(res, 429, { status: 429, message: 'm', reason: 'r' }, { 'retry-after': '3600' }));
+    server.route('GET /v1/agent/agents/ag_1', (_r, res) =>
+      sendJson(res, 429, { status: 429, message: 'm', reason: 'r' }, { 'retry-after': '3600' }),
+    );
     expect(await rejection(client().agents.get('ag_1'))).toBeInstanceOf(RateLimitError);
     expect(sleeps).toEqual([]);
   });
@@ -142,7 +146,9 @@ describe('HTTP core', () => {
   it('retries a 429 on POST create (it was not processed)', async () => {
     let n = 0;
     server.route('POST /v1/agent/sessions', (_r, res) =>
-      n++ === 0 ? sendJson(res, 429, { status: 429, message: 'm', reason: 'r' }, { 'retry-after': '1' }) : sendJson(res, 201, { session_id: 's1' }),
+      n++ === 0
+        ? sendJson(res, 429, { status: 429, message: 'm', reason: 'r' }, { 'retry-after': '1' })
+        : sendJson(res, 201, { session_id: 's1' }),
     );
     expect((await client().sessions.create({ agent_id: 'ag_1' })).session_id).toBe('s1');
     expect(server.requests).toHaveLength(2);

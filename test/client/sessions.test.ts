@@ -64,7 +64,9 @@ describe('sessions.get', () => {
   });
 
   it('throws NotFoundError with the reason for an unknown session', async () => {
-    server.route('GET /v1/agent/sessions/nope', (_r, res) => sendJson(res, 404, { status: 404, message: 'no such session', reason: 'session_not_found' }));
+    server.route('GET /v1/agent/sessions/nope', (_r, res) =>
+      sendJson(res, 404, { status: 404, message: 'no such session', reason: 'session_not_found' }),
+    );
     await expect(client().sessions.get('nope')).rejects.toBeInstanceOf(NotFoundError);
   });
 });
@@ -72,7 +74,13 @@ describe('sessions.get', () => {
 describe('sessions.list', () => {
   function routePages(): void {
     const pages: Record<string, { data: unknown[]; next_cursor: string | null }> = {
-      '': { data: [{ session_id: 's1', status: 'failed' }, { session_id: 's2', status: 'failed' }], next_cursor: 'c2' },
+      '': {
+        data: [
+          { session_id: 's1', status: 'failed' },
+          { session_id: 's2', status: 'failed' },
+        ],
+        next_cursor: 'c2',
+      },
       c2: { data: [{ session_id: 's3', status: 'failed' }], next_cursor: 'c3' },
       c3: { data: [{ session_id: 's4', status: 'failed', end_reason: 'dial_failed' }], next_cursor: null },
     };
@@ -155,7 +163,9 @@ describe('sessions.list', () => {
 
 describe('sessions.create', () => {
   it('sends agent_id, end_user_id, metadata and valid dynamic variables; drops invalid ones with a warning', async () => {
-    server.route('POST /v1/agent/sessions', (req, res) => sendJson(res, 201, { session_id: 'sess_9', status: 'pending', ...(req.json as object) }));
+    server.route('POST /v1/agent/sessions', (req, res) =>
+      sendJson(res, 201, { session_id: 'sess_9', status: 'pending', ...(req.json as object) }),
+    );
     const warnings: string[] = [];
     const metadata = { order: 7, price: '19.90', nested: { deep: [true] } };
     const s = await client(warnings).sessions.create({
@@ -201,7 +211,9 @@ describe('sessions.create', () => {
 
   it('refuses one field given in both forms', async () => {
     const both = { agent_id: 'a', agentId: 'a' } as unknown as Parameters<ReturnType<typeof client>['sessions']['create']>[0];
-    const err = await client().sessions.create(both).catch((e: unknown) => e);
+    const err = await client()
+      .sessions.create(both)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidOptionError);
     expect((err as InvalidOptionError).message).toMatch(/agent_id or the deprecated agentId/);
     expect(server.requests).toHaveLength(0);

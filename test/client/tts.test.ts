@@ -24,7 +24,6 @@ afterEach(async () => {
 
 const REQ = { text: 'one two three', format: 'pcm' as const, sample_rate: RATE };
 
-
 describe('client.tts.streamWithTimestamps', () => {
   it('resolves after the head with the response, then delivers frames and words', async () => {
     server = await startLoopback([sse(4)]);
@@ -89,7 +88,9 @@ describe('client.tts.streamWithTimestamps', () => {
   it('5xx is retried with backoff up to maxRetries, then is an InternalServerError with status, reason and request id', async () => {
     server = await startLoopback([status(503)]);
     const core = makeCore(server.baseUrl, { maxRetries: 2 });
-    const err = await createTtsApi(core).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    const err = await createTtsApi(core)
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InternalServerError);
     expect(err).toMatchObject({ status: 503, reason: 'test_reason', requestId: 'req-503' });
     expect(server.seen).toHaveLength(3);
@@ -99,12 +100,16 @@ describe('client.tts.streamWithTimestamps', () => {
 
   it('a 429 past maxRetries is a RateLimitError; a 401 is never retried', async () => {
     server = await startLoopback([status(401)]);
-    const err = await createTtsApi(makeCore(server.baseUrl)).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    const err = await createTtsApi(makeCore(server.baseUrl))
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(server.seen).toHaveLength(1);
     await server.close();
     server = await startLoopback([status(429, { 'retry-after': '0' })]);
-    const err2 = await createTtsApi(makeCore(server.baseUrl, { maxRetries: 1 })).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    const err2 = await createTtsApi(makeCore(server.baseUrl, { maxRetries: 1 }))
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(RateLimitError);
     expect(server.seen).toHaveLength(2);
   });
@@ -115,15 +120,24 @@ describe('client.tts.streamWithTimestamps', () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((r) => probe.close(() => r()));
     const core = makeCore(`http://127.0.0.1:${port}`, { maxRetries: 2 });
-    const err = await createTtsApi(core).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    const err = await createTtsApi(core)
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect((err as Error).message).toContain('ECONNREFUSED');
     expect(core.sleeps).toHaveLength(2);
   });
 
   it('a 200 that is not an event stream is a clear NotEventStreamError, not a parse failure', async () => {
-    server = await startLoopback([(_q, res) => { res.writeHead(200, { 'content-type': 'text/html', 'x-request-id': 'r1' }); res.end('<html>login</html>'); }]);
-    const err = await createTtsApi(makeCore(server.baseUrl)).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    server = await startLoopback([
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'text/html', 'x-request-id': 'r1' });
+        res.end('<html>login</html>');
+      },
+    ]);
+    const err = await createTtsApi(makeCore(server.baseUrl))
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotEventStreamError);
     expect((err as Error).message).toContain('text/html');
     expect(err).toMatchObject({ status: 200, requestId: 'r1' });
@@ -151,17 +165,24 @@ describe('client.tts.streamWithTimestamps', () => {
 
   it('timeoutMs bounds the wait for the response head', async () => {
     server = await startLoopback([() => {}]);
-    const err = await createTtsApi(makeCore(server.baseUrl, { timeoutMs: 100, maxRetries: 0 })).streamWithTimestamps(REQ).catch((e: unknown) => e);
+    const err = await createTtsApi(makeCore(server.baseUrl, { timeoutMs: 100, maxRetries: 0 }))
+      .streamWithTimestamps(REQ)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiTimeoutError);
   });
 
   it('abort stops the network read and ends the pipeline', async () => {
     let serverSawClose = false;
-    server = await startLoopback([(req, res) => {
-      sse(1, 'hold')(req, res, undefined as never);
-      const timer = setInterval(() => res.write(': keep-alive\n\n'), 5);
-      res.on('close', () => { clearInterval(timer); serverSawClose = true; });
-    }]);
+    server = await startLoopback([
+      (req, res) => {
+        sse(1, 'hold')(req, res, undefined as never);
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), 5);
+        res.on('close', () => {
+          clearInterval(timer);
+          serverSawClose = true;
+        });
+      },
+    ]);
     const controller = new AbortController();
     const { stream } = await createTtsApi(makeCore(server.baseUrl)).streamWithTimestamps(REQ, { signal: controller.signal });
     let bytesAtAbort = -1;
@@ -179,7 +200,12 @@ describe('client.tts.streamWithTimestamps', () => {
 
   it('the consumer destroying the stream cancels the read', async () => {
     let closed = false;
-    server = await startLoopback([(req, res) => { sse(2, 'hold')(req, res, undefined as never); res.on('close', () => (closed = true)); }]);
+    server = await startLoopback([
+      (req, res) => {
+        sse(2, 'hold')(req, res, undefined as never);
+        res.on('close', () => (closed = true));
+      },
+    ]);
     const { stream } = await createTtsApi(makeCore(server.baseUrl)).streamWithTimestamps(REQ);
     stream.once('data', () => stream.destroy());
     await new Promise((r) => stream.once('close', r));

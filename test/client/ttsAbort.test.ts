@@ -22,18 +22,27 @@ describe('aborting a speech stream', () => {
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const { code, signal, exitedAt } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; exitedAt: number }>((resolve) => {
-      // The service holds the stream for 60 s: a child that waited for it would be killed here.
-      const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.on('exit', (c, s) => {
-        clearTimeout(guard);
-        resolve({ code: c, signal: s, exitedAt: Date.now() });
-      });
-    });
+    const { code, signal, exitedAt } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; exitedAt: number }>(
+      (resolve) => {
+        // The service holds the stream for 60 s: a child that waited for it would be killed here.
+        const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        child.on('exit', (c, s) => {
+          clearTimeout(guard);
+          resolve({ code: c, signal: s, exitedAt: Date.now() });
+        });
+      },
+    );
     expect(err).toBe('');
     expect(signal).toBeNull();
     expect(code).toBe(0);
-    const report = JSON.parse(out) as { error: string; frames: number; bytesAtAbort: number; bytesLater: number; destroyed: boolean; endedAt: number };
+    const report = JSON.parse(out) as {
+      error: string;
+      frames: number;
+      bytesAtAbort: number;
+      bytesLater: number;
+      destroyed: boolean;
+      endedAt: number;
+    };
     expect(report.error).toBe('AbortError');
     expect(report.frames).toBeGreaterThan(0);
     expect(report.destroyed).toBe(true);

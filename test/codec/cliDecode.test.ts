@@ -12,7 +12,13 @@ function capture(name: string, audio: Uint8Array): string {
   const path = join(dir, name);
   const events = [];
   for (let at = 0; at < audio.length; at += 4000) {
-    events.push({ audio_base64: Buffer.from(audio.subarray(at, at + 4000)).toString('base64'), content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 });
+    events.push({
+      audio_base64: Buffer.from(audio.subarray(at, at + 4000)).toString('base64'),
+      content: '',
+      alignment: null,
+      chunk_seq: 0,
+      chunk_audio_offset_sec: 0,
+    });
   }
   writeFileSync(path, sse(events));
   return path;
@@ -25,7 +31,14 @@ function wavInfo(path: string): { tag: number; rate: number; channels: number; b
   while (p + 8 <= b.length) {
     const id = b.toString('latin1', p, p + 4);
     const n = b.readUInt32LE(p + 4);
-    if (id === 'fmt ') info = { ...info, tag: b.readUInt16LE(p + 8), channels: b.readUInt16LE(p + 10), rate: b.readUInt32LE(p + 12), bits: b.readUInt16LE(p + 22) };
+    if (id === 'fmt ')
+      info = {
+        ...info,
+        tag: b.readUInt16LE(p + 8),
+        channels: b.readUInt16LE(p + 10),
+        rate: b.readUInt32LE(p + 12),
+        bits: b.readUInt16LE(p + 22),
+      };
     if (id === 'data') return { ...info, dataBytes: n };
     p += 8 + n + (n & 1);
   }

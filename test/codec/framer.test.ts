@@ -46,11 +46,17 @@ describe('Framer', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 500 }), fc.array(fc.nat(500), { maxLength: 8 }), (n, cuts) => {
         const input = ramp(n);
-        const whole = (() => { const f = new Framer({ sampleRate: 8000, channels: 1 }); return [...f.push(input), ...f.flush()]; })();
+        const whole = (() => {
+          const f = new Framer({ sampleRate: 8000, channels: 1 });
+          return [...f.push(input), ...f.flush()];
+        })();
         const f = new Framer({ sampleRate: 8000, channels: 1 });
         const frames: PcmFrame[] = [];
         let at = 0;
-        for (const c of [...cuts.filter((x) => x < n)].sort((a, b) => a - b).concat(n)) { f.push(input.subarray(at, c), frames); at = Math.max(at, c); }
+        for (const c of [...cuts.filter((x) => x < n)].sort((a, b) => a - b).concat(n)) {
+          f.push(input.subarray(at, c), frames);
+          at = Math.max(at, c);
+        }
         f.flush(frames);
         expect(frames.map((x) => [x.startSample, Array.from(x.samples)])).toEqual(whole.map((x) => [x.startSample, Array.from(x.samples)]));
       }),
@@ -119,7 +125,7 @@ describe('FrameSlab', () => {
   });
 });
 
-describe('Framer with owned blocks (a native decoder\'s fresh output)', () => {
+describe("Framer with owned blocks (a native decoder's fresh output)", () => {
   /** `samples` in an ArrayBuffer of their own, seen through a view starting `skip` samples in. */
   const ownBlock = (samples: Int16Array, skip: number): Int16Array => {
     const whole = new Int16Array(samples.length + skip);
@@ -143,7 +149,9 @@ describe('Framer with owned blocks (a native decoder\'s fresh output)', () => {
           const owned = new Framer({ sampleRate: 1000, channels, frameMs });
           const frames: PcmFrame[] = [];
           const atHandout: number[][] = [];
-          const note = () => { while (atHandout.length < frames.length) atHandout.push(Array.from(frames[atHandout.length]!.samples)); };
+          const note = () => {
+            while (atHandout.length < frames.length) atHandout.push(Array.from(frames[atHandout.length]!.samples));
+          };
           inputs.forEach((block, i) => {
             owned.push(ownBlock(block, blocks[i]!.skip * channels), frames, true);
             note();
@@ -159,7 +167,7 @@ describe('Framer with owned blocks (a native decoder\'s fresh output)', () => {
     );
   });
 
-  it('20 ms packets behind a pre-skip: every frame is a decoded block\'s own memory, no slab', () => {
+  it("20 ms packets behind a pre-skip: every frame is a decoded block's own memory, no slab", () => {
     const f = new Framer({ sampleRate: 48000, channels: 1 }); // 960-sample frames
     const frames: PcmFrame[] = [];
     const blocks: Int16Array[] = [];
@@ -176,13 +184,16 @@ describe('Framer with owned blocks (a native decoder\'s fresh output)', () => {
     });
   });
 
-  it('a block in a shared buffer (Node\'s Buffer pool, the wasm backend) is copied, never reused', () => {
+  it("a block in a shared buffer (Node's Buffer pool, the wasm backend) is copied, never reused", () => {
     const f = new Framer({ sampleRate: 1000, channels: 1, frameMs: 4 });
     const pool = new Int16Array(64).fill(7);
     const block = pool.subarray(8, 14); // 6 samples; the rest of the pool is someone else's
     block.set(ramp(6));
     const frames = [...f.push(block, [], false), ...f.flush()];
-    expect(frames.map((x) => Array.from(x.samples))).toEqual([[0, 1, 2, 3], [4, 5]]);
+    expect(frames.map((x) => Array.from(x.samples))).toEqual([
+      [0, 1, 2, 3],
+      [4, 5],
+    ]);
     expect(frames.every((x) => x.samples.buffer !== pool.buffer)).toBe(true);
     expect(Array.from(pool.subarray(0, 8))).toEqual(Array(8).fill(7));
   });

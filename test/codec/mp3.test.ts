@@ -61,7 +61,7 @@ describe('Mp3Decoder against ffmpeg', () => {
     expect(bestLag(tagged.pcm, untagged.pcm, 1500)).toBe(MP3_UNTAGGED_DELAY);
   });
 
-  it('a streaming encoder\'s Info tag (delay, no frame count: the local service) trims the start as ffmpeg does', async () => {
+  it("a streaming encoder's Info tag (delay, no frame count: the local service) trims the start as ffmpeg does", async () => {
     // mpg123 trims nothing without the frame count; ffmpeg drops delay + 529 at the start only.
     const r = await decodeWhole('streaming-tag');
     expect(r.gapless).toBe(true);
@@ -135,7 +135,7 @@ describe('Mp3Decoder against ffmpeg', () => {
     }
   });
 
-  it('reuseOutput: each call\'s block is a view of one reused scratch; copied at once, the samples equal the default decoder\'s', async () => {
+  it("reuseOutput: each call's block is a view of one reused scratch; copied at once, the samples equal the default decoder's", async () => {
     const bytes = fixture('mp3/lame-tag.mp3');
     const ref = await decodeWhole('lame-tag');
     const dec = new Mp3Decoder({ reuseOutput: true, stepMs: 40 });

@@ -6,7 +6,13 @@ import { CodecError, OggSequenceError } from '../../src/errors.js';
 import { fixture } from './audioFixtures.js';
 import { dropPage, oggPages, pageOffsets, pageSequence, repeatPage, swapPages } from './oggPages.js';
 
-interface Seen { bytes: string; serial: number; granule: number; bos: boolean; eos: boolean }
+interface Seen {
+  bytes: string;
+  serial: number;
+  granule: number;
+  bos: boolean;
+  eos: boolean;
+}
 
 function readAll(chunks: Uint8Array[]): { packets: Seen[]; error: unknown; end: CodecError | null } {
   const packets: Seen[] = [];
@@ -28,7 +34,15 @@ function readReporting(b: Uint8Array): { packets: (Seen & { afterGap: boolean })
   const packets: (Seen & { afterGap: boolean })[] = [];
   const faults: OggSequenceError[] = [];
   const reader = new OggPageReader({
-    onPacket: (p) => packets.push({ bytes: Buffer.from(p.data).toString('hex'), serial: p.serial, granule: p.granule, bos: p.bos, eos: p.eos, afterGap: p.afterGap }),
+    onPacket: (p) =>
+      packets.push({
+        bytes: Buffer.from(p.data).toString('hex'),
+        serial: p.serial,
+        granule: p.granule,
+        bos: p.bos,
+        eos: p.eos,
+        afterGap: p.afterGap,
+      }),
     onSequenceFault: (fault) => faults.push(fault),
   });
   let error: unknown = null;
@@ -52,7 +66,14 @@ function splitAt(b: Uint8Array, cuts: number[]): Uint8Array[] {
 }
 
 /** Builds one Ogg page (RFC 3533) around the given lacing and body. */
-function page(opts: { serial?: number; seq?: number; flags?: number; granule?: number; packets: Uint8Array[]; openLast?: boolean }): Uint8Array {
+function page(opts: {
+  serial?: number;
+  seq?: number;
+  flags?: number;
+  granule?: number;
+  packets: Uint8Array[];
+  openLast?: boolean;
+}): Uint8Array {
   const lacing: number[] = [];
   opts.packets.forEach((p, i) => {
     let n = p.length;
@@ -102,8 +123,15 @@ describe('OggPageReader', () => {
   });
 
   it('marks BOS on the first packet and EOS on the last packet of the last page', () => {
-    const { packets } = readAll([page({ flags: 2, packets: [bytes(2, 1)] }), page({ seq: 1, flags: 4, packets: [bytes(2, 2), bytes(2, 3)], granule: 5 })]);
-    expect(packets.map((p) => [p.bos, p.eos])).toEqual([[true, false], [false, false], [false, true]]);
+    const { packets } = readAll([
+      page({ flags: 2, packets: [bytes(2, 1)] }),
+      page({ seq: 1, flags: 4, packets: [bytes(2, 2), bytes(2, 3)], granule: 5 }),
+    ]);
+    expect(packets.map((p) => [p.bos, p.eos])).toEqual([
+      [true, false],
+      [false, false],
+      [false, true],
+    ]);
   });
 
   it('a corrupt CRC is a typed error at that page, after the earlier pages were delivered', () => {
@@ -139,7 +167,16 @@ describe('OggPageReader', () => {
     const whole = readAll([fixture('opus/20ms-pages.opus')]).packets;
     const { packets, error } = readAll([b]);
     expect(error).toBeInstanceOf(OggSequenceError);
-    expect(error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'gap', serial: 12, expectedSequence: 40, foundSequence: 41, missingPages: 1, byteOffset: pageOffsets(b)[40], fatal: true });
+    expect(error).toMatchObject({
+      code: 'OGG_PAGE_SEQUENCE',
+      kind: 'gap',
+      serial: 12,
+      expectedSequence: 40,
+      foundSequence: 41,
+      missingPages: 1,
+      byteOffset: pageOffsets(b)[40],
+      fatal: true,
+    });
     expect((error as Error).message).toMatch(/page 41 of stream 12 at byte \d+, expected page 40/);
     // every packet of the pages before it was delivered
     expect(packets).toEqual(whole.slice(0, 40));
@@ -161,7 +198,13 @@ describe('OggPageReader', () => {
     const repeated = repeatPage(original, 2);
     const { packets, faults } = readReporting(repeated);
     expect(faults).toHaveLength(1);
-    expect(faults[0]).toMatchObject({ kind: 'repeat', expectedSequence: 3, foundSequence: 2, missingPages: 0, byteOffset: pageOffsets(repeated)[3] });
+    expect(faults[0]).toMatchObject({
+      kind: 'repeat',
+      expectedSequence: 3,
+      foundSequence: 2,
+      missingPages: 0,
+      byteOffset: pageOffsets(repeated)[3],
+    });
     expect(packets.map(({ afterGap, ...p }) => p)).toEqual(whole);
     expect(readAll([repeated]).error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'repeat', fatal: true });
   });
@@ -170,7 +213,10 @@ describe('OggPageReader', () => {
     const original = fixture('opus/default-pages.opus');
     const whole = readAll([original]).packets;
     const { packets, faults } = readReporting(swapPages(original, 2));
-    expect(faults.map((f) => [f.kind, f.expectedSequence, f.foundSequence])).toEqual([['gap', 2, 3], ['repeat', 4, 2]]);
+    expect(faults.map((f) => [f.kind, f.expectedSequence, f.foundSequence])).toEqual([
+      ['gap', 2, 3],
+      ['repeat', 4, 2],
+    ]);
     // page 3's packets come; page 2's (50 packets) are lost
     expect(packets.map(({ afterGap, ...p }) => p)).toEqual([...whole.slice(0, 2), ...whole.slice(52)]);
   });
@@ -197,11 +243,16 @@ describe('OggPageReader', () => {
     expect(readAll([p0, p1, p2]).packets.map((p) => p.bytes)).toEqual([hex(bytes(3, 1)), hex(x), hex(y), hex(bytes(4, 0x5a))]);
     const { packets, faults } = readReporting(Buffer.concat([p0, p2]));
     expect(faults).toHaveLength(1);
-    expect(packets.map((p) => [p.bytes, p.afterGap])).toEqual([[hex(bytes(3, 1)), false], [hex(bytes(4, 0x5a)), true]]);
+    expect(packets.map((p) => [p.bytes, p.afterGap])).toEqual([
+      [hex(bytes(3, 1)), false],
+      [hex(bytes(4, 0x5a)), true],
+    ]);
   });
 
   it('sequence numbers wrap at 2^32 without a fault', () => {
-    const { faults } = readReporting(Buffer.concat([page({ seq: 0xffffffff, packets: [bytes(2, 1)] }), page({ seq: 0, packets: [bytes(2, 2)] })]));
+    const { faults } = readReporting(
+      Buffer.concat([page({ seq: 0xffffffff, packets: [bytes(2, 1)] }), page({ seq: 0, packets: [bytes(2, 2)] })]),
+    );
     expect(faults).toEqual([]);
   });
 
@@ -222,6 +273,13 @@ describe('OggPageReader', () => {
 
   it('1-byte feeding gives the same packets as one chunk', () => {
     const b = fixture('opus/20ms-pages.opus').subarray(0, 6000);
-    expect(readAll(splitAt(b, Array.from({ length: b.length }, (_, i) => i)))).toEqual(readAll([b]));
+    expect(
+      readAll(
+        splitAt(
+          b,
+          Array.from({ length: b.length }, (_, i) => i),
+        ),
+      ),
+    ).toEqual(readAll([b]));
   });
 });

@@ -6,7 +6,17 @@ import { OggPageReader, type OggPacket, type OggPacketInfo } from '../../src/cod
 import { InvalidOptionError } from '../../src/errors.js';
 import { collect, fixture } from './audioFixtures.js';
 
-interface Seen { hex: string; serial: number; bos: boolean; eos: boolean; granule: number; lastOnPage: boolean; pageSequence: number; pageOffset: number; afterGap: boolean }
+interface Seen {
+  hex: string;
+  serial: number;
+  bos: boolean;
+  eos: boolean;
+  granule: number;
+  lastOnPage: boolean;
+  pageSequence: number;
+  pageOffset: number;
+  afterGap: boolean;
+}
 
 const seen = (bytes: Uint8Array, info: Readonly<OggPacketInfo>): Seen => ({
   hex: Buffer.from(bytes).toString('hex'),
@@ -21,7 +31,16 @@ const seen = (bytes: Uint8Array, info: Readonly<OggPacketInfo>): Seen => ({
 });
 
 function info(i: number): OggPacketInfo {
-  return { serial: 1000 + i, bos: i === 0, eos: false, granule: i * 960 + 2 ** 40, lastOnPage: true, pageSequence: i, pageOffset: i * 4096 + 2 ** 33, afterGap: i % 3 === 1 };
+  return {
+    serial: 1000 + i,
+    bos: i === 0,
+    eos: false,
+    granule: i * 960 + 2 ** 40,
+    lastOnPage: true,
+    pageSequence: i,
+    pageOffset: i * 4096 + 2 ** 33,
+    afterGap: i % 3 === 1,
+  };
 }
 
 /** Packet `i`: `i % 300 + 1` bytes of a pattern that names it. */
@@ -30,7 +49,19 @@ function packet(i: number): Uint8Array {
 }
 
 function headOf(q: OggPacketQueue): Seen {
-  return { ...seen(q.headBytes(), { serial: q.headSerial, bos: q.headBos, eos: false, granule: q.headGranule, lastOnPage: true, pageSequence: 0, pageOffset: q.headPageOffset, afterGap: q.headAfterGap }), pageSequence: 0 };
+  return {
+    ...seen(q.headBytes(), {
+      serial: q.headSerial,
+      bos: q.headBos,
+      eos: false,
+      granule: q.headGranule,
+      lastOnPage: true,
+      pageSequence: 0,
+      pageOffset: q.headPageOffset,
+      afterGap: q.headAfterGap,
+    }),
+    pageSequence: 0,
+  };
 }
 
 const expected = (i: number): Seen => ({ ...seen(packet(i), info(i)), pageSequence: 0 });
@@ -123,27 +154,30 @@ describe('OggPageReader onPacketBytes', () => {
 });
 
 describe('OggOpusDecoder with a backlog', () => {
-  it.each(['20ms-pages', 'chained', 'stereo'])('%s: pages pushed while packets still wait decode to the same samples as one call', (name) => {
-    const ogg = fixture(`opus/${name}.opus`);
-    const whole = new OggOpusDecoder();
-    const expectedPcm = collect(whole.decode(ogg), whole.flush()).pcm;
-    // 40 ms per call and 700-byte inputs: the queue is never empty when more pages arrive, so it
-    // compacts and grows under a real stream; each input is overwritten after the call.
-    const dec = new OggOpusDecoder({ stepMs: 40 });
-    const parts = [];
-    for (let at = 0; at < ogg.length; at += 700) {
-      const piece = ogg.slice(at, at + 700);
-      const r = dec.decode(piece);
-      parts.push({ pcm: r.pcm.map((b) => b.slice()), errors: r.errors });
-      piece.fill(0x5a);
-    }
-    while (dec.pending) {
-      const r = dec.decode(new Uint8Array(0));
-      parts.push({ pcm: r.pcm.map((b) => b.slice()), errors: r.errors });
-    }
-    parts.push(dec.flush());
-    const got = collect(...parts);
-    expect(got.errors).toEqual([]);
-    expect(got.pcm).toEqual(expectedPcm);
-  });
+  it.each(['20ms-pages', 'chained', 'stereo'])(
+    '%s: pages pushed while packets still wait decode to the same samples as one call',
+    (name) => {
+      const ogg = fixture(`opus/${name}.opus`);
+      const whole = new OggOpusDecoder();
+      const expectedPcm = collect(whole.decode(ogg), whole.flush()).pcm;
+      // 40 ms per call and 700-byte inputs: the queue is never empty when more pages arrive, so it
+      // compacts and grows under a real stream; each input is overwritten after the call.
+      const dec = new OggOpusDecoder({ stepMs: 40 });
+      const parts = [];
+      for (let at = 0; at < ogg.length; at += 700) {
+        const piece = ogg.slice(at, at + 700);
+        const r = dec.decode(piece);
+        parts.push({ pcm: r.pcm.map((b) => b.slice()), errors: r.errors });
+        piece.fill(0x5a);
+      }
+      while (dec.pending) {
+        const r = dec.decode(new Uint8Array(0));
+        parts.push({ pcm: r.pcm.map((b) => b.slice()), errors: r.errors });
+      }
+      parts.push(dec.flush());
+      const got = collect(...parts);
+      expect(got.errors).toEqual([]);
+      expect(got.pcm).toEqual(expectedPcm);
+    },
+  );
 });

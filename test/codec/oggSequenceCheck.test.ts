@@ -6,7 +6,14 @@ describe('OggSequenceCheck', () => {
   it('the next number is ok, a later one a gap, an earlier one a repeat that leaves the stream where it was', () => {
     const c = new OggSequenceCheck();
     expect([c.check(5, 0, true, false), c.check(5, 1, false, false), c.check(5, 3, false, false)]).toEqual(['ok', 'ok', 'gap']);
-    expect(c.fault('gap', 5, 3, 1234, false)).toMatchObject({ expectedSequence: 2, foundSequence: 3, missingPages: 1, byteOffset: 1234, serial: 5, fatal: false });
+    expect(c.fault('gap', 5, 3, 1234, false)).toMatchObject({
+      expectedSequence: 2,
+      foundSequence: 3,
+      missingPages: 1,
+      byteOffset: 1234,
+      serial: 5,
+      fatal: false,
+    });
     expect(c.check(5, 3, false, false)).toBe('repeat');
     expect(c.fault('repeat', 5, 3, 99, true)).toMatchObject({ expectedSequence: 4, foundSequence: 3, missingPages: 0, fatal: true });
     expect(c.check(5, 4, false, false)).toBe('ok');
@@ -14,7 +21,12 @@ describe('OggSequenceCheck', () => {
 
   it('the first page seen of a stream is ok whatever its number (joined mid-stream); streams are counted apart', () => {
     const c = new OggSequenceCheck();
-    expect([c.check(1, 70, false, false), c.check(2, 3, false, false), c.check(1, 71, false, false), c.check(2, 4, false, false)]).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect([c.check(1, 70, false, false), c.check(2, 3, false, false), c.check(1, 71, false, false), c.check(2, 4, false, false)]).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+    ]);
   });
 
   it('a BOS page after the EOS page of its serial starts a new link; a BOS page seen again is a repeat', () => {

@@ -37,7 +37,11 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
       const out = dec.decode(fixture('opus/20ms-pages.opus'));
       expect(out.pcm.length).toBeGreaterThan(10);
       const ownBuffers = new Set(out.pcm.map((b) => b.buffer)).size === out.pcm.length;
-      expect({ backend, owned: out.ownedBuffers, ownBuffers }).toEqual({ backend, owned: backend === 'native', ownBuffers: backend === 'native' });
+      expect({ backend, owned: out.ownedBuffers, ownBuffers }).toEqual({
+        backend,
+        owned: backend === 'native',
+        ownBuffers: backend === 'native',
+      });
     }
   });
 
@@ -57,7 +61,7 @@ describe('OggOpusDecoder against opusdec --no-dither', () => {
     expect(pcm.subarray(0, a)).toEqual(decodeWhole('default-pages').pcm);
   });
 
-  it('an end trim longer than the final page\'s last packet trims the earlier packets of that page too', () => {
+  it("an end trim longer than the final page's last packet trims the earlier packets of that page too", () => {
     // end-trim-past-packet.opus is default-pages.opus with its final granule lowered by 1700
     // samples (test/fixtures/lower-final-granule.ts): the last page holds 40 packets of 960, so
     // the trim reaches back into the second-to-last packet. 131 852 is what opusdec --no-dither
@@ -187,8 +191,18 @@ describe('OpusHead', () => {
 
   it('rejects a short head, an unknown major version and surround mappings with typed errors', () => {
     expect(() => parseOpusHead(head().subarray(0, 12), 5)).toThrow(expect.objectContaining({ code: 'OPUS_BAD_HEAD', byteOffset: 5 }));
-    expect(() => parseOpusHead(head((b) => (b[8] = 0x10)), 0)).toThrow(expect.objectContaining({ code: 'OPUS_BAD_HEAD' }));
-    expect(() => parseOpusHead(head((b) => ((b[18] = 1), (b[9] = 6))), 0)).toThrow(expect.objectContaining({ code: 'CODEC_UNSUPPORTED' }));
+    expect(() =>
+      parseOpusHead(
+        head((b) => (b[8] = 0x10)),
+        0,
+      ),
+    ).toThrow(expect.objectContaining({ code: 'OPUS_BAD_HEAD' }));
+    expect(() =>
+      parseOpusHead(
+        head((b) => ((b[18] = 1), (b[9] = 6))),
+        0,
+      ),
+    ).toThrow(expect.objectContaining({ code: 'CODEC_UNSUPPORTED' }));
   });
 
   it('an Ogg stream whose first packet is not OpusHead is OPUS_BAD_HEAD', () => {

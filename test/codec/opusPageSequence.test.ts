@@ -42,7 +42,14 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
     const { pcm, errors } = decode(damaged, skip);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(OggSequenceError);
-    expect(errors[0]).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', fatal: false, kind: 'gap', expectedSequence: 40, foundSequence: 41, byteOffset: pageOffsets(damaged)[40] });
+    expect(errors[0]).toMatchObject({
+      code: 'OGG_PAGE_SEQUENCE',
+      fatal: false,
+      kind: 'gap',
+      expectedSequence: 40,
+      foundSequence: 41,
+      byteOffset: pageOffsets(damaged)[40],
+    });
     // the same length as the whole stream: everything after the gap keeps its time
     expect(pcm.length).toBe(ref.length);
     // page 40 held packet 38 (pages 2.. are packets 0..): its samples are zeros, those before are opusdec's
@@ -57,17 +64,25 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
     const dec = new OggOpusDecoder();
     const first = dec.decode(damaged);
     expect(first.errors).toHaveLength(1);
-    expect(first.errors[0]).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', fatal: true, expectedSequence: 40, foundSequence: 41, byteOffset: pageOffsets(damaged)[40] });
+    expect(first.errors[0]).toMatchObject({
+      code: 'OGG_PAGE_SEQUENCE',
+      fatal: true,
+      expectedSequence: 40,
+      foundSequence: 41,
+      byteOffset: pageOffsets(damaged)[40],
+    });
     const got = collect(first).pcm;
     expect(got.length).toBe(38 * PACKET - PRE_SKIP);
     expect(maxAbsDiff(got, ref.subarray(0, got.length))).toBeLessThanOrEqual(1);
     expect(dec.decode(new Uint8Array(10)).pcm).toEqual([]); // stays stopped
   });
 
-  it('a repeated page is not decoded twice: the output is the whole stream\'s, with one warning (skip) or a fatal error (fail)', () => {
+  it("a repeated page is not decoded twice: the output is the whole stream's, with one warning (skip) or a fatal error (fail)", () => {
     const damaged = repeatPage(original, 60);
     const skipped = decode(damaged, skip);
-    expect(skipped.errors).toEqual([expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', kind: 'repeat', fatal: false, expectedSequence: 61, foundSequence: 60 })]);
+    expect(skipped.errors).toEqual([
+      expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', kind: 'repeat', fatal: false, expectedSequence: 61, foundSequence: 60 }),
+    ]);
     expect(skipped.pcm).toEqual(decode(original).pcm);
     const failed = decode(damaged);
     expect(failed.errors).toEqual([expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', kind: 'repeat', fatal: true })]);
@@ -76,7 +91,10 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
 
   it('two swapped pages: a gap and a late page, the length kept (skip)', () => {
     const { pcm, errors } = decode(swapPages(original, 70), skip);
-    expect(errors.map((e) => [(e as OggSequenceError).kind, e.fatal])).toEqual([['gap', false], ['repeat', false]]);
+    expect(errors.map((e) => [(e as OggSequenceError).kind, e.fatal])).toEqual([
+      ['gap', false],
+      ['repeat', false],
+    ]);
     expect(pcm.length).toBe(ref.length);
   });
 
@@ -123,7 +141,7 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
     expect(samplesBeforeWarning).toBe(38 * PACKET - PRE_SKIP);
   });
 
-  it('a page lost in the second link of a chained stream is that link\'s gap; its length is kept', () => {
+  it("a page lost in the second link of a chained stream is that link's gap; its length is kept", () => {
     const b = fixture('opus/chained.opus');
     const { pcm, errors } = decode(dropPage(b, 7), skip);
     expect(errors).toEqual([expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', serial: 2, expectedSequence: 2, foundSequence: 3 })]);
@@ -149,7 +167,10 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
     late.writeUInt32LE(0, 22);
     late.writeUInt32LE(oggCrc(late), 22);
     const { errors } = decode(new Uint8Array(Buffer.concat([pages[0]!, pages[1]!, late, pages[4]!])), skip);
-    expect(errors.map((e) => [e.code, e.fatal])).toEqual([['OGG_PAGE_SEQUENCE', false], ['OGG_PAGE_SEQUENCE', true]]);
+    expect(errors.map((e) => [e.code, e.fatal])).toEqual([
+      ['OGG_PAGE_SEQUENCE', false],
+      ['OGG_PAGE_SEQUENCE', true],
+    ]);
     expect(errors[1]!.message).toMatch(/more than the 10 s repaired/);
   });
 
@@ -158,17 +179,28 @@ describe('OggOpusDecoder: pages lost, repeated or swapped', () => {
     // sequence numbers (nothing comes after it): the stream just ends early.
     const files = ['20ms-pages', 'default-pages', 'ffmpeg', 'spanning-packet', 'stereo'].map((name) => {
       const b = fixture(`opus/${name}.opus`);
-      return { name, b, pages: oggPages(b).length, samples: { 48000: decode(b).pcm.length, 8000: decode(b, { sampleRate: 8000 }).pcm.length } };
+      return {
+        name,
+        b,
+        pages: oggPages(b).length,
+        samples: { 48000: decode(b).pcm.length, 8000: decode(b, { sampleRate: 8000 }).pcm.length },
+      };
     });
     fc.assert(
-      fc.property(fc.nat(files.length - 1), fc.nat(1000), fc.constantFrom('skip' as const, 'fail' as const), fc.constantFrom(48000 as const, 8000 as const), (f, k, mode, sampleRate) => {
-        const file = files[f]!;
-        const lost = 1 + (k % (file.pages - 2));
-        const { pcm, errors } = decode(dropPage(file.b, lost), { onInvalidPage: mode, sampleRate });
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'gap', missingPages: 1, fatal: mode === 'fail' });
-        if (mode === 'skip') expect(pcm.length).toBe(file.samples[sampleRate]);
-      }),
+      fc.property(
+        fc.nat(files.length - 1),
+        fc.nat(1000),
+        fc.constantFrom('skip' as const, 'fail' as const),
+        fc.constantFrom(48000 as const, 8000 as const),
+        (f, k, mode, sampleRate) => {
+          const file = files[f]!;
+          const lost = 1 + (k % (file.pages - 2));
+          const { pcm, errors } = decode(dropPage(file.b, lost), { onInvalidPage: mode, sampleRate });
+          expect(errors).toHaveLength(1);
+          expect(errors[0]).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', kind: 'gap', missingPages: 1, fatal: mode === 'fail' });
+          if (mode === 'skip') expect(pcm.length).toBe(file.samples[sampleRate]);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -7,7 +7,10 @@ import { CodecError, InvalidOptionError } from '../../src/errors.js';
 function concat(blocks: Int16Array[]): Int16Array {
   const out = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
   let o = 0;
-  for (const b of blocks) { out.set(b, o); o += b.length; }
+  for (const b of blocks) {
+    out.set(b, o);
+    o += b.length;
+  }
   return out;
 }
 

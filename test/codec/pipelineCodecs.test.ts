@@ -9,7 +9,13 @@ function speechBody(audio: Uint8Array, eventBytes = 3000): Buffer {
   const events: WireEvent[] = [];
   for (let at = 0, i = 0; at < audio.length; i++) {
     const n = eventBytes + ((i * 977) % 1500);
-    events.push({ audio_base64: Buffer.from(audio.subarray(at, at + n)).toString('base64'), content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 });
+    events.push({
+      audio_base64: Buffer.from(audio.subarray(at, at + n)).toString('base64'),
+      content: '',
+      alignment: null,
+      chunk_seq: 0,
+      chunk_audio_offset_sec: 0,
+    });
     at += n;
   }
   return sse(events);
@@ -38,7 +44,7 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     expect(await warningsFor(16000)).toEqual([expect.stringMatching(/asked for 16000 Hz but the opus stream is 22050 Hz/)]);
   });
 
-  it('opus: a chained stream (one Ogg stream per text chunk) gives opusdec\'s samples through the pipeline', async () => {
+  it("opus: a chained stream (one Ogg stream per text chunk) gives opusdec's samples through the pipeline", async () => {
     const ref = readWav('opus/chained.ref.wav').samples;
     const r = await runPipeline(createSpeechPipeline({ format: 'opus' }), splitRandom(speechBody(fixture('opus/chained.opus'), 1000), 5));
     expect(r.error).toBeNull();
@@ -51,7 +57,9 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
     const body = speechBody(dropPage(fixture('opus/20ms-pages.opus'), 40));
     const skipped = await runPipeline(createSpeechPipeline({ format: 'opus', onInvalidEvent: 'skip' }), splitRandom(body, 11));
     expect(skipped.error).toBeNull();
-    expect(skipped.warnings).toEqual([expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', expectedSequence: 40, foundSequence: 41, fatal: false })]);
+    expect(skipped.warnings).toEqual([
+      expect.objectContaining({ code: 'OGG_PAGE_SEQUENCE', expectedSequence: 40, foundSequence: 41, fatal: false }),
+    ]);
     expect(skipped.pcm.length).toBe(ref.length);
     const failed = await runPipeline(createSpeechPipeline({ format: 'opus' }), splitRandom(body, 11));
     expect(failed.error).toMatchObject({ code: 'OGG_PAGE_SEQUENCE', expectedSequence: 40, foundSequence: 41, fatal: true });
@@ -83,7 +91,9 @@ describe('the pipeline with the opus and mp3 decoders and the conversion stage',
 
   it('mp3 22.05 kHz → 16 kHz f32 via the resampler: exact output count', async () => {
     const ref = readWav('mp3/lame-tag.ref.wav');
-    const r = await runPipeline(createSpeechPipeline({ format: 'mp3', output: { sampleRate: 16000, encoding: 'f32le' } }), [speechBody(fixture('mp3/lame-tag.mp3'))]);
+    const r = await runPipeline(createSpeechPipeline({ format: 'mp3', output: { sampleRate: 16000, encoding: 'f32le' } }), [
+      speechBody(fixture('mp3/lame-tag.mp3')),
+    ]);
     expect(r.error).toBeNull();
     expect(r.frames.reduce((n, f) => n + f.sampleCount, 0)).toBe(Math.round((ref.samples.length * 16000) / ref.sampleRate));
     expect(r.frames[0]!.samples).toBeInstanceOf(Float32Array);

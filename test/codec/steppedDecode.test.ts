@@ -67,10 +67,14 @@ describe('step-limited decoding (bounded work per call)', () => {
     const bytes = fixture('opus/spanning-packet.opus');
     const whole = opusWhole('spanning-packet');
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 6000 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 10, max: 120 }), (sizes, stepMs) => {
-        const dec = new OggOpusDecoder({ stepMs });
-        expect(collect(...feedStepped(dec, bytes, sizes).parts).pcm).toEqual(whole);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 6000 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 10, max: 120 }),
+        (sizes, stepMs) => {
+          const dec = new OggOpusDecoder({ stepMs });
+          expect(collect(...feedStepped(dec, bytes, sizes).parts).pcm).toEqual(whole);
+        },
+      ),
       { numRuns: 8 },
     );
   });
@@ -79,7 +83,7 @@ describe('step-limited decoding (bounded work per call)', () => {
     const b = fixture('opus/default-pages.opus').slice();
     // default-pages: page 2 holds 1 s of audio; corrupt page 3's last byte
     const offsets: number[] = [];
-    for (let p = 0; p < b.length; ) {
+    for (let p = 0; p < b.length;) {
       offsets.push(p);
       let len = 27 + b[p + 26]!;
       for (let s = 0; s < b[p + 26]!; s++) len += b[p + 27 + s]!;
@@ -174,7 +178,24 @@ describe('pcm and wav hand out views of aligned input', () => {
 
 describe('float → s16 (mp3 output)', () => {
   it('rounds half to even and clips, the same in wasm SIMD and in JS', () => {
-    const special = [0, -0, 0.5 / 32768, 1.5 / 32768, 2.5 / 32768, -0.5 / 32768, -1.5 / 32768, 1, -1, 1.5, -1.5, 0.99999, Infinity, -Infinity, NaN, 32767.5 / 32768];
+    const special = [
+      0,
+      -0,
+      0.5 / 32768,
+      1.5 / 32768,
+      2.5 / 32768,
+      -0.5 / 32768,
+      -1.5 / 32768,
+      1,
+      -1,
+      1.5,
+      -1.5,
+      0.99999,
+      Infinity,
+      -Infinity,
+      NaN,
+      32767.5 / 32768,
+    ];
     fc.assert(
       fc.property(fc.array(fc.float({ min: -2, max: 2, noNaN: false }), { minLength: 0, maxLength: 40 }), fc.boolean(), (xs, stereo) => {
         const all = [...special, ...xs];

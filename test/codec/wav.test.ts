@@ -56,7 +56,10 @@ function samples(r: { pcm: Int16Array[] }): number[] {
 }
 
 /** Decodes `parts` (each a decode call, optionally a chunk start), then flushes. */
-function run(parts: Array<Uint8Array | { bytes: Uint8Array; chunkStart: true }>, d = new WavDecoder()): { pcm: number[]; errors: CodecError[] } {
+function run(
+  parts: Array<Uint8Array | { bytes: Uint8Array; chunkStart: true }>,
+  d = new WavDecoder(),
+): { pcm: number[]; errors: CodecError[] } {
   const all: DecodedAudio = { pcm: [], errors: [] };
   for (const p of parts) {
     const r = p instanceof Uint8Array ? d.decode(p) : d.decode(p.bytes, { chunkStart: true });
@@ -192,7 +195,10 @@ describe('WavDecoder', () => {
     const values = (n: number, k: number) => Array.from({ length: n }, (_, i) => ((i * 7919 + k) % 65536) - 32768);
     const exact = cat(wavHeader(20), s16(values(10, 1)), wavHeader(14, { extensible: true }), s16(values(7, 2)));
     const streamed = cat(wavHeader(0, { dataSize: 'ffff' }), s16(values(10, 3)));
-    const chunked = [cat(wavHeader(0, { dataSize: 'zero' }), s16(values(5, 4))), cat(wavHeader(0, { dataSize: 'zero' }), s16(values(6, 5)))];
+    const chunked = [
+      cat(wavHeader(0, { dataSize: 'zero' }), s16(values(5, 4))),
+      cat(wavHeader(0, { dataSize: 'zero' }), s16(values(6, 5))),
+    ];
     const expected = {
       exact: run([exact]).pcm,
       streamed: run([streamed]).pcm,
@@ -203,7 +209,10 @@ describe('WavDecoder', () => {
       const sorted = [...new Set(cuts.filter((c) => c > 0 && c < bytes.length))].sort((a, b) => a - b);
       const parts: Uint8Array[] = [];
       let at = 0;
-      for (const c of [...sorted, bytes.length]) { parts.push(bytes.subarray(at, c)); at = c; }
+      for (const c of [...sorted, bytes.length]) {
+        parts.push(bytes.subarray(at, c));
+        at = c;
+      }
       return parts;
     };
     fc.assert(

@@ -7,10 +7,19 @@ import { WavEncoder } from '../../src/service/encode/WavEncoder.js';
 
 /** A streamed 22050 Hz mono s16 header, written out field by field (RIFF/WAVE, WAVEFORMAT). */
 const STREAMED_S16_22050 = [
-  '52494646', 'ffffffff', '57415645', // "RIFF", size unknown, "WAVE"
-  '666d7420', '10000000', // "fmt ", 16
-  '0100', '0100', '22560000', '44ac0000', '0200', '1000', // PCM, 1 channel, 22050 Hz, 44100 B/s, align 2, 16 bits
-  '64617461', 'ffffffff', // "data", size unknown
+  '52494646',
+  'ffffffff',
+  '57415645', // "RIFF", size unknown, "WAVE"
+  '666d7420',
+  '10000000', // "fmt ", 16
+  '0100',
+  '0100',
+  '22560000',
+  '44ac0000',
+  '0200',
+  '1000', // PCM, 1 channel, 22050 Hz, 44100 B/s, align 2, 16 bits
+  '64617461',
+  'ffffffff', // "data", size unknown
 ].join('');
 
 describe('wavHeader', () => {
@@ -38,17 +47,28 @@ describe('wavHeader', () => {
   });
 
   it('the fmt chunk it writes parses back to the same format (fast-check)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 384_000 }), fc.integer({ min: 1, max: 16 }), fc.constantFrom('s16le' as const, 'f32le' as const),
-      (sampleRate, channels, encoding) => {
-        const h = wavHeader({ sampleRate, channels, encoding });
-        const fmtBytes = h.readUInt32LE(16);
-        const fmt = parseWavFmt(h.subarray(20, 20 + fmtBytes), 20);
-        const bytes = encoding === 's16le' ? 2 : 4;
-        expect(fmt).toEqual({ formatTag: encoding === 's16le' ? 1 : 3, channels, sampleRate, blockAlign: channels * bytes, bitsPerSample: bytes * 8, kind: encoding === 's16le' ? 's16' : 'f32' });
-        expect(h.readUInt32LE(28)).toBe(sampleRate * channels * bytes);
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 384_000 }),
+        fc.integer({ min: 1, max: 16 }),
+        fc.constantFrom('s16le' as const, 'f32le' as const),
+        (sampleRate, channels, encoding) => {
+          const h = wavHeader({ sampleRate, channels, encoding });
+          const fmtBytes = h.readUInt32LE(16);
+          const fmt = parseWavFmt(h.subarray(20, 20 + fmtBytes), 20);
+          const bytes = encoding === 's16le' ? 2 : 4;
+          expect(fmt).toEqual({
+            formatTag: encoding === 's16le' ? 1 : 3,
+            channels,
+            sampleRate,
+            blockAlign: channels * bytes,
+            bitsPerSample: bytes * 8,
+            kind: encoding === 's16le' ? 's16' : 'f32',
+          });
+          expect(h.readUInt32LE(28)).toBe(sampleRate * channels * bytes);
+        },
+      ),
+    );
   });
 
   it("the local service's wav stream starts with the sink's streamed header, and our decoder reads it to the end", () => {

@@ -66,12 +66,16 @@ function makeWorkspace(): string {
 
 /** The blocks' type errors, as `README.md:<line of the fence + line in block>: message`. */
 function typeCheck(dir: string, examples: Example[]): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(dir, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  })!;
+  )!;
   const program = ts.createProgram({ rootNames: examples.filter((e) => e.check).map((e) => e.file), options: parsed.options });
   const out: string[] = [];
   for (const ex of examples) {
@@ -86,9 +90,16 @@ function typeCheck(dir: string, examples: Example[]): string[] {
 }
 
 /** Runs a block with tsx; killed after RUN_TIMEOUT_MS. */
-function runBlock(file: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; signal: string | null; output: string }> {
+function runBlock(
+  file: string,
+  opts: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; signal: string | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { ...opts, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_TIMEOUT_MS });
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      ...opts,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: RUN_TIMEOUT_MS,
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
@@ -122,10 +133,12 @@ describe('README TypeScript blocks', () => {
         const sub = m[1] === 'voicewire' ? '.' : `./${m[1]!.slice('voicewire/'.length)}`;
         if (!(sub in exportsMap)) bad.push(`README.md:${ex.line}: imports ${m[1]}, which package.json does not export`);
       }
-      if (/^\s*\/\/ (no-run|fragment)\b(?!: \S)/m.test(ex.code)) bad.push(`README.md:${ex.line}: a no-run/fragment mark without its reason`);
+      if (/^\s*\/\/ (no-run|fragment)\b(?!: \S)/m.test(ex.code))
+        bad.push(`README.md:${ex.line}: a no-run/fragment mark without its reason`);
       // A block that runs here must reach nothing but this machine: no remote URL in its code.
       for (const m of ex.code.matchAll(/\b(?:https?|wss?):\/\/([^/'"`\s:]+)/g)) {
-        if (ex.run && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(m[1]!)) bad.push(`README.md:${ex.line}: runs, and names the remote host ${m[1]}`);
+        if (ex.run && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(m[1]!))
+          bad.push(`README.md:${ex.line}: runs, and names the remote host ${m[1]}`);
       }
     }
     expect(bad).toEqual([]);
@@ -141,7 +154,12 @@ describe('README TypeScript blocks', () => {
       // Asynchronously: the local service answering the block runs in this process.
       const r = await runBlock(ex.file, {
         cwd: dir,
-        env: { ...process.env, VOICEWIRE_BASE_URL: service.baseUrl, VOICEWIRE_API_KEY: service.token, TSX_TSCONFIG_PATH: join(dir, 'tsconfig.json') },
+        env: {
+          ...process.env,
+          VOICEWIRE_BASE_URL: service.baseUrl,
+          VOICEWIRE_API_KEY: service.token,
+          TSX_TSCONFIG_PATH: join(dir, 'tsconfig.json'),
+        },
       });
       if (r.code !== 0) failures.push(`README.md:${ex.line}: exit ${r.code ?? r.signal}\n${r.output.slice(-1500)}`);
     }
@@ -167,7 +185,14 @@ describe('README fault-injection syntax', () => {
     const sample: Record<string, string> = { N: '2', MS: '10', STATUS: '503', S: '1' };
     const items = [...section.matchAll(/^\| (.+?) \|/gm)]
       .flatMap((row) => [...row[1]!.matchAll(/`([a-z-]+=[^`]+)`/g)].map((m) => m[1]!.replace(/\\\|/g, '|')))
-      .flatMap((item) => (item.includes('|') ? item.slice(item.indexOf('=') + 1).split('|').map((v) => `${item.slice(0, item.indexOf('='))}=${v}`) : [item]))
+      .flatMap((item) =>
+        item.includes('|')
+          ? item
+              .slice(item.indexOf('=') + 1)
+              .split('|')
+              .map((v) => `${item.slice(0, item.indexOf('='))}=${v}`)
+          : [item],
+      )
       .map((item) => item.replace(/\[:N\]/, ':N').replace(/\b(N|MS|STATUS|S)\b/g, (p) => sample[p]!));
     expect(items.length).toBeGreaterThanOrEqual(9);
     for (const item of items) expect(() => parseFaults(item), item).not.toThrow();

@@ -25,7 +25,9 @@ function runStage(stage: ConversionStage, input: PcmFrame[]): AudioFrame[] {
 
 function sine(freq: number, rate: number, n: number, channels = 1): Int16Array {
   const x = new Int16Array(n * channels);
-  for (let i = 0; i < n; i++) for (let c = 0; c < channels; c++) x[i * channels + c] = Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / rate)) * (c === 0 ? 1 : -1);
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < channels; c++)
+      x[i * channels + c] = Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / rate)) * (c === 0 ? 1 : -1);
   return x;
 }
 
@@ -69,12 +71,15 @@ describe('ConversionStage', () => {
     expect(new Uint8Array(mu.flatMap((f) => Array.from(f.samples)))).toEqual(expected);
   });
 
-  it.each(['s16le', 'f32le', 'mulaw'] as const)('%s: whole frames (direct path) and odd-sized frames (re-framed) give the same bits', (encoding) => {
-    const pcm = sine(900, 8000, 1700);
-    const whole = runStage(new ConversionStage({ encoding }), frames(pcm, 8000, 1, 160));
-    const odd = runStage(new ConversionStage({ encoding }), frames(pcm, 8000, 1, 37));
-    expect(odd).toEqual(whole);
-  });
+  it.each(['s16le', 'f32le', 'mulaw'] as const)(
+    '%s: whole frames (direct path) and odd-sized frames (re-framed) give the same bits',
+    (encoding) => {
+      const pcm = sine(900, 8000, 1700);
+      const whole = runStage(new ConversionStage({ encoding }), frames(pcm, 8000, 1, 160));
+      const odd = runStage(new ConversionStage({ encoding }), frames(pcm, 8000, 1, 37));
+      expect(odd).toEqual(whole);
+    },
+  );
 
   it('f32le output is the s16 input / 32768', () => {
     const pcm = Int16Array.from([0, 16384, -32768, 32767]);

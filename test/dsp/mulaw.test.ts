@@ -9,7 +9,7 @@ import { MULAW_DECODE_TABLE, MULAW_ENCODE_TABLE, mulawDecode, mulawEncode } from
 function referenceExpand(code: number): number {
   const c = ~code & 0xff;
   const segment = (c >> 4) & 7;
-  const step = (c & 0x0f);
+  const step = c & 0x0f;
   // 14-bit magnitude: ((2 × step + 33) << segment) − 33, scaled to 16 bits (× 4)
   const magnitude = (((2 * step + 33) << segment) - 33) * 4;
   return (c & 0x80 ? -magnitude : magnitude) + 0; // + 0: no -0

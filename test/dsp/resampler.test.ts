@@ -25,11 +25,19 @@ function run(r: Resampler, input: Float32Array, chunk: number): Float32Array {
 
 /** RMS of `y` minus its best-fit sine at `freq` (least squares on sin and cos). */
 function residualAfterSine(y: Float32Array, freq: number, rate: number, from: number, to: number): { amp: number; residual: number } {
-  let ss = 0, cc = 0, sc = 0, ys = 0, yc = 0;
+  let ss = 0,
+    cc = 0,
+    sc = 0,
+    ys = 0,
+    yc = 0;
   for (let i = from; i < to; i++) {
     const s = Math.sin((2 * Math.PI * freq * i) / rate);
     const c = Math.cos((2 * Math.PI * freq * i) / rate);
-    ss += s * s; cc += c * c; sc += s * c; ys += y[i]! * s; yc += y[i]! * c;
+    ss += s * s;
+    cc += c * c;
+    sc += s * c;
+    ys += y[i]! * s;
+    yc += y[i]! * c;
   }
   const det = ss * cc - sc * sc;
   const a = (ys * cc - yc * sc) / det;

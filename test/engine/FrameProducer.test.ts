@@ -32,7 +32,15 @@ describe('FrameProducer', () => {
     const ring = new RingBuffer(4096);
     const calls: Array<[number, boolean]> = [];
     const warnings: VoicewireError[] = [];
-    const p = new FrameProducer({ ring, decoder: recordingDecoder(calls), frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: (w) => warnings.push(w), onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder: recordingDecoder(calls),
+      frameMs: 10,
+      stage: null,
+      declared: { format: 'pcm' },
+      onWarning: (w) => warnings.push(w),
+      onFormat: () => {},
+    });
     p.markChunkStart(0);
     fill(ring, 100);
     p.markChunkStart(100);
@@ -40,7 +48,10 @@ describe('FrameProducer', () => {
     p.markChunkStart(160);
     const out: AudioFrame[] = [];
     while (p.step(ring.totalWritten, out));
-    expect(calls).toEqual([[100, true], [60, true]]);
+    expect(calls).toEqual([
+      [100, true],
+      [60, true],
+    ]);
     p.finish(false, out);
     expect(out.map((f) => f.sampleCount)).toEqual(Array(8).fill(10));
     expect(p.samples).toBe(80);
@@ -50,7 +61,15 @@ describe('FrameProducer', () => {
   it('decodes only below the limit it is given (validated audio)', () => {
     const ring = new RingBuffer(4096);
     const calls: Array<[number, boolean]> = [];
-    const p = new FrameProducer({ ring, decoder: recordingDecoder(calls), frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder: recordingDecoder(calls),
+      frameMs: 10,
+      stage: null,
+      declared: { format: 'pcm' },
+      onWarning: () => {},
+      onFormat: () => {},
+    });
     fill(ring, 500);
     const out: AudioFrame[] = [];
     expect(p.step(200, out)).toBe(true);
@@ -62,7 +81,15 @@ describe('FrameProducer', () => {
   it('a fatal decoder fault stops decoding; frames before it are kept', () => {
     const ring = new RingBuffer(4096);
     const calls: Array<[number, boolean]> = [];
-    const p = new FrameProducer({ ring, decoder: recordingDecoder(calls, 40), frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder: recordingDecoder(calls, 40),
+      frameMs: 10,
+      stage: null,
+      declared: { format: 'pcm' },
+      onWarning: () => {},
+      onFormat: () => {},
+    });
     fill(ring, 40);
     const out: AudioFrame[] = [];
     expect(p.step(40, out)).toBe(true);
@@ -97,7 +124,15 @@ describe('FrameProducer', () => {
       },
       reset() {},
     };
-    const p = new FrameProducer({ ring, decoder, frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder,
+      frameMs: 10,
+      stage: null,
+      declared: { format: 'pcm' },
+      onWarning: () => {},
+      onFormat: () => {},
+    });
     fill(ring, 200); // 100 samples
     const out: AudioFrame[] = [];
     const perStep: number[] = [];
@@ -114,7 +149,15 @@ describe('FrameProducer', () => {
   it('chunk starts keep being flagged over a long stream of many chunks', () => {
     const ring = new RingBuffer(4096);
     const calls: Array<[number, boolean]> = [];
-    const p = new FrameProducer({ ring, decoder: recordingDecoder(calls), frameMs: 10, stage: null, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder: recordingDecoder(calls),
+      frameMs: 10,
+      stage: null,
+      declared: { format: 'pcm' },
+      onWarning: () => {},
+      onFormat: () => {},
+    });
     const out: AudioFrame[] = [];
     for (let chunk = 0; chunk < 200; chunk++) {
       p.markChunkStart(ring.totalWritten);
@@ -128,7 +171,15 @@ describe('FrameProducer', () => {
   it('with a conversion stage, every converted frame lands in the output in order and counts as produced', () => {
     const ring = new RingBuffer(4096);
     const stage = new ConversionStage({ encoding: 'mulaw', frameMs: 20 });
-    const p = new FrameProducer({ ring, decoder: recordingDecoder([]), frameMs: 10, stage, declared: { format: 'pcm' }, onWarning: () => {}, onFormat: () => {} });
+    const p = new FrameProducer({
+      ring,
+      decoder: recordingDecoder([]),
+      frameMs: 10,
+      stage,
+      declared: { format: 'pcm' },
+      onWarning: () => {},
+      onFormat: () => {},
+    });
     const out: AudioFrame[] = [];
     fill(ring, 1000); // 500 samples at 1 kHz: 25 frames of 20 ms, none left over
     while (p.step(ring.totalWritten, out));

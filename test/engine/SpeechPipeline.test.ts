@@ -15,7 +15,8 @@ const CAPTURES = [
   ['speech.wav-per-chunk-unknown.sse', 'wav'],
 ] as const;
 
-const timeline = (p: SpeechPipeline) => p.alignment.timeline().map((w) => ({ text: w.text, start: round3(w.start), end: round3(w.end), chunk_seq: w.chunkSeq }));
+const timeline = (p: SpeechPipeline) =>
+  p.alignment.timeline().map((w) => ({ text: w.text, start: round3(w.start), end: round3(w.end), chunk_seq: w.chunkSeq }));
 
 describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
   for (const [name, format] of CAPTURES) {
@@ -52,20 +53,35 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
 
   it('output: { frameMs: undefined } keeps the pipeline frameMs for the output frames', async () => {
     // 10 ms at 22050 Hz is 221 samples; output.frameMs given as undefined must not mean 20 ms (441).
-    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'f32le', frameMs: undefined } }), [capture('speech.wav.sse')]);
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'f32le', frameMs: undefined } }), [
+      capture('speech.wav.sse'),
+    ]);
     expect(r.error).toBeNull();
     expect(r.frames[0]!.encoding).toBe('f32le');
     expect(r.frames.slice(0, -1).every((f) => f.sampleCount === 221)).toBe(true);
-    const resampled = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { sampleRate: 8000, frameMs: undefined } }), [capture('speech.wav.sse')]);
+    const resampled = await runPipeline(
+      createSpeechPipeline({ format: 'wav', frameMs: 10, output: { sampleRate: 8000, frameMs: undefined } }),
+      [capture('speech.wav.sse')],
+    );
     expect(resampled.frames.slice(0, -1).every((f) => f.sampleCount === 80)).toBe(true);
   });
 
   it('output.frameMs, when given, sets the output frame size over the pipeline frameMs', async () => {
-    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'mulaw', frameMs: 40 } }), [capture('speech.wav.sse')]);
+    const r = await runPipeline(createSpeechPipeline({ format: 'wav', frameMs: 10, output: { encoding: 'mulaw', frameMs: 40 } }), [
+      capture('speech.wav.sse'),
+    ]);
     expect(r.frames[0]!.sampleCount).toBe(882);
   });
 
-  for (const [name, value] of [['Infinity', Infinity], ['NaN', NaN], ['0', 0], ['a negative size', -20], ['a string', '20'], ['null', null], ['more than MAX_FRAME_MS', MAX_FRAME_MS + 1]] as const) {
+  for (const [name, value] of [
+    ['Infinity', Infinity],
+    ['NaN', NaN],
+    ['0', 0],
+    ['a negative size', -20],
+    ['a string', '20'],
+    ['null', null],
+    ['more than MAX_FRAME_MS', MAX_FRAME_MS + 1],
+  ] as const) {
     it(`frameMs or output.frameMs set to ${name} throws InvalidOptionError at construction, naming the option`, () => {
       const thrown = (make: () => unknown): InvalidOptionError => {
         try {
@@ -87,7 +103,9 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
 
   it('output given as something other than an object throws InvalidOptionError naming output', () => {
     for (const output of [null, 20, 'mulaw']) {
-      expect(() => createSpeechPipeline({ format: 'wav', output: output as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', field: 'output' }));
+      expect(() => createSpeechPipeline({ format: 'wav', output: output as never })).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', field: 'output' }),
+      );
     }
   });
 
@@ -99,7 +117,12 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
 
   it('any transport split gives the same audio, events and words', async () => {
     const body = capture('speech.wav-per-chunk-unknown.sse');
-    for (const [seed, max] of [[1, 1], [2, 7], [3, 333], [4, 65536]] as const) {
+    for (const [seed, max] of [
+      [1, 1],
+      [2, 7],
+      [3, 333],
+      [4, 65536],
+    ] as const) {
       const parts = max === 1 ? splitRandom(body.subarray(0, 30000), seed, 1).concat([body.subarray(30000)]) : splitRandom(body, seed, max);
       const p = createSpeechPipeline({ format: 'wav' });
       const r = await runPipeline(p, parts);
@@ -116,7 +139,10 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
         const sorted = [...new Set(cuts)].sort((a, b) => a - b);
         const parts: Uint8Array[] = [];
         let at = 0;
-        for (const c of [...sorted, body.length]) { parts.push(body.subarray(at, c)); at = c; }
+        for (const c of [...sorted, body.length]) {
+          parts.push(body.subarray(at, c));
+          at = c;
+        }
         const p = createSpeechPipeline({ format: 'wav' });
         const r = await runPipeline(p, parts);
         expect(r.sha256).toBe(expected.sha256);
@@ -141,7 +167,13 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     // pipe into a Writable
     const b = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
     let m = 0;
-    const sink = new Writable({ objectMode: true, write(f: AudioFrame, _e, cb) { m += f.sampleCount; cb(); } });
+    const sink = new Writable({
+      objectMode: true,
+      write(f: AudioFrame, _e, cb) {
+        m += f.sampleCount;
+        cb();
+      },
+    });
     b.end(body);
     await streamPipeline(b, sink);
     expect(m).toBe(expected.samples);
@@ -215,7 +247,7 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     expect(r.sha256).toBe(expected.sha256);
   });
 
-  it('a whole body written right after on(\'data\') waits the tick to the first read, then is decoded slice by slice', async () => {
+  it("a whole body written right after on('data') waits the tick to the first read, then is decoded slice by slice", async () => {
     const body = capture('speech.pcm.sse'); // ~155 KiB
     const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
     const ring = (p as unknown as { ring: { buffer: Buffer; totalWritten: number } }).ring;
@@ -305,7 +337,9 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
   });
 
   it('an event larger than the ring still gets through (decoded while it arrives)', async () => {
-    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050, ringCapacity: 1024 }), [capture('speech.pcm.sse')]);
+    const r = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050, ringCapacity: 1024 }), [
+      capture('speech.pcm.sse'),
+    ]);
     expect(r.error).toBeNull();
     expect(r.sha256).toBe(expected.sha256);
   });
@@ -314,7 +348,11 @@ describe('createSpeechPipeline: SSE bytes in, frames and words out', () => {
     const p = createSpeechPipeline({
       format: 'pcm',
       sampleRate: 22050,
-      stageFactory: () => ({ ready: Promise.reject(new CodecError('CODEC_UNAVAILABLE', 'no wasm here')), push: (f) => [f], flush: () => [] }),
+      stageFactory: () => ({
+        ready: Promise.reject(new CodecError('CODEC_UNAVAILABLE', 'no wasm here')),
+        push: (f) => [f],
+        flush: () => [],
+      }),
       output: { sampleRate: 22050 },
     });
     const r = await runPipeline(p, [capture('speech.pcm.sse')]);

@@ -16,7 +16,13 @@ function audio(i: number, bytes: number): Buffer {
 }
 
 function event(i: number, audioBytes: number): WireEvent {
-  return { audio_base64: audio(i, audioBytes).toString('base64'), content: `w${i}`, alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 };
+  return {
+    audio_base64: audio(i, audioBytes).toString('base64'),
+    content: `w${i}`,
+    alignment: null,
+    chunk_seq: 0,
+    chunk_audio_offset_sec: 0,
+  };
 }
 
 /** A body of `count` events carrying `audioBytes` each, and their audio back to back. */
@@ -47,7 +53,7 @@ function harness(ringBytes: number, hooks: { onPump?: (h: Harness) => void; stop
     read: [],
     callback: () => log.push('callback'),
     readDecodable() {
-      for (let n = h.feeder.decodable - ring.totalRead; n > 0; ) {
+      for (let n = h.feeder.decodable - ring.totalRead; n > 0;) {
         const span = Math.min(n, ring.readSpanLength);
         h.read.push(Buffer.from(ring.readSpan().subarray(0, span)));
         ring.consume(span);
@@ -135,7 +141,12 @@ describe('WriteFeeder', () => {
 
   it('once the pump reports the stream stopped, the rest of a sliced write is ignored and it is called back once', () => {
     let stopped = false;
-    const h = harness(1024 * 1024, { onPump: () => { stopped = true; }, stopped: () => stopped });
+    const h = harness(1024 * 1024, {
+      onPump: () => {
+        stopped = true;
+      },
+      stopped: () => stopped,
+    });
     const { bytes } = body(80, 3000);
     h.feeder.write(bytes, h.callback, false);
     const events = h.log.filter((entry) => entry.startsWith('event')).length;

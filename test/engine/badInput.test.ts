@@ -95,7 +95,9 @@ describe('bad input ends the stream with a typed error after the earlier audio a
   });
 
   it('ALIGNMENT_BAD_SHAPE: a segment with start > end', async () => {
-    const { body, before } = withBadEvent(event({ ...good(), alignment: { audio_duration: 1, segments: [{ text: 'x', start: 0.5, end: 0.1 }] } }));
+    const { body, before } = withBadEvent(
+      event({ ...good(), alignment: { audio_duration: 1, segments: [{ text: 'x', start: 0.5, end: 0.1 }] } }),
+    );
     const r = await runBad(PCM, body);
     expect(r.error).toMatchObject({ code: 'ALIGNMENT_BAD_SHAPE', eventIndex: AT });
     await expectEarlierDelivered(r, before);

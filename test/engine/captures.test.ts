@@ -33,7 +33,9 @@ describe('reading while the stream arrives (live pacing)', () => {
     const revisions: WordRevision[] = [];
     p.on('word', (w) => words.push(w));
     p.on('wordRevised', (r) => revisions.push(r));
-    const read = () => { while (p.read() !== null); };
+    const read = () => {
+      while (p.read() !== null);
+    };
     p.on('readable', read);
     for (const e of events('speech.pcm.sse')) {
       p.write(sse([e]));
@@ -48,7 +50,14 @@ describe('reading while the stream arrives (live pacing)', () => {
     // Apply the revisions to what was emitted: the result is the final timeline.
     const latest = new Map(words.map((w) => [`${w.chunkSeq}:${w.index}`, w]));
     for (const r of revisions) latest.set(`${r.old.chunkSeq}:${r.old.index}`, r.new!);
-    const final = [...latest.values()].sort((a, b) => a.start - b.start).map((w) => ({ text: w.text, start: Math.round(w.start * 1000) / 1000, end: Math.round(w.end * 1000) / 1000, chunk_seq: w.chunkSeq }));
+    const final = [...latest.values()]
+      .sort((a, b) => a.start - b.start)
+      .map((w) => ({
+        text: w.text,
+        start: Math.round(w.start * 1000) / 1000,
+        end: Math.round(w.end * 1000) / 1000,
+        chunk_seq: w.chunkSeq,
+      }));
     expect(final).toEqual(expected.words);
   });
 });

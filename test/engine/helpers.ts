@@ -56,7 +56,7 @@ export function splitRandom(body: Uint8Array, seed: number, max = 4000): Uint8Ar
     return a / 4294967296;
   };
   const parts: Uint8Array[] = [];
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     const n = 1 + Math.floor(random() * max);
     parts.push(body.subarray(at, at + n));
     at += n;
@@ -79,11 +79,24 @@ export interface RunResult {
 
 /** Writes `parts` (then ends), reads every frame in flowing mode, resolves at 'end' or 'error'. */
 export function runPipeline(pipeline: SpeechPipeline, parts: Uint8Array[]): Promise<RunResult> {
-  const result: RunResult = { frames: [], pcm: new Int16Array(0), sha256: '', words: [], revisions: [], warnings: [], error: null, summary: null, order: [] };
+  const result: RunResult = {
+    frames: [],
+    pcm: new Int16Array(0),
+    sha256: '',
+    words: [],
+    revisions: [],
+    warnings: [],
+    error: null,
+    summary: null,
+    order: [],
+  };
   pipeline.on('word', (w) => result.words.push(w));
   pipeline.on('wordRevised', (r) => result.revisions.push(r));
   pipeline.on('warning', (w) => result.warnings.push(w));
-  pipeline.on('summary', (s) => { result.summary = s; result.order.push('summary'); });
+  pipeline.on('summary', (s) => {
+    result.summary = s;
+    result.order.push('summary');
+  });
   pipeline.on('data', (f: AudioFrame) => result.frames.push(f));
   const done = new Promise<RunResult>((resolve) => {
     const finish = () => {
@@ -91,8 +104,15 @@ export function runPipeline(pipeline: SpeechPipeline, parts: Uint8Array[]): Prom
       result.sha256 = createHash('sha256').update(new Uint8Array(result.pcm.buffer)).digest('hex');
       resolve(result);
     };
-    pipeline.on('end', () => { result.order.push('end'); finish(); });
-    pipeline.on('error', (e) => { result.error = e; result.order.push('error'); finish(); });
+    pipeline.on('end', () => {
+      result.order.push('end');
+      finish();
+    });
+    pipeline.on('error', (e) => {
+      result.error = e;
+      result.order.push('error');
+      finish();
+    });
   });
   void (async () => {
     for (const part of parts) {
@@ -107,7 +127,10 @@ export function runPipeline(pipeline: SpeechPipeline, parts: Uint8Array[]): Prom
 export function concatFrames(frames: AudioFrame[]): Int16Array {
   const out = new Int16Array(frames.reduce((n, f) => n + f.samples.length, 0));
   let o = 0;
-  for (const f of frames) { out.set(f.samples as Int16Array, o); o += f.samples.length; }
+  for (const f of frames) {
+    out.set(f.samples as Int16Array, o);
+    o += f.samples.length;
+  }
   return out;
 }
 

@@ -81,9 +81,17 @@ describe('playhead and word events', () => {
 
   it('a later snapshot that changes or removes an emitted word emits wordRevised', async () => {
     const first = events('speech.pcm.sse').filter((e) => e.chunk_seq === 0 && e.audio_base64 !== '');
-    const snapshot = (segments: WireEvent['alignment'] extends infer A ? A extends { segments: infer S } ? S : never : never) =>
-      ({ audio_duration: 1, segments });
-    const withSnap = first.map((e) => ({ ...e, alignment: snapshot([{ text: 'Hello', start: 0, end: 0.25 }, { text: 'frum', start: 0.288, end: 0.5 }]) }));
+    const snapshot = (segments: WireEvent['alignment'] extends infer A ? (A extends { segments: infer S } ? S : never) : never) => ({
+      audio_duration: 1,
+      segments,
+    });
+    const withSnap = first.map((e) => ({
+      ...e,
+      alignment: snapshot([
+        { text: 'Hello', start: 0, end: 0.25 },
+        { text: 'frum', start: 0.288, end: 0.5 },
+      ]),
+    }));
     const p = createSpeechPipeline({ format: 'pcm', sampleRate: RATE });
     const words: WordEvent[] = [];
     const revisions: WordRevision[] = [];

@@ -23,8 +23,10 @@ function smallReads(bytes: Uint8Array, sizes: number[], max: number): Uint8Array
 }
 
 function event(audio: Buffer, seq = 0, content = 'hi'): string {
-  return `data: {"audio_base64":"${audio.toString('base64')}","content":"${content}",` +
-    `"alignment":null,"chunk_seq":${seq},"chunk_audio_offset_sec":0}\n\n`;
+  return (
+    `data: {"audio_base64":"${audio.toString('base64')}","content":"${content}",` +
+    `"alignment":null,"chunk_seq":${seq},"chunk_audio_offset_sec":0}\n\n`
+  );
 }
 
 function randomAudio(n: number, seed: number): Buffer {
@@ -69,9 +71,7 @@ describe('SpeechEventScanner staging audio from small reads (Base64Stage)', () =
     const reads = streams.map((b, k) => smallReads(b, [k, 7, 30, 2, 63, 11], 48));
     const got = streams.map(() => ({ metas: [] as SpeechEventMeta[], audio: [] as Buffer[], error: null as ErrorShape | null }));
     const rings = streams.map(() => new RingBuffer(1 << 16));
-    const scanners = streams.map(
-      (_, k) => new SpeechEventScanner({ ring: rings[k]!, onEvent: (m) => got[k]!.metas.push(m) }),
-    );
+    const scanners = streams.map((_, k) => new SpeechEventScanner({ ring: rings[k]!, onEvent: (m) => got[k]!.metas.push(m) }));
     const drain = (k: number): void => {
       const ring = rings[k]!;
       while (ring.length > 0) {
@@ -134,7 +134,8 @@ describe('SpeechEventScanner staging audio from small reads (Base64Stage)', () =
   it('names the event and field of bad base64 found while staging, after delivering the earlier audio', () => {
     const good = randomAudio(240, 9);
     const bad = randomAudio(900, 10).toString('base64');
-    const text = event(good) + `data: {"audio_base64":"${bad.slice(0, 500)}!${bad.slice(501)}","chunk_seq":0,"chunk_audio_offset_sec":0}\n\n`;
+    const text =
+      event(good) + `data: {"audio_base64":"${bad.slice(0, 500)}!${bad.slice(501)}","chunk_seq":0,"chunk_audio_offset_sec":0}\n\n`;
     const bytes = Buffer.from(text);
     const r = runScanner(smallReads(bytes, [2, 13, 40], 64));
     expect(r.error).toEqual({ code: 'AUDIO_BAD_BASE64', eventIndex: 1, field: 'audio_base64' });
@@ -168,7 +169,12 @@ describe('SpeechEventScanner reusing the fields of an event whose bytes after th
   const tailIndex = fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.nat(tails.length - 1) });
   const eventArb = fc.oneof(
     { weight: 8, arbitrary: fc.tuple(audioText, tailIndex).map(([a, t]) => `data: {"audio_base64":"${a}${tails[t]}\n\n`) },
-    { weight: 1, arbitrary: fc.tuple(audioText, fc.nat(tails.length - 1)).map(([a, t]) => `data: {"chunk_seq":0,"audio_base64":"${a}${tails[t]!.replace(',"chunk_seq":0', '')}\n\n`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(audioText, fc.nat(tails.length - 1))
+        .map(([a, t]) => `data: {"chunk_seq":0,"audio_base64":"${a}${tails[t]!.replace(',"chunk_seq":0', '')}\n\n`),
+    },
   );
 
   for (const mode of ['fail', 'skip'] as const) {
@@ -185,7 +191,10 @@ describe('SpeechEventScanner reusing the fields of an event whose bytes after th
           // A repeat is the previous snapshot of its chunk_seq (never a false `true`).
           whole.metas.forEach((m, i) => {
             if (!whole.repeats[i]) return;
-            const prev = whole.metas.slice(0, i).reverse().find((p) => p.alignment !== null);
+            const prev = whole.metas
+              .slice(0, i)
+              .reverse()
+              .find((p) => p.alignment !== null);
             expect(prev?.chunkSeq).toBe(m.chunkSeq);
             expect(m.alignment).toBe(prev?.alignment);
           });
@@ -196,13 +205,27 @@ describe('SpeechEventScanner reusing the fields of an event whose bytes after th
   }
 });
 
-describe('SpeechEventScanner holding the rest of a staged event\'s data line (Base64Stage tail)', () => {
+describe("SpeechEventScanner holding the rest of a staged event's data line (Base64Stage tail)", () => {
   /** What follows the audio string: JSON-ish text with non-ASCII characters, quotes and escapes,
    * sometimes a stray CR or LF (which ends the data line early, as any byte sequence may). */
   const tailText = fc
     .array(
       fc.oneof(
-        { weight: 12, arbitrary: fc.constantFrom('","content":"', 'word ', 'é', '世界', '\\"', '\\\\', '{"text":"a","start":0,"end":0.5},', ',', '1.25', '"') },
+        {
+          weight: 12,
+          arbitrary: fc.constantFrom(
+            '","content":"',
+            'word ',
+            'é',
+            '世界',
+            '\\"',
+            '\\\\',
+            '{"text":"a","start":0,"end":0.5},',
+            ',',
+            '1.25',
+            '"',
+          ),
+        },
         { weight: 1, arbitrary: fc.constantFrom('\r', '\n', '\r\n', '\n\n', '\u2028', '\0') },
       ),
       { maxLength: 120 },
@@ -212,7 +235,11 @@ describe('SpeechEventScanner holding the rest of a staged event\'s data line (Ba
   const eventArb = fc
     .tuple(
       fc.uint8Array({ maxLength: 700 }),
-      fc.oneof({ weight: 3, arbitrary: fc.constant(good) }, { weight: 2, arbitrary: tailText.map((t) => `,"content":"${t}","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}`) }, { weight: 2, arbitrary: tailText }),
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant(good) },
+        { weight: 2, arbitrary: tailText.map((t) => `,"content":"${t}","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}`) },
+        { weight: 2, arbitrary: tailText },
+      ),
       fc.constantFrom('\n', '\r\n', '\r'),
       fc.constantFrom('', 'data: more\n', ': comment\n', 'id: 7\n'),
     )
@@ -237,15 +264,25 @@ describe('SpeechEventScanner holding the rest of a staged event\'s data line (Ba
 
   it('reports a line or event limit crossed inside the held tail at the same byte as whole reads', () => {
     fc.assert(
-      fc.property(fc.array(eventArb, { minLength: 1, maxLength: 4 }), readSizes, fc.integer({ min: 40, max: 3000 }), (events, sizes, max) => {
-        const bytes = Buffer.from(events.join(''));
-        const whole = runScanner([bytes], { maxEventBytes: max });
-        expect(runScanner(smallReads(bytes, sizes, 700), { maxEventBytes: max })).toEqual(whole);
-      }),
+      fc.property(
+        fc.array(eventArb, { minLength: 1, maxLength: 4 }),
+        readSizes,
+        fc.integer({ min: 40, max: 3000 }),
+        (events, sizes, max) => {
+          const bytes = Buffer.from(events.join(''));
+          const whole = runScanner([bytes], { maxEventBytes: max });
+          expect(runScanner(smallReads(bytes, sizes, 700), { maxEventBytes: max })).toEqual(whole);
+        },
+      ),
       { numRuns: 200 },
     );
     // One case for certain: the audio fits, its snapshot does not.
-    const bytes = Buffer.from(event(randomAudio(600, 21)).replace('"alignment":null', `"alignment":{"audio_duration":1,"segments":[${'{"text":"a","start":0,"end":0.5},'.repeat(60)}{"text":"b","start":0,"end":1}]}`));
+    const bytes = Buffer.from(
+      event(randomAudio(600, 21)).replace(
+        '"alignment":null',
+        `"alignment":{"audio_duration":1,"segments":[${'{"text":"a","start":0,"end":0.5},'.repeat(60)}{"text":"b","start":0,"end":1}]}`,
+      ),
+    );
     const whole = runScanner([bytes], { maxEventBytes: 1500 });
     expect(whole.error).toMatchObject({ code: 'SSE_LINE_TOO_LONG' });
     for (const sizes of [[0], [3, 9, 60, 33], [63]]) {
@@ -285,7 +322,7 @@ describe('SpeechEventScanner holding the rest of a staged event\'s data line (Ba
   });
 });
 
-describe('wasm lineEnd (the tail\'s line-end search)', () => {
+describe("wasm lineEnd (the tail's line-end search)", () => {
   it('finds the first LF or CR within the length and nothing past it', () => {
     const lineEnd = lineEndSimd;
     if (lineEnd === null) return; // no wasm SIMD: the stage is off

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { EventFields } from '../../src/events/EventFields.js';
 
-const SNAP = { audio_duration: 1.2, segments: [{ text: 'hello', start: 0, end: 0.4 }, { text: 'world', start: 0.5, end: 1.1 }] };
+const SNAP = {
+  audio_duration: 1.2,
+  segments: [
+    { text: 'hello', start: 0, end: 0.4 },
+    { text: 'world', start: 0.5, end: 1.1 },
+  ],
+};
 
 /** An event's data as the service sends it (audio first), with the audio's span in it. */
 function data(audio: string, fields: Record<string, unknown> = {}): { d: Buffer; audioAt: number } {
-  const json = JSON.stringify({ audio_base64: audio, content: 'hello world', alignment: SNAP, chunk_seq: 0, chunk_audio_offset_sec: 0.5, ...fields });
+  const json = JSON.stringify({
+    audio_base64: audio,
+    content: 'hello world',
+    alignment: SNAP,
+    chunk_seq: 0,
+    chunk_audio_offset_sec: 0.5,
+    ...fields,
+  });
   return { d: Buffer.from(json), audioAt: json.indexOf(audio) };
 }
 

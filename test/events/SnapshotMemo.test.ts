@@ -29,14 +29,28 @@ const segArb: fc.Arbitrary<Seg> = fc
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.array(segArb, { minLength: 1, maxLength: 4 }).map((segs) => ({ kind: 'append' as const, segs })) },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 500 }).map((by) => ({ kind: 'correctLast' as const, by })) },
-  { weight: 1, arbitrary: fc.record({ at: fc.nat(), by: fc.integer({ min: 1, max: 500 }) }).map((r) => ({ kind: 'correctAt' as const, ...r })) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ at: fc.nat(), by: fc.integer({ min: 1, max: 500 }) }).map((r) => ({ kind: 'correctAt' as const, ...r })),
+  },
   { weight: 1, arbitrary: fc.nat().map((at) => ({ kind: 'truncate' as const, at })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'same' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'invalidNew' as const }) },
   { weight: 1, arbitrary: fc.nat().map((at) => ({ kind: 'textNotString' as const, at })) },
   { weight: 1, arbitrary: fc.array(segArb, { maxLength: 4 }).map((segs) => ({ kind: 'replace' as const, segs })) },
 );
-const formArb = fc.constantFrom<Form>('compact', 'compact', 'compact', 'compact', 'pretty', 'segmentsFirst', 'extraKey', 'trailingComma', 'spaced', 'noComma');
+const formArb = fc.constantFrom<Form>(
+  'compact',
+  'compact',
+  'compact',
+  'compact',
+  'pretty',
+  'segmentsFirst',
+  'extraKey',
+  'trailingComma',
+  'spaced',
+  'noComma',
+);
 
 function apply(segs: Seg[], step: Step): Seg[] {
   const out = segs.map((s) => ({ ...s }));

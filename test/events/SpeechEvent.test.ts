@@ -15,16 +15,25 @@ function fault(json: unknown): SpeechEventError {
 
 describe('validateSpeechEvent', () => {
   it('accepts a valid event and keeps only the known alignment fields', () => {
-    const ev = validateSpeechEvent({ ...base, extra: 1, alignment: { audio_duration: 1, segments: [{ text: 'a', start: 0, end: 1, x: 2 }], y: 3 } }, 0);
+    const ev = validateSpeechEvent(
+      { ...base, extra: 1, alignment: { audio_duration: 1, segments: [{ text: 'a', start: 0, end: 1, x: 2 }], y: 3 } },
+      0,
+    );
     expect(ev.alignment).toEqual({ audio_duration: 1, segments: [{ text: 'a', start: 0, end: 1 }] });
   });
   it('content absent means empty, alignment absent means null', () => {
     expect(validateSpeechEvent({ audio_base64: '', chunk_seq: 1, chunk_audio_offset_sec: 0.5 }, 0)).toEqual({
-      audio_base64: '', content: '', alignment: null, chunk_seq: 1, chunk_audio_offset_sec: 0.5,
+      audio_base64: '',
+      content: '',
+      alignment: null,
+      chunk_seq: 1,
+      chunk_audio_offset_sec: 0.5,
     });
   });
   it('malformed JSON is EVENT_INVALID_JSON naming the event', () => {
-    expect(() => parseSpeechEventData('{"audio_base64":', 3)).toThrow(expect.objectContaining({ code: 'EVENT_INVALID_JSON', eventIndex: 3 }));
+    expect(() => parseSpeechEventData('{"audio_base64":', 3)).toThrow(
+      expect.objectContaining({ code: 'EVENT_INVALID_JSON', eventIndex: 3 }),
+    );
   });
   it('a non-object event is EVENT_WRONG_TYPE', () => {
     expect(fault([1, 2])).toMatchObject({ code: 'EVENT_WRONG_TYPE', eventIndex: 7, field: '(event)' });
@@ -36,7 +45,10 @@ describe('validateSpeechEvent', () => {
   });
   it('a negative chunk_seq or offset is EVENT_NEGATIVE_VALUE', () => {
     expect(fault({ ...base, chunk_seq: -1 })).toMatchObject({ code: 'EVENT_NEGATIVE_VALUE', field: 'chunk_seq' });
-    expect(fault({ ...base, chunk_audio_offset_sec: -0.5 })).toMatchObject({ code: 'EVENT_NEGATIVE_VALUE', field: 'chunk_audio_offset_sec' });
+    expect(fault({ ...base, chunk_audio_offset_sec: -0.5 })).toMatchObject({
+      code: 'EVENT_NEGATIVE_VALUE',
+      field: 'chunk_audio_offset_sec',
+    });
   });
   it('a missing required field is EVENT_MISSING_FIELD', () => {
     const { audio_base64: _a, ...noAudio } = base;
@@ -51,7 +63,16 @@ describe('validateSpeechEvent', () => {
     }
   });
   it('an alignment of bad shape is ALIGNMENT_BAD_SHAPE naming the exact field', () => {
-    const seg = (start: unknown, end: unknown, text: unknown = 'w') => ({ ...base, alignment: { audio_duration: 1, segments: [{ text: 'ok', start: 0, end: 0 }, { text, start, end }] } });
+    const seg = (start: unknown, end: unknown, text: unknown = 'w') => ({
+      ...base,
+      alignment: {
+        audio_duration: 1,
+        segments: [
+          { text: 'ok', start: 0, end: 0 },
+          { text, start, end },
+        ],
+      },
+    });
     expect(fault(seg(2, 1))).toMatchObject({ code: 'ALIGNMENT_BAD_SHAPE', field: 'alignment.segments[1]' });
     expect(fault(seg(Infinity, 1))).toMatchObject({ field: 'alignment.segments[1].start' });
     expect(fault(seg(0, '1'))).toMatchObject({ field: 'alignment.segments[1].end' });

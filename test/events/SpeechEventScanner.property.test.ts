@@ -16,7 +16,12 @@ describe('SpeechEventScanner agrees with the general path', () => {
           (s, cuts, oneByte, ringCapacity, drain) => {
             const bytes = buildStream(s.items, s.bom, s.eols, s.cut);
             const expected = runGeneral([bytes], mode);
-            const chunks = oneByte ? splitAt(bytes, Array.from(bytes.keys())) : splitAt(bytes, cuts.map((c) => c % (bytes.length + 1)));
+            const chunks = oneByte
+              ? splitAt(bytes, Array.from(bytes.keys()))
+              : splitAt(
+                  bytes,
+                  cuts.map((c) => c % (bytes.length + 1)),
+                );
             const split = runScanner(chunks, { ringCapacity, drain, mode });
             const whole = runScanner([bytes], { mode });
             const generalSplit = runGeneral(chunks, mode);

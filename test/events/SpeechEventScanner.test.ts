@@ -7,13 +7,26 @@ import type { SpeechEventMeta } from '../../src/events/SpeechEventScanner.js';
 import { runGeneral, runScanner } from './helpers.js';
 
 const AUDIO = [Buffer.from('first audio chunk'), Buffer.from('second, longer audio chunk!'), Buffer.from('third')];
-const SNAP = { audio_duration: 1.2, segments: [{ text: 'hello', start: 0, end: 0.4 }, { text: 'world', start: 0.5, end: 1.1 }] };
+const SNAP = {
+  audio_duration: 1.2,
+  segments: [
+    { text: 'hello', start: 0, end: 0.4 },
+    { text: 'world', start: 0.5, end: 1.1 },
+  ],
+};
 
 function event(fields: Record<string, unknown>): string {
   return `data: ${JSON.stringify(fields)}\n\n`;
 }
 function good(i: number, extra: Record<string, unknown> = {}): string {
-  return event({ audio_base64: AUDIO[i % 3]!.toString('base64'), content: 'hello world', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0, ...extra });
+  return event({
+    audio_base64: AUDIO[i % 3]!.toString('base64'),
+    content: 'hello world',
+    alignment: null,
+    chunk_seq: 0,
+    chunk_audio_offset_sec: 0,
+    ...extra,
+  });
 }
 
 interface Collected {
@@ -42,7 +55,7 @@ function scan(body: string | Buffer, opts: { ring?: number; mode?: 'fail' | 'ski
     }
   };
   try {
-    for (let pos = 0; pos < bytes.length; ) {
+    for (let pos = 0; pos < bytes.length;) {
       pos += c.scanner.feed(bytes, pos);
       drain();
     }
@@ -68,7 +81,9 @@ describe('SpeechEventScanner', () => {
   });
 
   it('a byte-identical repeated snapshot is flagged and not re-parsed (same object)', () => {
-    const r = scan(good(0, { alignment: SNAP }) + good(1, { alignment: SNAP }) + good(2, { alignment: null }) + good(0, { alignment: SNAP }));
+    const r = scan(
+      good(0, { alignment: SNAP }) + good(1, { alignment: SNAP }) + good(2, { alignment: null }) + good(0, { alignment: SNAP }),
+    );
     expect(r.metas.map((m) => m.alignmentRepeat)).toEqual([false, true, false, true]);
     expect(r.metas[1]!.alignment).toBe(r.metas[0]!.alignment);
     expect(r.metas[3]!.alignment).toBe(r.metas[0]!.alignment);
@@ -198,7 +213,19 @@ describe('SpeechEventScanner bad input (fail mode): typed error, earlier events 
     ['EVENT_NEGATIVE_VALUE', good(1, { chunk_seq: -1 }), { field: 'chunk_seq' }],
     ['EVENT_MISSING_FIELD', event({ audio_base64: 'QQ==', chunk_seq: 0 }), { field: 'chunk_audio_offset_sec' }],
     ['AUDIO_BAD_BASE64', good(1, { audio_base64: 'QUJD!EVG' }), { field: 'audio_base64' }],
-    ['ALIGNMENT_BAD_SHAPE', good(1, { alignment: { audio_duration: 1, segments: [{ text: 'a', start: 0, end: 1 }, { text: 'b', start: 2, end: 1 }] } }), { field: 'alignment.segments[1]' }],
+    [
+      'ALIGNMENT_BAD_SHAPE',
+      good(1, {
+        alignment: {
+          audio_duration: 1,
+          segments: [
+            { text: 'a', start: 0, end: 1 },
+            { text: 'b', start: 2, end: 1 },
+          ],
+        },
+      }),
+      { field: 'alignment.segments[1]' },
+    ],
   ];
   for (const [code, bad, ctx] of cases) {
     it(`${code}: names event 1 and the field, keeps event 0 and its audio`, () => {

@@ -41,18 +41,28 @@ describe('strict base64', () => {
   });
   it('decodes any bytes exactly like Buffer, for any input and output cuts', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 1, max: 5000 }), (bytes, cuts, span) => {
-        const text = Buffer.from(bytes).toString('base64');
-        expect(base64Fault(text)).toBeNull();
-        const src = Buffer.from(text, 'latin1');
-        expect(isStrictBase64Bytes(src, 0, src.length)).toBe(true);
-        expect(decodePieces(text, cuts, span)).toEqual(Buffer.from(bytes));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 5000 }),
+        (bytes, cuts, span) => {
+          const text = Buffer.from(bytes).toString('base64');
+          expect(base64Fault(text)).toBeNull();
+          const src = Buffer.from(text, 'latin1');
+          expect(isStrictBase64Bytes(src, 0, src.length)).toBe(true);
+          expect(decodePieces(text, cuts, span)).toEqual(Buffer.from(bytes));
+        },
+      ),
       { numRuns: 300 },
     );
   });
   it('rejects exactly what base64Fault rejects (garbage anywhere, bad padding, missing padding)', () => {
-    const corrupt = fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 1500 }), fc.nat(), fc.constantFrom('!', '-', '_', ' ', '\n', '=', '"', '\\', 'é', '==', 'A'), fc.constantFrom('replace', 'insert', 'truncate'));
+    const corrupt = fc.tuple(
+      fc.uint8Array({ minLength: 1, maxLength: 1500 }),
+      fc.nat(),
+      fc.constantFrom('!', '-', '_', ' ', '\n', '=', '"', '\\', 'é', '==', 'A'),
+      fc.constantFrom('replace', 'insert', 'truncate'),
+    );
     fc.assert(
       fc.property(corrupt, fc.array(fc.nat(), { maxLength: 4 }), fc.integer({ min: 1, max: 100 }), ([bytes, at, ch, how], cuts, span) => {
         let text = Buffer.from(bytes).toString('base64');

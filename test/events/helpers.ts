@@ -143,7 +143,8 @@ export function runScanner(chunks: Uint8Array[], opts: ScannerRunOptions = {}): 
       while (pos < c.length) {
         const n = scanner.feed(c, pos);
         pos += n;
-        if (n === 0 && ++stalls > 4) read(Infinity); // a consumer eventually reads everything
+        if (n === 0 && ++stalls > 4)
+          read(Infinity); // a consumer eventually reads everything
         else read(drain[d++ % drain.length]!);
       }
       read(drain[d++ % drain.length]!);

@@ -21,7 +21,8 @@ interface Msg {
   extra: [string, string] | undefined;
   fault: Fault;
 }
-type Item = Msg | { kind: 'comment'; text: string } | { kind: 'other'; data: string } | { kind: 'retry'; v: number } | { kind: 'id'; v: string };
+type Item =
+  Msg | { kind: 'comment'; text: string } | { kind: 'other'; data: string } | { kind: 'retry'; v: number } | { kind: 'id'; v: string };
 
 const segArb = fc
   .record({
@@ -34,8 +35,17 @@ const segArb = fc
 const msgArb: fc.Arbitrary<Msg> = fc.record({
   kind: fc.constant('msg' as const),
   // Mostly short audio; sometimes long enough for the wasm SIMD blocks (≥ 64 base64 characters).
-  audio: fc.oneof({ weight: 4, arbitrary: fc.uint8Array({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.uint8Array({ minLength: 48, maxLength: 400 }) }),
-  content: fc.option(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('héllo wörld', 'こんにちは', 'a "quoted" \\ word', 'tab\there')), { nil: undefined }),
+  audio: fc.oneof(
+    { weight: 4, arbitrary: fc.uint8Array({ maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.uint8Array({ minLength: 48, maxLength: 400 }) },
+  ),
+  content: fc.option(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.constantFrom('héllo wörld', 'こんにちは', 'a "quoted" \\ word', 'tab\there'),
+    ),
+    { nil: undefined },
+  ),
   align: fc.constantFrom<AlignKind>('null', 'absent', 'repeat', 'repeat', 'new'),
   segs: fc.array(segArb, { maxLength: 4 }),
   seq: fc.integer({ min: 0, max: 2 }),
@@ -60,7 +70,10 @@ const msgArb: fc.Arbitrary<Msg> = fc.record({
   ),
   fault: fc.oneof(
     { weight: 30, arbitrary: fc.constant<Fault>('none') },
-    { weight: 1, arbitrary: fc.constantFrom<Fault>('badB64', 'negSeq', 'missingSeq', 'badJson', 'badAlign', 'contentType', 'infOffset', 'unpadded') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Fault>('badB64', 'negSeq', 'missingSeq', 'badJson', 'badAlign', 'contentType', 'infOffset', 'unpadded'),
+    },
   ),
 });
 
@@ -86,12 +99,13 @@ function eventJson(m: Msg, lastSnap: Map<number, string>): string {
     lastSnap.set(m.seq, alignText);
   }
   const pairs: [string, string][] = [['audio_base64', `"${b64}"`]];
-  if (m.content !== undefined || m.fault === 'contentType') pairs.push(['content', m.fault === 'contentType' ? '5' : JSON.stringify(m.content)]);
+  if (m.content !== undefined || m.fault === 'contentType')
+    pairs.push(['content', m.fault === 'contentType' ? '5' : JSON.stringify(m.content)]);
   if (alignText !== undefined) pairs.push(['alignment', alignText]);
   if (m.fault !== 'missingSeq') pairs.push(['chunk_seq', m.fault === 'negSeq' ? '-1' : String(m.seq)]);
   pairs.push(['chunk_audio_offset_sec', m.fault === 'infOffset' ? '1e999' : JSON.stringify(m.off)]);
   if (m.extra !== undefined) pairs.push(m.extra);
-  pairs.sort((a, b) => (m.order[a[0].length % 5]! - m.order[b[0].length % 5]!));
+  pairs.sort((a, b) => m.order[a[0].length % 5]! - m.order[b[0].length % 5]!);
   const sep = m.pretty ? ',\n  ' : ',';
   let text = `{${m.pretty ? '\n  ' : ''}${pairs.map(([k, v]) => `"${k}":${m.pretty ? ' ' : ''}${v}`).join(sep)}${m.pretty ? '\n' : ''}}`;
   if (m.fault === 'badJson') text = text.slice(0, -1);
@@ -129,7 +143,6 @@ export const streamArb = fc.record({
   eols: fc.array(fc.constantFrom('\n', '\r\n', '\r'), { minLength: 1, maxLength: 4 }),
   cut: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(40) }),
 });
-
 
 /**
  * Streams in the service's key order (`{"audio_base64":"…` first, compact JSON) with audio often

@@ -21,7 +21,12 @@ afterAll(async () => {
   await svc.close();
 });
 
-const target = (label: string, extra: Partial<{ apiKey: string; baseUrl: string }> = {}) => ({ label, baseUrl: svc.baseUrl, apiKey: svc.token, ...extra });
+const target = (label: string, extra: Partial<{ apiKey: string; baseUrl: string }> = {}) => ({
+  label,
+  baseUrl: svc.baseUrl,
+  apiKey: svc.token,
+  ...extra,
+});
 
 function only(records: LatencyRecord[], contender: string, round: number): LatencyRecord {
   const r = records.find((x) => x.contender === contender && x.round === round);
@@ -37,7 +42,10 @@ describe('measureLatency (local service)', () => {
       runs: 2,
       warmup: 1,
       format: 'opus',
-      requestHeaders: (t) => (t.contender === 'faulty' && t.round === 1 ? { [FAULT]: `delay-first-byte=${INJECTED_MS}, stall-after=1:${INJECTED_MS}` } : undefined),
+      requestHeaders: (t) =>
+        t.contender === 'faulty' && t.round === 1
+          ? { [FAULT]: `delay-first-byte=${INJECTED_MS}, stall-after=1:${INJECTED_MS}` }
+          : undefined,
     });
     expect(run.records).toHaveLength(4);
     expect(run.records.every((r) => r.ok)).toBe(true);
@@ -91,7 +99,14 @@ describe('measureLatency (local service)', () => {
 
   it('a new connection has a connect time; a reused one has none', async () => {
     // A new origin (localhost, not 127.0.0.1): the client's pool has no connection to it yet.
-    const run = await measureLatency({ targets: [{ label: 'fresh', baseUrl: svc.baseUrl.replace('127.0.0.1', 'localhost'), apiKey: svc.token }], texts: ['Hi.'], runs: 8, warmup: 0, format: 'pcm', sampleRate: 16000 });
+    const run = await measureLatency({
+      targets: [{ label: 'fresh', baseUrl: svc.baseUrl.replace('127.0.0.1', 'localhost'), apiKey: svc.token }],
+      texts: ['Hi.'],
+      runs: 8,
+      warmup: 0,
+      format: 'pcm',
+      sampleRate: 16000,
+    });
     const [first] = run.records;
     expect(first!.connectMs!).toBeGreaterThan(0);
     expect(first!.tls).toBe(false);
@@ -180,6 +195,16 @@ describe('measureLatency (local service)', () => {
 describe('planTasks', () => {
   it('interleaves contenders round by round, rotating who goes first, warm-up rounds first', () => {
     const tasks = planTasks(['a', 'b', 'c'], 1, 2, 1);
-    expect(tasks.map((t) => `${t.warmup ? 'w' : ''}${t.round}${t.contender}`)).toEqual(['w0a', 'w0b', 'w0c', '0b', '0c', '0a', '1c', '1a', '1b']);
+    expect(tasks.map((t) => `${t.warmup ? 'w' : ''}${t.round}${t.contender}`)).toEqual([
+      'w0a',
+      'w0b',
+      'w0c',
+      '0b',
+      '0c',
+      '0a',
+      '1c',
+      '1a',
+      '1b',
+    ]);
   });
 });

@@ -21,14 +21,18 @@ describe('percentiles', () => {
 
   it('every percentile is a sample, ordered, and at least that share of samples lies at or below it', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 100 }), (xs, q) => {
-        const sorted = [...xs].sort((a, b) => a - b);
-        const v = nearestRank(sorted, q)!;
-        expect(xs).toContain(v);
-        expect(sorted.filter((x) => x <= v).length / xs.length).toBeGreaterThanOrEqual(q / 100 - 1e-12);
-        const p = percentiles(xs);
-        expect(p.p50! <= p.p90! && p.p90! <= p.p95! && p.p95! <= p.p99! && p.p99! <= p.max!).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 200 }),
+        fc.integer({ min: 1, max: 100 }),
+        (xs, q) => {
+          const sorted = [...xs].sort((a, b) => a - b);
+          const v = nearestRank(sorted, q)!;
+          expect(xs).toContain(v);
+          expect(sorted.filter((x) => x <= v).length / xs.length).toBeGreaterThanOrEqual(q / 100 - 1e-12);
+          const p = percentiles(xs);
+          expect(p.p50! <= p.p90! && p.p90! <= p.p95! && p.p95! <= p.p99! && p.p99! <= p.max!).toBe(true);
+        },
+      ),
     );
   });
 });

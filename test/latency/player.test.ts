@@ -17,7 +17,10 @@ describe('simulatePlayer', () => {
 
   it('a 300 ms stall after 0.5 s of audio is one underrun at that position, of the stall minus the audio in hand', () => {
     // 0.5 s arrives at once at t=50; the rest 300 ms + 0.5 s later... the player needs it at t=550.
-    const arrivals: AudioArrival[] = [{ atMs: 50, endSec: 0.5 }, { atMs: 850, endSec: 1.0 }];
+    const arrivals: AudioArrival[] = [
+      { atMs: 50, endSec: 0.5 },
+      { atMs: 850, endSec: 1.0 },
+    ];
     const v = simulatePlayer(arrivals, 0);
     expect(v.underruns).toEqual([{ atMs: 550, positionSec: 0.5, ms: 300 }]);
     expect(v.underrunMs).toBe(300);
@@ -27,7 +30,13 @@ describe('simulatePlayer', () => {
   });
 
   it('words after an underrun are heard that much later; words before it on time', () => {
-    const v = simulatePlayer([{ atMs: 0, endSec: 0.5 }, { atMs: 800, endSec: 1.0 }], 0);
+    const v = simulatePlayer(
+      [
+        { atMs: 0, endSec: 0.5 },
+        { atMs: 800, endSec: 1.0 },
+      ],
+      0,
+    );
     expect(hearWord(v, 0.2)).toEqual({ heardMs: 200, lateMs: 0 });
     expect(hearWord(v, 0.5)).toEqual({ heardMs: 800, lateMs: 300 });
     expect(hearWord(v, 0.7)!.lateMs).toBe(300);
@@ -41,7 +50,10 @@ describe('simulatePlayer', () => {
 
   it('for any arrivals, a longer jitter buffer never underruns longer, and playback lasts audio + buffer + silence', () => {
     const arrivalsArb = fc
-      .array(fc.tuple(fc.double({ min: 0, max: 500, noNaN: true }), fc.double({ min: 0.001, max: 0.5, noNaN: true })), { minLength: 1, maxLength: 40 })
+      .array(fc.tuple(fc.double({ min: 0, max: 500, noNaN: true }), fc.double({ min: 0.001, max: 0.5, noNaN: true })), {
+        minLength: 1,
+        maxLength: 40,
+      })
       .map((steps) => {
         let at = 0;
         let end = 0;

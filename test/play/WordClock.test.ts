@@ -55,7 +55,11 @@ describe('WordClock', () => {
     const store = new AlignmentStore();
     const words: string[] = [];
     // The consumer writes the next event from its 'word' listener.
-    const next = feedOnce(store, () => clock, { chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]) });
+    const next = feedOnce(store, () => clock, {
+      chunkSeq: 0,
+      chunkAudioOffsetSec: 0,
+      alignment: snap(['a', 0.1, 0.2], ['b', 0.3, 0.4], ['c', 0.5, 0.6]),
+    });
     const clock: WordClock = new WordClock({
       onWord: (w) => {
         words.push(w.text);
@@ -69,7 +73,7 @@ describe('WordClock', () => {
     expect(clock.emittedCount).toBe(3);
   });
 
-  it('late words: a word handler that delivers the same chunk\'s next snapshot gets each word once', () => {
+  it("late words: a word handler that delivers the same chunk's next snapshot gets each word once", () => {
     const store = new AlignmentStore();
     const words: string[] = [];
     const revised: string[] = [];
@@ -92,7 +96,7 @@ describe('WordClock', () => {
     expect(clock.emittedCount).toBe(2);
   });
 
-  it('a revision handler that delivers the same chunk\'s next snapshot: no stale revision after the newer one', () => {
+  it("a revision handler that delivers the same chunk's next snapshot: no stale revision after the newer one", () => {
     const store = new AlignmentStore();
     const revised: string[] = [];
     const next = feedOnce(store, () => clock, { chunkSeq: 0, chunkAudioOffsetSec: 0, alignment: snap(['a2', 0.1, 0.2], ['b3', 0.3, 0.4]) });
@@ -136,12 +140,16 @@ describe('WordClock', () => {
     apply(0, 0, snap(['early', 0.2, 0.5], ['later', 1.2, 1.5]));
     expect(words.map((w) => [w.text, w.late])).toEqual([['early', true]]);
     clock.advance(1.3);
-    expect(words.map((w) => [w.text, w.late])).toEqual([['early', true], ['later', false]]);
+    expect(words.map((w) => [w.text, w.late])).toEqual([
+      ['early', true],
+      ['later', false],
+    ]);
   });
 
   it('after most pending words are emitted, the next updates keep only the rest (the pending list shrinks)', () => {
     const { clock, words, apply } = setup();
-    const first = (chunk: number, n: number) => snap(...Array.from({ length: n }, (_, i): [string, number, number] => [`w${chunk}.${i}`, i * 0.3, i * 0.3 + 0.2]));
+    const first = (chunk: number, n: number) =>
+      snap(...Array.from({ length: n }, (_, i): [string, number, number] => [`w${chunk}.${i}`, i * 0.3, i * 0.3 + 0.2]));
     apply(0, 0, first(0, 5));
     apply(1, 10, first(1, 5));
     clock.advance(1);
@@ -150,14 +158,22 @@ describe('WordClock', () => {
     clock.advance(20);
     apply(0, 0, first(0, 7));
     clock.finish();
-    expect(words.map((w) => w.text)).toEqual([...Array.from({ length: 6 }, (_, i) => `w0.${i}`), ...Array.from({ length: 6 }, (_, i) => `w1.${i}`), 'w0.6']);
+    expect(words.map((w) => w.text)).toEqual([
+      ...Array.from({ length: 6 }, (_, i) => `w0.${i}`),
+      ...Array.from({ length: 6 }, (_, i) => `w1.${i}`),
+      'w0.6',
+    ]);
     expect(words.at(-1)!.late).toBe(true);
   });
 
   it('cumulative snapshots of several chunks, growing and interleaved, emit each final word once and in time order', () => {
     // Many updates of changing sizes reuse the clock's two pending arrays: no word may be lost,
     // repeated or left behind from an earlier update.
-    const step = fc.record({ chunk: fc.nat(3), count: fc.integer({ min: 1, max: 12 }), advance: fc.double({ min: 0, max: 0.5, noNaN: true }) });
+    const step = fc.record({
+      chunk: fc.nat(3),
+      count: fc.integer({ min: 1, max: 12 }),
+      advance: fc.double({ min: 0, max: 0.5, noNaN: true }),
+    });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
         const { clock, words, revisions, apply } = setup();
@@ -165,7 +181,11 @@ describe('WordClock', () => {
         let at = 0;
         for (const s of steps) {
           shown[s.chunk] = Math.max(shown[s.chunk]!, s.count); // cumulative: a snapshot only grows
-          const ws = Array.from({ length: shown[s.chunk]! }, (_, i): [string, number, number] => [`w${s.chunk}.${i}`, i * 0.3, i * 0.3 + 0.2]);
+          const ws = Array.from({ length: shown[s.chunk]! }, (_, i): [string, number, number] => [
+            `w${s.chunk}.${i}`,
+            i * 0.3,
+            i * 0.3 + 0.2,
+          ]);
           apply(s.chunk, s.chunk * 10, snap(...ws));
           clock.advance((at += s.advance));
         }
@@ -199,7 +219,10 @@ describe('WordClock', () => {
     apply(0, 0, snap(['Hello', 0, 0.3], ['world', 0.3, 0.7]));
     expect(words).toHaveLength(2);
     expect(revisions).toEqual([
-      { old: { text: 'wor', start: 0.3, end: 0.4, chunkSeq: 0, index: 1, late: false }, new: { text: 'world', start: 0.3, end: 0.7, chunkSeq: 0, index: 1, late: false } },
+      {
+        old: { text: 'wor', start: 0.3, end: 0.4, chunkSeq: 0, index: 1, late: false },
+        new: { text: 'world', start: 0.3, end: 0.7, chunkSeq: 0, index: 1, late: false },
+      },
     ]);
   });
 
@@ -227,7 +250,10 @@ describe('WordClock', () => {
     apply(0, 0, snap(['a', 0, 0.1], ['b', 1, 1.1]));
     clock.advance(1);
     clock.finish();
-    expect(words.map((w) => [w.text, w.late])).toEqual([['a', false], ['b', false]]);
+    expect(words.map((w) => [w.text, w.late])).toEqual([
+      ['a', false],
+      ['b', false],
+    ]);
   });
 });
 
@@ -270,7 +296,10 @@ describe('WordClock ordering across updates', () => {
     const { clock, words, apply } = setup();
     clock.advance(1);
     apply(0, 0, snap(['b', 0.6, 0.7], ['a', 0.2, 0.3], ['c', 1.5, 1.6]));
-    expect(words.map((w) => [w.text, w.late])).toEqual([['a', true], ['b', true]]);
+    expect(words.map((w) => [w.text, w.late])).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
     clock.advance(2);
     expect(words.map((w) => w.text)).toEqual(['a', 'b', 'c']);
   });
@@ -283,10 +312,16 @@ describe('WordClock revisions of late words', () => {
     apply(0, 0, snap(['a', 0.2, 0.3], ['b', 0.4, 0.5]));
     apply(0, 0, snap(['A', 0.2, 0.3]));
     expect(revisions).toEqual([
-      { old: { text: 'a', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true }, new: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true } },
+      {
+        old: { text: 'a', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true },
+        new: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true },
+      },
       { old: { text: 'b', start: 0.4, end: 0.5, chunkSeq: 0, index: 1, late: true }, new: null },
     ]);
     apply(0, 0, snap(['A!', 0.2, 0.3]));
-    expect(revisions[2]).toEqual({ old: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true }, new: { text: 'A!', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true } });
+    expect(revisions[2]).toEqual({
+      old: { text: 'A', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true },
+      new: { text: 'A!', start: 0.2, end: 0.3, chunkSeq: 0, index: 0, late: true },
+    });
   });
 });

@@ -28,9 +28,7 @@ const PARTS = ['client', 'service', 'webhooks', 'telephony'] as const;
 type Part = (typeof PARTS)[number] | 'protocol';
 
 /** `from` file (relative to src/, `/`-separated) → the part it may import from. */
-const ALLOWED_EDGES: ReadonlyArray<{ from: string; to: Part }> = [
-  { from: 'telephony/clientSpeechSource.ts', to: 'client' },
-];
+const ALLOWED_EDGES: ReadonlyArray<{ from: string; to: Part }> = [{ from: 'telephony/clientSpeechSource.ts', to: 'client' }];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -64,7 +62,12 @@ function partOf(fromFile: string, specifier: string): string | undefined {
   return top === undefined || top.startsWith('..') ? undefined : top;
 }
 
-interface Edge { from: string; fromPart: Part; to: Part; specifier: string }
+interface Edge {
+  from: string;
+  fromPart: Part;
+  to: Part;
+  specifier: string;
+}
 
 function crossEdges(): Edge[] {
   const edges: Edge[] = [];
@@ -107,12 +110,19 @@ describe('module boundaries', () => {
 
   it('every documented edge is still used, so the list cannot go stale', () => {
     for (const allowed of ALLOWED_EDGES) {
-      expect(edges.some((e) => e.from === allowed.from && e.to === allowed.to), `${allowed.from} → ${allowed.to}`).toBe(true);
+      expect(
+        edges.some((e) => e.from === allowed.from && e.to === allowed.to),
+        `${allowed.from} → ${allowed.to}`,
+      ).toBe(true);
     }
   });
 
   it('the four parts do depend on protocol (the scan sees real edges)', () => {
-    for (const part of PARTS) expect(edges.some((e) => e.fromPart === part && e.to === 'protocol'), part).toBe(true);
+    for (const part of PARTS)
+      expect(
+        edges.some((e) => e.fromPart === part && e.to === 'protocol'),
+        part,
+      ).toBe(true);
   });
 });
 

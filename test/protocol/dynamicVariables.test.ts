@@ -18,7 +18,7 @@ describe('validateDynamicVariables', () => {
       'with-dash': 'no',
       'sp ace': 'no',
       '': 'no',
-      'é': 'no',
+      é: 'no',
     });
     expect([...variables.keys()]).toEqual(['name', 'Name_2', 'a']);
     expect(warnings.map((w) => w.rule)).toEqual(['name', 'name', 'name', 'name', 'name', 'name']);
@@ -83,15 +83,34 @@ describe('validateDynamicVariables', () => {
     // __proto__ fails the name pattern (leading underscore) and is dropped, not applied.
     expect(variables.has('__proto__')).toBe(false);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    const obj = dynamicVariablesToObject(new Map([['constructor', 'c'], ['__proto__', 'p']]));
+    const obj = dynamicVariablesToObject(
+      new Map([
+        ['constructor', 'c'],
+        ['__proto__', 'p'],
+      ]),
+    );
     expect(Object.getPrototypeOf(obj)).toBe(Object.prototype);
     expect(Object.hasOwn(obj, '__proto__')).toBe(true);
     expect(JSON.parse(JSON.stringify(obj))).toEqual(JSON.parse('{"constructor":"c","__proto__":"p"}'));
   });
 
   it('accepts a Map and an array of entries, in order', () => {
-    expect([...validateDynamicVariables(new Map<string, unknown>([['b', 1], ['a', 2]])).variables.keys()]).toEqual(['b', 'a']);
-    expect(Object.fromEntries(validateDynamicVariables([['x', 'y'], [5, 'z']]).variables)).toEqual({ x: 'y' });
+    expect([
+      ...validateDynamicVariables(
+        new Map<string, unknown>([
+          ['b', 1],
+          ['a', 2],
+        ]),
+      ).variables.keys(),
+    ]).toEqual(['b', 'a']);
+    expect(
+      Object.fromEntries(
+        validateDynamicVariables([
+          ['x', 'y'],
+          [5, 'z'],
+        ]).variables,
+      ),
+    ).toEqual({ x: 'y' });
   });
 
   it('ignores null/undefined and warns on a non-object', () => {
@@ -122,7 +141,11 @@ describe('validateDynamicVariables', () => {
 
 describe('fillPlaceholders', () => {
   it('fills {{name}} and {{ name }} from a Map or record', () => {
-    const vars = new Map<string, string | number | boolean>([['name', 'Ada'], ['n', 3], ['vip', true]]);
+    const vars = new Map<string, string | number | boolean>([
+      ['name', 'Ada'],
+      ['n', 3],
+      ['vip', true],
+    ]);
     expect(fillPlaceholders('Hi {{name}}, you have {{ n }} calls (vip={{vip}})', vars)).toBe('Hi Ada, you have 3 calls (vip=true)');
     expect(fillPlaceholders('Hi {{name}}', { name: 'Bob' })).toBe('Hi Bob');
   });

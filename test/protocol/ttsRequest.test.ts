@@ -5,7 +5,15 @@ import { mpegRateFields } from '../../src/codec/mp3/mpegHeader.js';
 import { OPUS_NATIVE_RATES } from '../../src/codec/opus/OpusHead.js';
 import { AUDIO_FORMATS as DECODABLE_FORMATS } from '../../src/codec/types.js';
 import {
-  AUDIO_FORMATS, DEFAULT_MODEL, MAX_TEXT_LENGTH, MP3_SAMPLE_RATES, OPUS_SAMPLE_RATES, TTS_DEFAULTS, defaultSampleRate, isLegalSampleRate, resolveModel,
+  AUDIO_FORMATS,
+  DEFAULT_MODEL,
+  MAX_TEXT_LENGTH,
+  MP3_SAMPLE_RATES,
+  OPUS_SAMPLE_RATES,
+  TTS_DEFAULTS,
+  defaultSampleRate,
+  isLegalSampleRate,
+  resolveModel,
   validateTtsRequest,
 } from '../../src/protocol/ttsRequest.js';
 
@@ -26,10 +34,24 @@ describe('validateTtsRequest', () => {
   it('fills every default of the reference request shape', () => {
     const r = validateTtsRequest({ text: 'Hi.' });
     expect(r).toMatchObject({
-      temperature: 0.7, top_p: 0.7, chunk_length: 300, normalize: true, format: 'mp3', sample_rate: 44100,
-      mp3_bitrate: 128, opus_bitrate: -1000, latency: 'normal', max_new_tokens: 1024, repetition_penalty: 1.2,
-      min_chunk_length: 50, condition_on_previous_chunks: true, early_stop_threshold: 1, features: [],
-      pronunciation_dictionary: [], references: [], reference_id: null,
+      temperature: 0.7,
+      top_p: 0.7,
+      chunk_length: 300,
+      normalize: true,
+      format: 'mp3',
+      sample_rate: 44100,
+      mp3_bitrate: 128,
+      opus_bitrate: -1000,
+      latency: 'normal',
+      max_new_tokens: 1024,
+      repetition_penalty: 1.2,
+      min_chunk_length: 50,
+      condition_on_previous_chunks: true,
+      early_stop_threshold: 1,
+      features: [],
+      pronunciation_dictionary: [],
+      references: [],
+      reference_id: null,
       prosody: { speed: 1, volume: 0, normalize_loudness: true },
     });
     expect(TTS_DEFAULTS.format).toBe('mp3');
@@ -59,7 +81,7 @@ describe('validateTtsRequest', () => {
     expect(carried).toEqual([...MP3_SAMPLE_RATES]);
   });
 
-  it('the request formats are the decoder factory\'s formats (one list), and each has its own decoder', () => {
+  it("the request formats are the decoder factory's formats (one list), and each has its own decoder", () => {
     expect(AUDIO_FORMATS).toBe(DECODABLE_FORMATS);
     for (const format of AUDIO_FORMATS) expect(createDecoder(format, { sampleRate: 16000 }).kind).toBe(format);
     expect(() => createDecoder('flac' as never)).toThrow(`expected one of ${AUDIO_FORMATS.join(', ')}`);
@@ -81,10 +103,14 @@ describe('validateTtsRequest', () => {
   });
 
   it('inline dictionary entries take exactly one of alias or phonemes', () => {
-    expect(ruleOf({ text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a', alias: 'b', phonemes: 'c' }] }] }))
-      .toEqual({ field: 'pronunciation_dictionary[0].entries[0]', rule: 'shape' });
-    expect(validateTtsRequest({ text: 'x', pronunciation_dictionary: [{ id: 'd', version: '1' }, { entries: [{ text: 'a', alias: 'b' }] }] })
-      .pronunciation_dictionary).toHaveLength(2);
+    expect(ruleOf({ text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a', alias: 'b', phonemes: 'c' }] }] })).toEqual({
+      field: 'pronunciation_dictionary[0].entries[0]',
+      rule: 'shape',
+    });
+    expect(
+      validateTtsRequest({ text: 'x', pronunciation_dictionary: [{ id: 'd', version: '1' }, { entries: [{ text: 'a', alias: 'b' }] }] })
+        .pronunciation_dictionary,
+    ).toHaveLength(2);
   });
 
   it('the model header falls back to s2.1-pro when absent or unknown', () => {

@@ -7,7 +7,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
 describe('LocalService.close()', () => {
-  it('settles and lets the process exit, also when no request was served (idle, unref\'d workers)', async () => {
+  it("settles and lets the process exit, also when no request was served (idle, unref'd workers)", async () => {
     // In a child process: a close() that never settles would leave the loop empty and exit 13.
     const script = 'test/fixtures/service/startClose.ts';
     const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout: 20_000 });

@@ -45,7 +45,10 @@ function open(s: LocalService): Promise<Socket> {
 function readAll(socket: Socket): Promise<{ text: string; ended: boolean }> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
-    const done = (ended: boolean): void => { clearTimeout(timer); resolve({ text: Buffer.concat(parts).toString('latin1'), ended }); };
+    const done = (ended: boolean): void => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(parts).toString('latin1'), ended });
+    };
     const timer = setTimeout(() => done(false), BOUND_MS);
     socket.on('data', (c: Buffer) => parts.push(c));
     socket.on('close', () => done(true));
@@ -56,8 +59,10 @@ function readAll(socket: Socket): Promise<{ text: string; ended: boolean }> {
 
 function rawPost(s: LocalService, body: unknown): string {
   const text = JSON.stringify(body);
-  return `POST ${TTS_PATH} HTTP/1.1\r\nHost: ${s.host}\r\nAuthorization: Bearer ${s.token}\r\n`
-    + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+  return (
+    `POST ${TTS_PATH} HTTP/1.1\r\nHost: ${s.host}\r\nAuthorization: Bearer ${s.token}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+  );
 }
 
 const LONG_TEXT = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} keeps the speaker talking for a while longer.`).join(' ');
@@ -132,7 +137,9 @@ describe('request timeouts', () => {
     const drip = await open(s);
     drip.write(`POST ${TTS_PATH} HTTP/1.1\r\nHost: x\r\n`);
     let n = 0;
-    const timer = setInterval(() => { if (!drip.destroyed && n < 500) drip.write(`X-Drip-${n++}: y\r\n`); }, POLL_MS);
+    const timer = setInterval(() => {
+      if (!drip.destroyed && n < 500) drip.write(`X-Drip-${n++}: y\r\n`);
+    }, POLL_MS);
     const t0 = Date.now();
     const r = await readAll(drip);
     clearInterval(timer);
@@ -147,20 +154,48 @@ describe('voicewire serve flags', () => {
   it('--max-connections and the timeout flags reach the service; bad values are usage errors', async () => {
     const { run } = await import('../../src/cli/serve.js');
     const { EXIT_OK, EXIT_USAGE } = await import('../../src/cli/exitCodes.js');
-    for (const argv of [['--max-connections', '0'], ['--headers-timeout', 'x'], ['--request-timeout', '1.5'], ['--write-idle-timeout', '0.5']]) {
+    for (const argv of [
+      ['--max-connections', '0'],
+      ['--headers-timeout', 'x'],
+      ['--request-timeout', '1.5'],
+      ['--write-idle-timeout', '0.5'],
+    ]) {
       const err: string[] = [];
       expect(await run(argv, { stdout: () => undefined, stderr: (t) => err.push(t), stopSignal: Promise.resolve() })).toBe(EXIT_USAGE);
       expect(err.join('')).toContain(`--${argv[0]!.slice(2)} must be a positive integer`);
     }
     let stop!: () => void;
     const out: string[] = [];
-    const done = run(['--port', '0', '--json', '--max-connections', '1', '--headers-timeout', '5000', '--request-timeout', '6000', '--write-idle-timeout', '1000'],
-      { stdout: (t) => out.push(t), stderr: () => undefined, stopSignal: new Promise<void>((r) => { stop = r; }) });
+    const done = run(
+      [
+        '--port',
+        '0',
+        '--json',
+        '--max-connections',
+        '1',
+        '--headers-timeout',
+        '5000',
+        '--request-timeout',
+        '6000',
+        '--write-idle-timeout',
+        '1000',
+      ],
+      {
+        stdout: (t) => out.push(t),
+        stderr: () => undefined,
+        stopSignal: new Promise<void>((r) => {
+          stop = r;
+        }),
+      },
+    );
     await until('serve to start', () => out.length > 0);
     const info = JSON.parse(out[0]!) as { baseUrl: string; token: string };
     const u = new URL(info.baseUrl);
     // One idle connection takes the only place.
-    await new Promise<void>((resolve) => { const s = connect(Number(u.port), u.hostname, () => resolve()); sockets.push(s); });
+    await new Promise<void>((resolve) => {
+      const s = connect(Number(u.port), u.hostname, () => resolve());
+      sockets.push(s);
+    });
     const r = await fetch(`${info.baseUrl}${TTS_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${info.token}` }, body: '{}' });
     expect(r.status).toBe(503);
     await r.arrayBuffer();

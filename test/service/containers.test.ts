@@ -11,7 +11,15 @@ import { buildLameInfoFrame, crc16Lame, LAME_ENCODER_DELAY } from '../../src/ser
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { postTts } from './helpers.js';
 
-interface Page { flags: number; granule: bigint; serial: number; seq: number; packets: Uint8Array[]; continued: boolean; crcOk: boolean }
+interface Page {
+  flags: number;
+  granule: bigint;
+  serial: number;
+  seq: number;
+  packets: Uint8Array[];
+  continued: boolean;
+  crcOk: boolean;
+}
 
 /** A plain Ogg page parser for the tests (packets completed on each page). */
 function parsePages(bytes: Uint8Array): Page[] {
@@ -33,9 +41,20 @@ function parsePages(bytes: Uint8Array): Page[] {
     for (const l of lacing) {
       for (let i = 0; i < l; i++) carry.push(bytes[p + i]!);
       p += l;
-      if (l < 255) { packets.push(Uint8Array.from(carry)); carry = []; }
+      if (l < 255) {
+        packets.push(Uint8Array.from(carry));
+        carry = [];
+      }
     }
-    pages.push({ flags: bytes[o + 5]!, granule: v.getBigInt64(6, true), serial: v.getUint32(14, true), seq: v.getUint32(18, true), packets, continued: (bytes[o + 5]! & 1) === 1, crcOk });
+    pages.push({
+      flags: bytes[o + 5]!,
+      granule: v.getBigInt64(6, true),
+      serial: v.getUint32(14, true),
+      seq: v.getUint32(18, true),
+      packets,
+      continued: (bytes[o + 5]! & 1) === 1,
+      crcOk,
+    });
     o += total;
   }
   return pages;
@@ -43,33 +62,46 @@ function parsePages(bytes: Uint8Array): Page[] {
 
 describe('Ogg page writer', () => {
   it('any packets survive the trip through pages, with valid CRCs and sequence numbers', () => {
-    fc.assert(fc.property(
-      fc.array(fc.array(fc.uint8Array({ minLength: 0, maxLength: 1300 }), { maxLength: 6 }), { minLength: 1, maxLength: 6 }),
-      (batches) => {
-        const w = new OggPageWriter(0x1234);
-        const out: Uint8Array[] = [];
-        let granule = 0n;
-        const all: Uint8Array[] = [];
-        for (const batch of batches) {
-          for (const packet of batch) { granule += 960n; all.push(packet); out.push(...w.push(packet, granule)); }
-          out.push(...w.flush());
-        }
-        out.push(...w.flush(true));
-        const pages = parsePages(Buffer.concat(out));
-        expect(pages.every((p) => p.crcOk && p.serial === 0x1234)).toBe(true);
-        expect(pages.map((p) => p.seq)).toEqual(pages.map((_, i) => i));
-        expect(pages[0]!.flags & 2).toBe(2);
-        expect(pages[pages.length - 1]!.flags & 4).toBe(4);
-        expect(pages.flatMap((p) => p.packets).map((p) => Buffer.from(p).toString('hex'))).toEqual(all.map((p) => Buffer.from(p).toString('hex')));
-      },
-    ), { numRuns: 60 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.uint8Array({ minLength: 0, maxLength: 1300 }), { maxLength: 6 }), { minLength: 1, maxLength: 6 }),
+        (batches) => {
+          const w = new OggPageWriter(0x1234);
+          const out: Uint8Array[] = [];
+          let granule = 0n;
+          const all: Uint8Array[] = [];
+          for (const batch of batches) {
+            for (const packet of batch) {
+              granule += 960n;
+              all.push(packet);
+              out.push(...w.push(packet, granule));
+            }
+            out.push(...w.flush());
+          }
+          out.push(...w.flush(true));
+          const pages = parsePages(Buffer.concat(out));
+          expect(pages.every((p) => p.crcOk && p.serial === 0x1234)).toBe(true);
+          expect(pages.map((p) => p.seq)).toEqual(pages.map((_, i) => i));
+          expect(pages[0]!.flags & 2).toBe(2);
+          expect(pages[pages.length - 1]!.flags & 4).toBe(4);
+          expect(pages.flatMap((p) => p.packets).map((p) => Buffer.from(p).toString('hex'))).toEqual(
+            all.map((p) => Buffer.from(p).toString('hex')),
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
-describe('the service\'s Ogg Opus and MP3', () => {
+describe("the service's Ogg Opus and MP3", () => {
   let svc: LocalService;
-  beforeAll(async () => { svc = await startLocalService(); });
-  afterAll(async () => { await svc.close(); });
+  beforeAll(async () => {
+    svc = await startLocalService();
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
 
   it('Ogg Opus: OpusHead (pre-skip 312, input rate), OpusTags, CRCs, rising granules, and an EOS granule that trims to the real length', async () => {
     const r = await postTts(svc, { text: 'Granules count at forty eight kilohertz.', format: 'opus', sample_rate: 16000 });

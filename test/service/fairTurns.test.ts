@@ -4,7 +4,9 @@ import { FairTurns } from '../../src/service/stream/FairTurns.js';
 /** A FairTurns whose event-loop iterations are stepped by hand. */
 function stepped(): { turns: FairTurns; step: () => Promise<void>; pending: () => number } {
   const deferred: (() => void)[] = [];
-  const turns = new FairTurns((fn) => { deferred.push(fn); });
+  const turns = new FairTurns((fn) => {
+    deferred.push(fn);
+  });
   return {
     turns,
     pending: () => deferred.length,
@@ -19,7 +21,12 @@ describe('FairTurns', () => {
   it('grants one turn per iteration, lowest level first, arrival order among equals', async () => {
     const { turns, step } = stepped();
     const order: string[] = [];
-    for (const [name, level] of [['a3', 3], ['b0', 0], ['c1', 1], ['d0', 0]] as const) {
+    for (const [name, level] of [
+      ['a3', 3],
+      ['b0', 0],
+      ['c1', 1],
+      ['d0', 0],
+    ] as const) {
       void turns.turn(level).then(() => order.push(name));
     }
     await step();
@@ -31,7 +38,7 @@ describe('FairTurns', () => {
     expect(turns.waitingCount).toBe(0);
   });
 
-  it('a request that arrives later with its first piece goes before the others\' later pieces', async () => {
+  it("a request that arrives later with its first piece goes before the others' later pieces", async () => {
     const { turns, step } = stepped();
     const order: string[] = [];
     void turns.turn(5).then(() => order.push('old5'));

@@ -10,35 +10,62 @@ import { formatFaults, parseFaults, startLocalService, type LocalService } from 
 import { finalTimeline, parseSse, postTts } from './helpers.js';
 
 let svc: LocalService;
-beforeAll(async () => { svc = await startLocalService(); });
-afterAll(async () => { await svc.close(); });
+beforeAll(async () => {
+  svc = await startLocalService();
+});
+afterAll(async () => {
+  await svc.close();
+});
 
 const BODY = { text: 'One two three four five six seven eight nine ten.', format: 'pcm', sample_rate: 8000 };
 
 /** Raw HTTP: every body read (with its size), and how the body ended. */
-function rawPost(headers: Record<string, string>, body: unknown = BODY): Promise<{ status: number; reads: number[]; text: string; ended: 'end' | 'error' }> {
+function rawPost(
+  headers: Record<string, string>,
+  body: unknown = BODY,
+): Promise<{ status: number; reads: number[]; text: string; ended: 'end' | 'error' }> {
   return new Promise((resolve, reject) => {
     const url = new URL(`${svc.baseUrl}/v1/tts/stream/with-timestamp`);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-      headers: { authorization: `Bearer ${svc.token}`, 'content-type': 'application/json', ...headers } }, (res) => {
-      const reads: number[] = [];
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => { reads.push(c.length); parts.push(c); });
-      const finish = (ended: 'end' | 'error'): void => resolve({ status: res.statusCode!, reads, text: Buffer.concat(parts).toString(), ended });
-      res.on('end', () => finish('end'));
-      res.on('error', () => finish('error'));
-      res.on('aborted', () => undefined);
-    });
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.token}`, 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        const reads: number[] = [];
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          reads.push(c.length);
+          parts.push(c);
+        });
+        const finish = (ended: 'end' | 'error'): void =>
+          resolve({ status: res.statusCode!, reads, text: Buffer.concat(parts).toString(), ended });
+        res.on('end', () => finish('end'));
+        res.on('error', () => finish('error'));
+        res.on('aborted', () => undefined);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
 }
 
 /** A second service on a virtual clock: sleeps are recorded and return at once (tests never sleep). */
-async function withVirtualClock<T>(fn: (clock: { sleeps: number[] }, post: (h: Record<string, string>) => ReturnType<typeof rawPost>) => Promise<T>): Promise<T> {
+async function withVirtualClock<T>(
+  fn: (clock: { sleeps: number[] }, post: (h: Record<string, string>) => ReturnType<typeof rawPost>) => Promise<T>,
+): Promise<T> {
   const clock = { sleeps: [] as number[], t: 0 };
   const virtual = await startLocalService({
-    clock: { now: () => clock.t, sleep: async (ms) => { clock.sleeps.push(ms); clock.t += ms; } },
+    clock: {
+      now: () => clock.t,
+      sleep: async (ms) => {
+        clock.sleeps.push(ms);
+        clock.t += ms;
+      },
+    },
   });
   const saved = svc;
   svc = virtual;
@@ -52,23 +79,46 @@ async function withVirtualClock<T>(fn: (clock: { sleeps: number[] }, post: (h: R
 
 describe('fault header syntax', () => {
   it('parses every documented item', () => {
-    expect(parseFaults('cut-after=3, cut-inside=2, delay-first-byte=50, stall-after=2:100, ' +
-      'segment-bytes=7, malformed=1, malformed-kind=base64, fail=429:2, retry-after=0'))
-      .toEqual({ cutAfter: 3, cutInside: 2, delayFirstByteMs: 50, stallAfter: { events: 2, ms: 100 }, segmentBytes: 7,
-        malformedAt: 1, malformedKind: 'base64', fail: { status: 429, attempts: 2 }, retryAfterSec: 0 });
+    expect(
+      parseFaults(
+        'cut-after=3, cut-inside=2, delay-first-byte=50, stall-after=2:100, ' +
+          'segment-bytes=7, malformed=1, malformed-kind=base64, fail=429:2, retry-after=0',
+      ),
+    ).toEqual({
+      cutAfter: 3,
+      cutInside: 2,
+      delayFirstByteMs: 50,
+      stallAfter: { events: 2, ms: 100 },
+      segmentBytes: 7,
+      malformedAt: 1,
+      malformedKind: 'base64',
+      fail: { status: 429, attempts: 2 },
+      retryAfterSec: 0,
+    });
     expect(parseFaults('fail=503')).toEqual({ fail: { status: 503, attempts: 1 } });
   });
 
   it('formatFaults writes the text parseFaults reads back to the same spec (every item, any valid value)', () => {
     const n = (min: number) => fc.integer({ min, max: 1_000_000 });
-    const spec = fc.record({
-      cutAfter: n(0), cutInside: n(0), delayFirstByteMs: n(0), stallAfter: fc.record({ events: n(0), ms: n(0) }),
-      segmentBytes: n(1), malformedAt: n(0), malformedKind: fc.constantFrom('json' as const, 'base64' as const, 'field' as const),
-      fail: fc.record({ status: fc.integer({ min: 400, max: 599 }), attempts: n(0) }), retryAfterSec: n(0),
-    }, { requiredKeys: [] });
-    fc.assert(fc.property(spec, (s) => {
-      expect(parseFaults(formatFaults(s))).toEqual(s);
-    }));
+    const spec = fc.record(
+      {
+        cutAfter: n(0),
+        cutInside: n(0),
+        delayFirstByteMs: n(0),
+        stallAfter: fc.record({ events: n(0), ms: n(0) }),
+        segmentBytes: n(1),
+        malformedAt: n(0),
+        malformedKind: fc.constantFrom('json' as const, 'base64' as const, 'field' as const),
+        fail: fc.record({ status: fc.integer({ min: 400, max: 599 }), attempts: n(0) }),
+        retryAfterSec: n(0),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(spec, (s) => {
+        expect(parseFaults(formatFaults(s))).toEqual(s);
+      }),
+    );
     expect(formatFaults({ cutAfter: 3, segmentBytes: 7 })).toBe('cut-after=3, segment-bytes=7');
   });
 
@@ -89,8 +139,10 @@ describe('fault header syntax', () => {
   });
 
   it('a fault object with a delay over the limit is refused when the service starts', async () => {
-    await expect(startLocalService({ faults: { stallAfter: { events: 1, ms: 2 ** 32 } } }))
-      .rejects.toMatchObject({ code: 'INVALID_OPTION', field: 'faults.stallAfter.ms' });
+    await expect(startLocalService({ faults: { stallAfter: { events: 1, ms: 2 ** 32 } } })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      field: 'faults.stallAfter.ms',
+    });
   });
 });
 

@@ -5,13 +5,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import {
-  ApiTimeoutError, InternalServerError, RateLimitError, SpeechEventError, StreamInterruptedError, VoicewireError,
+  ApiTimeoutError,
+  InternalServerError,
+  RateLimitError,
+  SpeechEventError,
+  StreamInterruptedError,
+  VoicewireError,
 } from '../../src/errors.js';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 
 let svc: LocalService;
-beforeAll(async () => { svc = await startLocalService(); });
-afterAll(async () => { await svc.close(); });
+beforeAll(async () => {
+  svc = await startLocalService();
+});
+afterAll(async () => {
+  await svc.close();
+});
 
 const REQUEST = { text: 'One two three four five six seven eight nine ten.', format: 'pcm' as const, sample_rate: 8000 };
 
@@ -50,21 +59,25 @@ describe('faults through the client', () => {
   });
 
   it('delay-first-byte longer than timeoutMs → ApiTimeoutError', async () => {
-    const err = await client({ timeoutMs: 100, maxRetries: 0 }).tts
-      .streamWithTimestamps(REQUEST, { headers: { 'x-voicewire-fault': 'delay-first-byte=600' } })
+    const err = await client({ timeoutMs: 100, maxRetries: 0 })
+      .tts.streamWithTimestamps(REQUEST, { headers: { 'x-voicewire-fault': 'delay-first-byte=600' } })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiTimeoutError);
   });
 
   it('stall-after longer than idleTimeoutMs → ApiTimeoutError on the stream', async () => {
-    const { stream } = await client({ idleTimeoutMs: 100 }).tts
-      .streamWithTimestamps(REQUEST, { headers: { 'x-voicewire-fault': 'stall-after=2:600' } });
+    const { stream } = await client({ idleTimeoutMs: 100 }).tts.streamWithTimestamps(REQUEST, {
+      headers: { 'x-voicewire-fault': 'stall-after=2:600' },
+    });
     const r = await drain(stream);
     expect(r.error).toBeInstanceOf(ApiTimeoutError);
   });
 
   it('segment-bytes=N → no error, the same words', async () => {
-    const { stream } = await client().tts.streamWithTimestamps({ ...REQUEST, text: 'Tiny segments.' }, { headers: { 'x-voicewire-fault': 'segment-bytes=16' } });
+    const { stream } = await client().tts.streamWithTimestamps(
+      { ...REQUEST, text: 'Tiny segments.' },
+      { headers: { 'x-voicewire-fault': 'segment-bytes=16' } },
+    );
     const r = await drain(stream);
     expect(r.error).toBeNull();
     expect(r.words).toEqual(['Tiny', 'segments']);
@@ -94,14 +107,18 @@ describe('faults through the client', () => {
   });
 
   it('fail beyond maxRetries → RateLimitError / InternalServerError with the status and reason', async () => {
-    const a = await client({ maxRetries: 1 }).tts.streamWithTimestamps(REQUEST, {
-      headers: { 'x-voicewire-fault': 'fail=429:5, retry-after=0', 'x-voicewire-attempt-key': `d-${Math.random()}` },
-    }).catch((e: unknown) => e);
+    const a = await client({ maxRetries: 1 })
+      .tts.streamWithTimestamps(REQUEST, {
+        headers: { 'x-voicewire-fault': 'fail=429:5, retry-after=0', 'x-voicewire-attempt-key': `d-${Math.random()}` },
+      })
+      .catch((e: unknown) => e);
     expect(a).toBeInstanceOf(RateLimitError);
     expect(a).toMatchObject({ status: 429, reason: 'rate_limited' });
-    const b = await client({ maxRetries: 0 }).tts.streamWithTimestamps(REQUEST, {
-      headers: { 'x-voicewire-fault': 'fail=503:1', 'x-voicewire-attempt-key': `e-${Math.random()}` },
-    }).catch((e: unknown) => e);
+    const b = await client({ maxRetries: 0 })
+      .tts.streamWithTimestamps(REQUEST, {
+        headers: { 'x-voicewire-fault': 'fail=503:1', 'x-voicewire-attempt-key': `e-${Math.random()}` },
+      })
+      .catch((e: unknown) => e);
     expect(b).toBeInstanceOf(InternalServerError);
     expect(b).toMatchObject({ status: 503, reason: 'unavailable' });
   });

@@ -9,8 +9,12 @@ import { checkTimeline, wordsOf } from './helpers.js';
 import type { AudioFormat } from '../../src/codec/types.js';
 
 let svc: LocalService;
-beforeAll(async () => { svc = await startLocalService(); });
-afterAll(async () => { await svc.close(); });
+beforeAll(async () => {
+  svc = await startLocalService();
+});
+afterAll(async () => {
+  await svc.close();
+});
 
 const TEXT = 'The quick brown fox jumps over 3 lazy dogs. Then, it rests!';
 /** espeak at 175 wpm says about 14 characters a second, pauses included. */
@@ -44,7 +48,10 @@ describe('every format, decoded by the engine', () => {
     const out = await decodeWithEngine(res.body!, format, format === 'pcm' ? rate! : undefined);
     expect(out.sampleRate).toBe(decodedRate);
     expect(out.words.map((w) => w.text)).toEqual(wordsOf(TEXT));
-    checkTimeline(out.words.map((w) => ({ ...w, chunkSeq: 0 })), out.durationSec);
+    checkTimeline(
+      out.words.map((w) => ({ ...w, chunkSeq: 0 })),
+      out.durationSec,
+    );
     const expected = TEXT.length / CHARS_PER_SEC;
     expect(out.durationSec).toBeGreaterThan(expected * 0.5);
     expect(out.durationSec).toBeLessThan(expected * 2);

@@ -38,25 +38,44 @@ export async function postTts(svc: LocalService, body: unknown, headers: Record<
 }
 
 export function parseSse(text: string): WireEvent[] {
-  return text.split('\n\n').filter((b) => b.trim() !== '').map((block) => {
-    if (!block.startsWith('data: ')) throw new Error(`not a data line: ${block.slice(0, 40)}`);
-    return JSON.parse(block.slice(6)) as WireEvent;
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim() !== '')
+    .map((block) => {
+      if (!block.startsWith('data: ')) throw new Error(`not a data line: ${block.slice(0, 40)}`);
+      return JSON.parse(block.slice(6)) as WireEvent;
+    });
 }
 
-export interface GlobalWord { text: string; start: number; end: number; chunkSeq: number }
+export interface GlobalWord {
+  text: string;
+  start: number;
+  end: number;
+  chunkSeq: number;
+}
 
 /** The global word timeline from the last snapshot of each chunk. */
 export function finalTimeline(events: WireEvent[]): GlobalWord[] {
   const last = new Map<number, WireEvent>();
   for (const e of events) if (e.alignment) last.set(e.chunk_seq, e);
-  return [...last.entries()].sort((a, b) => a[0] - b[0]).flatMap(([seq, e]) =>
-    e.alignment!.segments.map((s) => ({ text: s.text, start: s.start + e.chunk_audio_offset_sec, end: s.end + e.chunk_audio_offset_sec, chunkSeq: seq })));
+  return [...last.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .flatMap(([seq, e]) =>
+      e.alignment!.segments.map((s) => ({
+        text: s.text,
+        start: s.start + e.chunk_audio_offset_sec,
+        end: s.end + e.chunk_audio_offset_sec,
+        chunkSeq: seq,
+      })),
+    );
 }
 
 /** The words of a text, as the service's segments should carry them (punctuation stripped). */
 export function wordsOf(text: string): string[] {
-  return text.split(/\s+/).map((w) => w.replace(/^\p{P}+|\p{P}+$/gu, '')).filter((w) => w !== '');
+  return text
+    .split(/\s+/)
+    .map((w) => w.replace(/^\p{P}+|\p{P}+$/gu, ''))
+    .filter((w) => w !== '');
 }
 
 /** Throws unless the timeline is monotonic and every word lies within [0, durationSec]. */

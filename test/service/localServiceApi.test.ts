@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/client/index.js';
 import {
-  ApiTimeoutError, ConflictError, InvalidOptionError, NotFoundError, InternalServerError, StreamInterruptedError,
+  ApiTimeoutError,
+  ConflictError,
+  InvalidOptionError,
+  NotFoundError,
+  InternalServerError,
+  StreamInterruptedError,
 } from '../../src/errors.js';
 import { startLocalService, type LocalService } from '../../src/service/index.js';
 import { createPlatformHandler } from '../../src/service/platform/index.js';
@@ -64,17 +69,22 @@ describe('svc.simulateCall', () => {
   it('simulates a call for a real agent: the session is stored and signed webhooks reach the receiver', async () => {
     const agentId = await liveAgent([hook.url]);
     const before = hook.requests.length;
-    const sim = await svc.simulateCall({ agentId }, {
-      direction: 'outbound',
-      dynamic_variables: { name: 'Ada' },
-      turns: [{ user: 'I want a refund please.' }, { agent: 'Of course.' }],
-      wait_for_deliveries: true,
-    });
+    const sim = await svc.simulateCall(
+      { agentId },
+      {
+        direction: 'outbound',
+        dynamic_variables: { name: 'Ada' },
+        turns: [{ user: 'I want a refund please.' }, { agent: 'Of course.' }],
+        wait_for_deliveries: true,
+      },
+    );
     expect(sim.session.status).toBe('completed');
     expect(sim.rendered).toEqual({ system_prompt: 'You help Ada.', first_message: 'Hello Ada.' });
     expect(sim.webhooks).toEqual({ endpoints: [hook.url], events: ['phone_call.dial_finished', 'call.ended', 'call.analyzed'] });
     expect(sim.deliveries?.map((d) => [d.event, d.state])).toEqual([
-      ['phone_call.dial_finished', 'delivered'], ['call.ended', 'delivered'], ['call.analyzed', 'delivered'],
+      ['phone_call.dial_finished', 'delivered'],
+      ['call.ended', 'delivered'],
+      ['call.analyzed', 'delivered'],
     ]);
     // The session the simulation made is the one the public API serves.
     const stored = await client.sessions.get(sim.session.session_id);
@@ -106,9 +116,13 @@ describe('svc.deliveries', () => {
     const sim = await svc.simulateCall({ agentId }, { direction: 'web', turns: [{ user: 'Hello' }], wait_for_deliveries: true });
     const log = await svc.deliveries(sim.session.session_id);
     expect(log.map((d) => [d.event, d.url, d.state])).toEqual([
-      ['call.ended', flaky.url, 'delivered'], ['call.analyzed', flaky.url, 'delivered'],
+      ['call.ended', flaky.url, 'delivered'],
+      ['call.analyzed', flaky.url, 'delivered'],
     ]);
-    expect(log[0]!.attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([[1, 500, 'rejected'], [2, 200, 'delivered']]);
+    expect(log[0]!.attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 500, 'rejected'],
+      [2, 200, 'delivered'],
+    ]);
     expect(log[1]!.attempts.map((a) => a.outcome)).toEqual(['delivered']);
     expect(log.every((d) => d.sessionId === sim.session.session_id)).toBe(true);
     // Three attempts in the log, three signed requests at the receiver, same order.
@@ -154,7 +168,10 @@ describe('svc.agentVersions', () => {
     await client.agents.updateConfig(agentId, { prompt: { system_prompt: 'Second.' } });
     await client.agents.publish(agentId);
     const versions = await svc.agentVersions(agentId);
-    expect(versions.map((v) => [v.version, v.config.prompt?.system_prompt])).toEqual([[1, 'You help {{name}}.'], [2, 'Second.']]);
+    expect(versions.map((v) => [v.version, v.config.prompt?.system_prompt])).toEqual([
+      [1, 'You help {{name}}.'],
+      [2, 'Second.'],
+    ]);
     // Secrets are write-only, in versions too.
     expect(JSON.stringify(versions)).not.toContain(SECRET);
   });
@@ -164,9 +181,14 @@ describe('svc.faultHeaders', () => {
   it('injects a typed fault into a speech request made with the client', async () => {
     const headers = svc.faultHeaders({ cutAfter: 2 });
     expect(headers).toEqual({ 'x-voicewire-fault': 'cut-after=2' });
-    const { stream } = await client.tts.streamWithTimestamps({ text: 'One two three four five six.', format: 'pcm', sample_rate: 8000 }, { headers });
+    const { stream } = await client.tts.streamWithTimestamps(
+      { text: 'One two three four five six.', format: 'pcm', sample_rate: 8000 },
+      { headers },
+    );
     const error = await (async () => {
-      for await (const _ of stream) { /* drain */ }
+      for await (const _ of stream) {
+        /* drain */
+      }
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamInterruptedError);
   });
@@ -179,7 +201,9 @@ describe('svc.faultHeaders', () => {
     expect(failed).toBeInstanceOf(InternalServerError);
     expect(failed).toMatchObject({ status: 503 });
     const { stream } = await once.tts.streamWithTimestamps(request, { headers });
-    for await (const _ of stream) { /* drain */ }
+    for await (const _ of stream) {
+      /* drain */
+    }
   });
 
   it('a bad fault is an InvalidOptionError before any request', () => {
@@ -209,7 +233,8 @@ describe('errors', () => {
     const hanging = await startReceiver(() => 'hang');
     try {
       const agentId = await liveAgent([hanging.url]);
-      const err = await svc.simulateCall({ agentId }, { direction: 'web', turns: [{ user: 'Hi' }], wait_for_deliveries: true }, { timeoutMs: 100 })
+      const err = await svc
+        .simulateCall({ agentId }, { direction: 'web', turns: [{ user: 'Hi' }], wait_for_deliveries: true }, { timeoutMs: 100 })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiTimeoutError);
       await handler.platform.settled();

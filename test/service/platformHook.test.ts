@@ -21,7 +21,7 @@ describe('platform hook', () => {
       const auth = { authorization: 'Bearer tok' };
       const ok = await fetch(`${svc.baseUrl}/v1/agent/hello`, { headers: auth });
       expect(ok.status).toBe(200);
-      const body = await ok.json() as { words: string[]; bytes: number; events: number };
+      const body = (await ok.json()) as { words: string[]; bytes: number; events: number };
       expect(body.words).toEqual(['Hi', 'caller']);
       expect(body.bytes).toBeGreaterThan(8000);
       expect(seen[0]).toMatchObject({ token: 'tok', requestId: ok.headers.get('x-request-id'), baseUrl: svc.baseUrl });
@@ -39,7 +39,11 @@ describe('platform hook', () => {
   it('platform: false answers 404 for every /v1/agent/* path', async () => {
     const svc = await startLocalService({ platform: false });
     try {
-      const r = await fetch(`${svc.baseUrl}/v1/agent/agents`, { method: 'POST', headers: { authorization: `Bearer ${svc.token}` }, body: '{}' });
+      const r = await fetch(`${svc.baseUrl}/v1/agent/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.token}` },
+        body: '{}',
+      });
       expect(r.status).toBe(404);
     } finally {
       await svc.close();

@@ -32,7 +32,11 @@ async function speakPcm(baseUrl: string, token: string): Promise<number> {
 describe('voicewire serve (in process)', () => {
   it('prints the address and the given token, serves, and stops when told', async () => {
     let stop!: () => void;
-    const t = io(new Promise<void>((r) => { stop = r; }));
+    const t = io(
+      new Promise<void>((r) => {
+        stop = r;
+      }),
+    );
     const done = run(['--port', '0', '--token', 'secret-1'], t.io);
     await expect.poll(() => t.out.join(''), { timeout: 10_000 }).toContain('token: secret-1');
     const url = /voicewire local service: (http:\/\/127\.0\.0\.1:\d+)/.exec(t.out.join(''))![1]!;
@@ -43,7 +47,11 @@ describe('voicewire serve (in process)', () => {
 
   it('--json prints one line {"baseUrl","token"} with a random token', async () => {
     let stop!: () => void;
-    const t = io(new Promise<void>((r) => { stop = r; }));
+    const t = io(
+      new Promise<void>((r) => {
+        stop = r;
+      }),
+    );
     const done = run(['--port', '0', '--json', '--pace', 'realtime'], t.io);
     await expect.poll(() => t.out.length, { timeout: 10_000 }).toBe(1);
     const info = JSON.parse(t.out[0]!) as { baseUrl: string; token: string };
@@ -76,7 +84,9 @@ function startChild(args: string[]): Promise<{ child: ChildProcess; baseUrl: str
       const line = out.split('\n')[0];
       if (out.includes('\n') && line) resolve({ child, ...(JSON.parse(line) as { baseUrl: string; token: string }) });
     });
-    child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
     child.on('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
   });
 }

@@ -3,8 +3,12 @@ import { startLocalService, type LocalService } from '../../src/service/index.js
 import { checkTimeline, finalTimeline, postTts, wordsOf } from './helpers.js';
 
 let svc: LocalService;
-beforeAll(async () => { svc = await startLocalService(); });
-afterAll(async () => { await svc.close(); });
+beforeAll(async () => {
+  svc = await startLocalService();
+});
+afterAll(async () => {
+  await svc.close();
+});
 
 const TEXT = 'Hello world, this is 42 cats. The second sentence follows here!';
 
@@ -58,7 +62,10 @@ describe('speech endpoint: pcm and wav', () => {
       let repeats = 0;
       let lastJson = '';
       for (const e of evs) {
-        if (!e.alignment) { expect(prev).toBe(0); continue; }
+        if (!e.alignment) {
+          expect(prev).toBe(0);
+          continue;
+        }
         expect(e.alignment.segments.length).toBeGreaterThanOrEqual(prev);
         prev = e.alignment.segments.length;
         const json = JSON.stringify(e.alignment);

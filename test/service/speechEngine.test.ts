@@ -21,8 +21,10 @@ const TEXT = 'When the river rose, the village gathered on the bridge. Nobody sp
 const CHUNKS = 4;
 
 async function planOf(extra: object = {}): Promise<SpeechPlan> {
-  return buildSpeechPlan(validateTtsRequest({ text: TEXT, latency: 'low', min_chunk_length: 0, format: 'pcm', sample_rate: 22050, ...extra }),
-    { voices: VOICES, dictionaries: new DictionaryStore(undefined) });
+  return buildSpeechPlan(
+    validateTtsRequest({ text: TEXT, latency: 'low', min_chunk_length: 0, format: 'pcm', sample_rate: 22050, ...extra }),
+    { voices: VOICES, dictionaries: new DictionaryStore(undefined) },
+  );
 }
 
 /**
@@ -74,13 +76,19 @@ describe('SpeechEngine scheduling', () => {
     for (let r = 0; r < n; r++) expect(order.filter((u) => u.request === `r${r}`).map((u) => u.seq)).toEqual([0, 1, 2, 3]);
   }, 60_000);
 
-  it('a cancelled request\'s waiting chunk leaves the queue and never reaches a worker', async () => {
+  it("a cancelled request's waiting chunk leaves the queue and never reaches a worker", async () => {
     const plan = await planOf();
     const order: DispatchedUnit[] = [];
     const engine = new SpeechEngine({ workers: 1, onDispatch: (u) => order.push(u) });
     try {
       await engine.ready;
-      const job = { ssml: '<speak>A long sentence that keeps the only worker busy for a while.</speak>', voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range };
+      const job = {
+        ssml: '<speak>A long sentence that keeps the only worker busy for a while.</speak>',
+        voice: plan.voice.espeak,
+        rate: plan.voice.wpm,
+        pitch: plan.voice.pitch,
+        range: plan.voice.range,
+      };
       const busy = engine.synthesize(job, () => undefined, { request: 'busy' });
       const abort = new AbortController();
       const cancelled = engine.synthesize(job, () => undefined, { request: 'cancelled', signal: abort.signal });
@@ -95,7 +103,13 @@ describe('SpeechEngine scheduling', () => {
       const hold = engine.synthesize(job, () => undefined, { request: 'hold' });
       const stop = new AbortController();
       let events = 0;
-      const run = synthesizeSpeech(plan, engine, { emit: () => { events++; }, signal: stop.signal, requestId: 'gone' });
+      const run = synthesizeSpeech(plan, engine, {
+        emit: () => {
+          events++;
+        },
+        signal: stop.signal,
+        requestId: 'gone',
+      });
       stop.abort();
       await run;
       await hold;
@@ -109,7 +123,9 @@ describe('SpeechEngine scheduling', () => {
 
 describe('streams under concurrency', () => {
   const services: { close(): Promise<void> }[] = [];
-  afterAll(async () => { await Promise.all(services.map((s) => s.close())); });
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.close()));
+  });
 
   // espeak-ng's output for one text varies by a few samples from call to call, even in one engine
   // (four identical calls: 29244–29465 samples), so a stream is checked against itself: its own
@@ -118,7 +134,7 @@ describe('streams under concurrency', () => {
     const svc = await startLocalService({ workers: 2, platform: false });
     services.push(svc);
     const n = 8;
-    const formats = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 'opus' as const : 'pcm' as const));
+    const formats = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? ('opus' as const) : ('pcm' as const)));
     const responses = await Promise.all(formats.map((format) => postTts(svc, { text: TEXT, latency: 'low', min_chunk_length: 0, format })));
     for (const [i, r] of responses.entries()) {
       const format = formats[i]!;
@@ -129,7 +145,10 @@ describe('streams under concurrency', () => {
       expect(timeline.map((w) => w.text)).toEqual(wordsOf(TEXT));
       expect(new Set(timeline.map((w) => w.chunkSeq))).toEqual(new Set([0, 1, 2, 3]));
       expect(r.events.at(-1)!.chunk_seq).toBe(CHUNKS - 1);
-      const alignedSec = [0, 1, 2, 3].reduce((sum, seq) => sum + r.events.filter((e) => e.chunk_seq === seq).at(-1)!.alignment!.audio_duration, 0);
+      const alignedSec = [0, 1, 2, 3].reduce(
+        (sum, seq) => sum + r.events.filter((e) => e.chunk_seq === seq).at(-1)!.alignment!.audio_duration,
+        0,
+      );
       const decoded = await decodeWithEngine(new Blob([r.text]).stream(), format, rate);
       expect(Math.abs(decoded.samples / rate - alignedSec)).toBeLessThanOrEqual(CHUNKS * 0.001);
       if (format === 'pcm') expect(decoded.samples).toBe(r.audio.length / 2);

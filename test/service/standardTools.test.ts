@@ -48,13 +48,15 @@ const CASES: [AudioFormat, number, string, number][] = [
 ];
 
 describe.skipIf(!HAVE_FFMPEG)('standard tools', () => {
-  it.each(CASES)('%s at %s Hz: ffprobe sees %s, ffmpeg decodes the engine\'s duration ±1 frame', async (format, rate, codec, frame) => {
+  it.each(CASES)("%s at %s Hz: ffprobe sees %s, ffmpeg decodes the engine's duration ±1 frame", async (format, rate, codec, frame) => {
     const sse = await fetchBody(format, rate);
     const events = parseSse(Buffer.from(sse).toString());
     const audio = Buffer.concat(events.map((e) => Buffer.from(e.audio_base64, 'base64')));
     const file = join(dir, `t-${rate}.${format === 'opus' ? 'ogg' : format}`);
     writeFileSync(file, audio);
-    const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels', '-of', 'json', file]).toString());
+    const probe = JSON.parse(
+      execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels', '-of', 'json', file]).toString(),
+    );
     expect(probe.streams[0]).toMatchObject({ codec_name: codec, channels: 1 });
     const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-']);
     const ffRate = Number(probe.streams[0].sample_rate);

@@ -22,22 +22,43 @@ function tone(n: number): Int16Array {
 describe('streaming while synthesis runs', () => {
   it('the first event of a one-sentence text leaves before the sentence is fully synthesized', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const emitted: SynthesisEvent[] = [];
     let emittedBeforeDone = -1;
     const engine = {
       async synthesize(_job: SynthJob, onPiece: (p: SynthPiece) => void): Promise<void> {
-        onPiece({ samples: tone(PIECE), events: [['word', 0, '', 8], ['phoneme', 10, 'h', 8]] });
-        onPiece({ samples: tone(PIECE), events: [['mark', 110, 'e0', 0], ['word', 110, '', 14], ['phoneme', 120, 'w', 14]] });
+        onPiece({
+          samples: tone(PIECE),
+          events: [
+            ['word', 0, '', 8],
+            ['phoneme', 10, 'h', 8],
+          ],
+        });
+        onPiece({
+          samples: tone(PIECE),
+          events: [
+            ['mark', 110, 'e0', 0],
+            ['word', 110, '', 14],
+            ['phoneme', 120, 'w', 14],
+          ],
+        });
         onPiece({ samples: tone(PIECE), events: [] });
         await gate;
         emittedBeforeDone = emitted.length;
         onPiece({ samples: tone(PIECE), events: [['mark', 350, 'e1', 0]] });
       },
     };
-    const plan = await buildSpeechPlan(validateTtsRequest({ text: 'Hello world.', format: 'pcm', sample_rate: 22050 }),
-      { voices: VOICES, dictionaries: new DictionaryStore(undefined) });
-    const done = synthesizeSpeech(plan, engine, { emit: (e) => { emitted.push(e); } });
+    const plan = await buildSpeechPlan(validateTtsRequest({ text: 'Hello world.', format: 'pcm', sample_rate: 22050 }), {
+      voices: VOICES,
+      dictionaries: new DictionaryStore(undefined),
+    });
+    const done = synthesizeSpeech(plan, engine, {
+      emit: (e) => {
+        emitted.push(e);
+      },
+    });
     // Synthesis is still blocked on the gate, yet audio goes out.
     await expect.poll(() => emitted.length).toBeGreaterThanOrEqual(1);
     expect(emitted[0]!.alignment).toBeNull();
@@ -53,11 +74,21 @@ describe('streaming while synthesis runs', () => {
 
 describe('pace', () => {
   let svc: LocalService | null = null;
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   /** Virtual time: it only moves when the service sleeps. */
   function virtualClock(): ServiceClock & { slept: number } {
-    const c = { t: 0, slept: 0, now: () => c.t, sleep: async (ms: number) => { c.t += ms; c.slept += ms; } };
+    const c = {
+      t: 0,
+      slept: 0,
+      now: () => c.t,
+      sleep: async (ms: number) => {
+        c.t += ms;
+        c.slept += ms;
+      },
+    };
     return c;
   }
 
@@ -88,7 +119,9 @@ describe('speech worker', () => {
       await slots[0]!.worker.terminate();
       await expect(first).rejects.toThrow(/exited/);
       let samples = 0;
-      await engine.synthesize(job, (p) => { samples += p.samples.length; });
+      await engine.synthesize(job, (p) => {
+        samples += p.samples.length;
+      });
       expect(samples).toBeGreaterThan(10_000);
     } finally {
       await engine.close();

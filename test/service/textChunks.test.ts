@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LOW_FIRST_CHUNK_MIN_CHARS, splitTextIntoChunks } from '../../src/service/speech/textChunks.js';
 
-const SENTENCES = 'First sentence is here. Second one follows, with a clause. Third is short. '
-  + 'The fourth sentence is a good deal longer than the others, and it goes on for a while. Fifth!';
+const SENTENCES =
+  'First sentence is here. Second one follows, with a clause. Third is short. ' +
+  'The fourth sentence is a good deal longer than the others, and it goes on for a while. Fifth!';
 
 describe('text chunks', () => {
   it('normal packs whole sentences up to chunk_length: the fewest chunks', () => {
@@ -16,7 +17,7 @@ describe('text chunks', () => {
     const normal = splitTextIntoChunks(SENTENCES, { chunkLength: 300, minChunkLength: 20, latency: 'normal' });
     const balanced = splitTextIntoChunks(SENTENCES, { chunkLength: 300, minChunkLength: 20, latency: 'balanced' });
     expect(normal).toHaveLength(1);
-        expect(balanced.join(' ')).toBe(SENTENCES);
+    expect(balanced.join(' ')).toBe(SENTENCES);
     // "Third is short." (15 chars) is under 20: merged with the next sentence; so is the short tail "Fifth!".
     expect(balanced).toEqual([
       'First sentence is here.',
@@ -55,8 +56,9 @@ describe('text chunks', () => {
   });
 
   it('sentences end at terminators with closing quotes; CJK terminators need no space', () => {
-    expect(splitTextIntoChunks('He said "stop." Then left. 末尾。次の文！', { chunkLength: 100, minChunkLength: 0, latency: 'balanced' }))
-      .toEqual(['He said "stop."', 'Then left.', '末尾。', '次の文！']);
+    expect(
+      splitTextIntoChunks('He said "stop." Then left. 末尾。次の文！', { chunkLength: 100, minChunkLength: 0, latency: 'balanced' }),
+    ).toEqual(['He said "stop."', 'Then left.', '末尾。', '次の文！']);
   });
 
   it('whitespace-only text has no chunks', () => {

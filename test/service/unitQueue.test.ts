@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UnitQueue } from '../../src/service/speech/UnitQueue.js';
 
-interface U { seq: number; name: string }
+interface U {
+  seq: number;
+  name: string;
+}
 const u = (name: string, seq: number): U => ({ name, seq });
 
 describe('UnitQueue', () => {
@@ -34,13 +37,15 @@ describe('UnitQueue', () => {
   });
 
   it('fair: the taken order is sorted by chunk index, arrival order among equals (any arrivals)', () => {
-    fc.assert(fc.property(fc.array(fc.nat(5), { maxLength: 40 }), (seqs) => {
-      const q = new UnitQueue<U>('fair');
-      seqs.forEach((s, i) => q.push(u(String(i), s)));
-      const out: U[] = [];
-      for (let x = q.take(); x !== undefined; x = q.take()) out.push(x);
-      const expected = seqs.map((s, i) => u(String(i), s)).sort((a, b) => a.seq - b.seq || Number(a.name) - Number(b.name));
-      expect(out).toEqual(expected);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.nat(5), { maxLength: 40 }), (seqs) => {
+        const q = new UnitQueue<U>('fair');
+        seqs.forEach((s, i) => q.push(u(String(i), s)));
+        const out: U[] = [];
+        for (let x = q.take(); x !== undefined; x = q.take()) out.push(x);
+        const expected = seqs.map((s, i) => u(String(i), s)).sort((a, b) => a.seq - b.seq || Number(a.name) - Number(b.name));
+        expect(out).toEqual(expected);
+      }),
+    );
   });
 });

@@ -9,8 +9,12 @@ import { expectRefusedAndClosed } from '../support/oversizedPost.js';
 import { postTts } from './helpers.js';
 
 let svc: LocalService;
-beforeAll(async () => { svc = await startLocalService(); });
-afterAll(async () => { await svc.close(); });
+beforeAll(async () => {
+  svc = await startLocalService();
+});
+afterAll(async () => {
+  await svc.close();
+});
 
 type Row = [name: string, body: unknown, status: number, field: string, rule: string];
 
@@ -29,7 +33,13 @@ const ROWS: Row[] = [
   ['prosody must be an object', { text: 'x', prosody: 'fast' }, 422, 'prosody', 'type'],
   ['prosody.speed is 0.5 to 2', { text: 'x', prosody: { speed: 3 } }, 422, 'prosody.speed', 'range'],
   ['prosody.volume is -20 to 20 dB', { text: 'x', prosody: { volume: -40 } }, 422, 'prosody.volume', 'range'],
-  ['prosody.normalize_loudness is a boolean', { text: 'x', prosody: { normalize_loudness: 'yes' } }, 422, 'prosody.normalize_loudness', 'type'],
+  [
+    'prosody.normalize_loudness is a boolean',
+    { text: 'x', prosody: { normalize_loudness: 'yes' } },
+    422,
+    'prosody.normalize_loudness',
+    'type',
+  ],
   ['chunk_length is at least 100', { text: 'x', chunk_length: 99 }, 422, 'chunk_length', 'range'],
   ['chunk_length is at most 300', { text: 'x', chunk_length: 301 }, 422, 'chunk_length', 'range'],
   ['chunk_length is an integer', { text: 'x', chunk_length: 150.5 }, 422, 'chunk_length', 'integer'],
@@ -49,17 +59,59 @@ const ROWS: Row[] = [
   ['repetition_penalty is above 0', { text: 'x', repetition_penalty: 0 }, 422, 'repetition_penalty', 'range'],
   ['min_chunk_length is 0 to 100', { text: 'x', min_chunk_length: 101 }, 422, 'min_chunk_length', 'range'],
   ['min_chunk_length is an integer', { text: 'x', min_chunk_length: 5.5 }, 422, 'min_chunk_length', 'integer'],
-  ['condition_on_previous_chunks is a boolean', { text: 'x', condition_on_previous_chunks: 'no' }, 422, 'condition_on_previous_chunks', 'type'],
+  [
+    'condition_on_previous_chunks is a boolean',
+    { text: 'x', condition_on_previous_chunks: 'no' },
+    422,
+    'condition_on_previous_chunks',
+    'type',
+  ],
   ['early_stop_threshold is 0 to 1', { text: 'x', early_stop_threshold: 2 }, 422, 'early_stop_threshold', 'range'],
   ['features is an array', { text: 'x', features: 'quality-guard' }, 422, 'features', 'type'],
   ['features holds strings', { text: 'x', features: [1] }, 422, 'features[0]', 'type'],
   ['pronunciation_dictionary is an array', { text: 'x', pronunciation_dictionary: {} }, 422, 'pronunciation_dictionary', 'type'],
-  ['a dictionary item is a reference or inline', { text: 'x', pronunciation_dictionary: [{ foo: 1 }] }, 422, 'pronunciation_dictionary[0]', 'shape'],
-  ['an inline entry has alias or phonemes', { text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a' }] }] }, 422, 'pronunciation_dictionary[0].entries[0]', 'shape'],
-  ['an inline entry needs text', { text: 'x', pronunciation_dictionary: [{ entries: [{ alias: 'b' }] }] }, 422, 'pronunciation_dictionary[0].entries[0].text', 'type'],
-  ['a reference needs a version', { text: 'x', pronunciation_dictionary: [{ id: 'names' }] }, 422, 'pronunciation_dictionary[0].version', 'type'],
-  ['a reference must be known to the service', { text: 'x', pronunciation_dictionary: [{ id: 'names', version: '9' }] }, 422, 'pronunciation_dictionary[0]', 'unknown_dictionary'],
-  ['phonemes cannot escape espeak input', { text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a', phonemes: 'a]] <b>' }] }] }, 422, 'pronunciation_dictionary[0].entries[0].phonemes', 'phonemes'],
+  [
+    'a dictionary item is a reference or inline',
+    { text: 'x', pronunciation_dictionary: [{ foo: 1 }] },
+    422,
+    'pronunciation_dictionary[0]',
+    'shape',
+  ],
+  [
+    'an inline entry has alias or phonemes',
+    { text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a' }] }] },
+    422,
+    'pronunciation_dictionary[0].entries[0]',
+    'shape',
+  ],
+  [
+    'an inline entry needs text',
+    { text: 'x', pronunciation_dictionary: [{ entries: [{ alias: 'b' }] }] },
+    422,
+    'pronunciation_dictionary[0].entries[0].text',
+    'type',
+  ],
+  [
+    'a reference needs a version',
+    { text: 'x', pronunciation_dictionary: [{ id: 'names' }] },
+    422,
+    'pronunciation_dictionary[0].version',
+    'type',
+  ],
+  [
+    'a reference must be known to the service',
+    { text: 'x', pronunciation_dictionary: [{ id: 'names', version: '9' }] },
+    422,
+    'pronunciation_dictionary[0]',
+    'unknown_dictionary',
+  ],
+  [
+    'phonemes cannot escape espeak input',
+    { text: 'x', pronunciation_dictionary: [{ entries: [{ text: 'a', phonemes: 'a]] <b>' }] }] },
+    422,
+    'pronunciation_dictionary[0].entries[0].phonemes',
+    'phonemes',
+  ],
   ['the body must be an object', [1, 2], 400, 'body', 'type'],
 ];
 
@@ -84,7 +136,15 @@ describe('request validation over HTTP', () => {
   it('a body over the byte limit that stalls gets 413 with Connection: close and the socket is closed at once, unread', async () => {
     const url = `${svc.baseUrl}${TTS_PATH}`;
     const auth = { authorization: `Bearer ${svc.token}` };
-    await expectRefusedAndClosed(url, auth, [[64 * 1024, 64 * 1024 * 1024], [MAX_REQUEST_BYTES + 64 * 1024, undefined]], '"reason":"request_too_large"');
+    await expectRefusedAndClosed(
+      url,
+      auth,
+      [
+        [64 * 1024, 64 * 1024 * 1024],
+        [MAX_REQUEST_BYTES + 64 * 1024, undefined],
+      ],
+      '"reason":"request_too_large"',
+    );
   });
 
   it('a body over the byte limit is 413 request_too_large', async () => {
@@ -95,9 +155,17 @@ describe('request validation over HTTP', () => {
 
   it('the neural-only fields and unknown fields are accepted', async () => {
     const r = await postTts(svc, {
-      text: 'Fine.', format: 'pcm', temperature: 0, top_p: 1, repetition_penalty: 1.5, max_new_tokens: 10,
-      early_stop_threshold: 0.5, condition_on_previous_chunks: false, features: ['quality-guard'],
-      references: [{ audio: 'AAAA', text: 'ref' }], something_new: { a: 1 },
+      text: 'Fine.',
+      format: 'pcm',
+      temperature: 0,
+      top_p: 1,
+      repetition_penalty: 1.5,
+      max_new_tokens: 10,
+      early_stop_threshold: 0.5,
+      condition_on_previous_chunks: false,
+      features: ['quality-guard'],
+      references: [{ audio: 'AAAA', text: 'ref' }],
+      something_new: { a: 1 },
     });
     expect(r.status).toBe(200);
     expect(r.events.length).toBeGreaterThan(0);

@@ -33,7 +33,10 @@ function voicedRmsDb(s: Int16Array): number {
   for (let i = 0; i + block <= s.length; i += block) {
     let b = 0;
     for (let j = i; j < i + block; j++) b += (s[j]! / 32768) ** 2;
-    if (b / block > 10 ** (-45 / 10)) { sum += b; n += block; }
+    if (b / block > 10 ** (-45 / 10)) {
+      sum += b;
+      n += block;
+    }
   }
   return 10 * Math.log10(sum / n);
 }
@@ -87,7 +90,10 @@ describe('prosody', () => {
 describe('pronunciation dictionaries', () => {
   it('an inline alias really changes what is said, and the word timeline keeps the written word', async () => {
     const plain = await speak({ text: 'I like tomato soup.' });
-    const alias = await speak({ text: 'I like tomato soup.', pronunciation_dictionary: [{ entries: [{ text: 'tomato', alias: 'very big red tomato' }] }] });
+    const alias = await speak({
+      text: 'I like tomato soup.',
+      pronunciation_dictionary: [{ entries: [{ text: 'tomato', alias: 'very big red tomato' }] }],
+    });
     expect(finalTimeline(alias.events).map((w) => w.text)).toEqual(['I', 'like', 'tomato', 'soup']);
     const word = (r: typeof plain) => finalTimeline(r.events).find((w) => w.text === 'tomato')!;
     expect(word(alias).end - word(alias).start).toBeGreaterThan(1.5 * (word(plain).end - word(plain).start));

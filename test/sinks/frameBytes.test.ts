@@ -30,7 +30,10 @@ afterAll(async () => {
 /** Speaks `text` into `file` through a FrameByteStream; returns a copy of every frame's samples. */
 async function speakToFile(file: string, output?: OutputOptions) {
   const client = createClient({ baseUrl: service.baseUrl, apiKey: service.token });
-  const { stream } = await client.tts.streamWithTimestamps({ text: 'Bytes out, frame by frame.', format: 'opus' }, output ? { output } : {});
+  const { stream } = await client.tts.streamWithTimestamps(
+    { text: 'Bytes out, frame by frame.', format: 'opus' },
+    output ? { output } : {},
+  );
   const copies: Buffer[] = [];
   const frames: AudioFrame[] = [];
   const bytes = createFrameByteStream();
@@ -71,19 +74,36 @@ describe('frame bytes', () => {
 
   it('frameBytes is a view of the frame’s own bytes, not of the slab around it', () => {
     const slab = new Int16Array([1, 2, 3, 4, 5, 6]);
-    const frame: AudioFrame = { samples: slab.subarray(2, 4), encoding: 's16le', sampleRate: 8000, channels: 1, startSample: 0, sampleCount: 2 };
+    const frame: AudioFrame = {
+      samples: slab.subarray(2, 4),
+      encoding: 's16le',
+      sampleRate: 8000,
+      channels: 1,
+      startSample: 0,
+      sampleCount: 2,
+    };
     const bytes = frameBytes(frame);
     expect([...bytes]).toEqual([3, 0, 4, 0]);
     expect(bytes.buffer).toBe(slab.buffer); // no copy
   });
 
   it('a frame in another format mid-stream fails the stream with FORMAT_MISMATCH after the bytes before it', async () => {
-    const a: AudioFrame = { samples: new Int16Array([1, 2]), encoding: 's16le', sampleRate: 16000, channels: 1, startSample: 0, sampleCount: 2 };
+    const a: AudioFrame = {
+      samples: new Int16Array([1, 2]),
+      encoding: 's16le',
+      sampleRate: 16000,
+      channels: 1,
+      startSample: 0,
+      sampleCount: 2,
+    };
     const b: AudioFrame = { ...a, samples: new Int16Array([3, 4]), sampleRate: 24000, startSample: 2 };
     const out: Buffer[] = [];
     const bytes = createFrameByteStream();
     bytes.on('data', (chunk: Buffer) => out.push(chunk));
-    const failed = once(bytes, 'error').then(([e]) => e as unknown, (e: unknown) => e);
+    const failed = once(bytes, 'error').then(
+      ([e]) => e as unknown,
+      (e: unknown) => e,
+    );
     bytes.write(a);
     bytes.write(b);
     const err = await failed;
@@ -93,9 +113,13 @@ describe('frame bytes', () => {
   });
 
   it('something that is not a frame fails the stream with a typed error, not a crash', async () => {
-    const err = await pipeline(Readable.from([Buffer.from('not a frame')], { objectMode: true }), createFrameByteStream(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) void chunk;
-    }).catch((e: unknown) => e);
+    const err = await pipeline(
+      Readable.from([Buffer.from('not a frame')], { objectMode: true }),
+      createFrameByteStream(),
+      async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) void chunk;
+      },
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkError);
     expect((err as SinkError).code).toBe('INVALID_OPTION');
   });

@@ -89,7 +89,10 @@ describe('finding a sound output', () => {
   });
 
   it('VOICEWIRE_PLAYER names a custom player and its latency', () => {
-    const r = detectAudioOutput({ env: { VOICEWIRE_PLAYER: 'node  player.mjs --x', VOICEWIRE_PLAYER_LATENCY_MS: '150' }, cardsPath: noCards });
+    const r = detectAudioOutput({
+      env: { VOICEWIRE_PLAYER: 'node  player.mjs --x', VOICEWIRE_PLAYER_LATENCY_MS: '150' },
+      cardsPath: noCards,
+    });
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.player.command).toBe('node');
@@ -99,7 +102,19 @@ describe('finding a sound output', () => {
   });
 
   it('aplay is asked for raw s16le at the stream rate with a bounded buffer', () => {
-    expect(BUILTIN_PLAYERS.aplay!.args({ sampleRate: 48000, channels: 1 })).toEqual(['-q', '-t', 'raw', '-f', 'S16_LE', '-r', '48000', '-c', '1', '--buffer-time=100000', '-']);
+    expect(BUILTIN_PLAYERS.aplay!.args({ sampleRate: 48000, channels: 1 })).toEqual([
+      '-q',
+      '-t',
+      'raw',
+      '-f',
+      'S16_LE',
+      '-r',
+      '48000',
+      '-c',
+      '1',
+      '--buffer-time=100000',
+      '-',
+    ]);
   });
 
   it('createPlayerSink with no device throws NO_AUDIO_DEVICE before starting anything', () => {
@@ -169,11 +184,15 @@ describe('child-process player', () => {
       sink.end();
     });
     delete process.env.FAKE_PLAYER_LOG;
-    const heard = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { sample: number; heardAt: number });
+    const heard = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sample: number; heardAt: number });
     // the player's own truth: samples heard by wall time t
     const truth = (t: number): number => {
       let s = 0;
-      for (const b of heard) if (b.heardAt <= t) s = Math.max(s, b.sample + Math.min(FRAME * N - b.sample, Math.floor(((t - b.heardAt) / 1000) * RATE)));
+      for (const b of heard)
+        if (b.heardAt <= t) s = Math.max(s, b.sample + Math.min(FRAME * N - b.sample, Math.floor(((t - b.heardAt) / 1000) * RATE)));
       return s;
     };
     const TOLERANCE = (60 / 1000) * RATE; // 60 ms: timer jitter on a loaded 2-core machine

@@ -9,7 +9,11 @@ const FORMAT = { sampleRate: 16000, channels: 1 };
 const node = process.execPath;
 
 /** Handlers that record what happened. */
-function recorder(): PlayerProcessHandlers & { exits: Array<[number | null, NodeJS.Signals | null]>; startFailures: SinkError[]; exited: Promise<void> } {
+function recorder(): PlayerProcessHandlers & {
+  exits: Array<[number | null, NodeJS.Signals | null]>;
+  startFailures: SinkError[];
+  exited: Promise<void>;
+} {
   let markExited!: () => void;
   const exited = new Promise<void>((resolve) => (markExited = resolve));
   const r = {
@@ -46,7 +50,13 @@ describe('PlayerProcess', () => {
   });
 
   it('a built-in player is named by its name', () => {
-    const p = new PlayerProcess({ ...BUILTIN_PLAYERS.aplay!, command: node, args: () => ['-e', ''] }, FORMAT, process.env, systemClock, recorder());
+    const p = new PlayerProcess(
+      { ...BUILTIN_PLAYERS.aplay!, command: node, args: () => ['-e', ''] },
+      FORMAT,
+      process.env,
+      systemClock,
+      recorder(),
+    );
     expect(p.label).toBe('aplay');
     p.stop();
   });
@@ -54,7 +64,10 @@ describe('PlayerProcess', () => {
   it('a player that cannot start rejects `ready` with the same PLAYER_FAILED error it reports', async () => {
     const h = recorder();
     const p = new PlayerProcess(customPlayer('/nonexistent/player --flag', 0), FORMAT, process.env, systemClock, h);
-    const err = await p.ready.then(() => null, (e: unknown) => e);
+    const err = await p.ready.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SinkError);
     expect((err as SinkError).message).toMatch(/^could not start the player \/nonexistent\/player --flag: .*ENOENT/);
     expect(h.startFailures).toEqual([err]);
@@ -63,15 +76,32 @@ describe('PlayerProcess', () => {
 
   it('with a ready text it is ready when the text appears, and fails after READY_TIMEOUT_MS on the clock when it never does', async () => {
     const clock = createFakeClock();
-    const prints = new PlayerProcess(customPlayer(`${node} -e process.stderr.write("ok-ready");setTimeout(()=>{},60000)`, 0, 'ok-ready'), FORMAT, process.env, clock, recorder());
+    const prints = new PlayerProcess(
+      customPlayer(`${node} -e process.stderr.write("ok-ready");setTimeout(()=>{},60000)`, 0, 'ok-ready'),
+      FORMAT,
+      process.env,
+      clock,
+      recorder(),
+    );
     await prints.ready;
     prints.stop();
 
-    const silent = new PlayerProcess(customPlayer(`${node} -e setTimeout(()=>{},60000)`, 0, 'never'), FORMAT, process.env, clock, recorder());
+    const silent = new PlayerProcess(
+      customPlayer(`${node} -e setTimeout(()=>{},60000)`, 0, 'never'),
+      FORMAT,
+      process.env,
+      clock,
+      recorder(),
+    );
     await new Promise((resolve) => silent.child.once('spawn', resolve));
     clock.advance(READY_TIMEOUT_MS - 1);
     let settled = false;
-    const outcome = silent.ready.then(() => 'ready', (e: Error) => e.message).finally(() => (settled = true));
+    const outcome = silent.ready
+      .then(
+        () => 'ready',
+        (e: Error) => e.message,
+      )
+      .finally(() => (settled = true));
     await Promise.resolve();
     expect(settled).toBe(false);
     clock.advance(1);

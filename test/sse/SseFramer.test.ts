@@ -58,7 +58,16 @@ describe('SseFramer', () => {
   it('gives the same events for any split, in place or not, Buffer or plain Uint8Array chunks', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.array(fc.string({ unit: 'grapheme', maxLength: 150 }).map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 3 }), fc.constantFrom('\n', '\r\n', '\r')), { maxLength: 6 }),
+        fc.array(
+          fc.tuple(
+            fc.array(
+              fc.string({ unit: 'grapheme', maxLength: 150 }).map((s) => s.replace(/[\r\n]/g, '')),
+              { minLength: 1, maxLength: 3 },
+            ),
+            fc.constantFrom('\n', '\r\n', '\r'),
+          ),
+          { maxLength: 6 },
+        ),
         fc.array(fc.nat(40), { maxLength: 8 }),
         fc.boolean(),
         (events, cuts, plain) => {

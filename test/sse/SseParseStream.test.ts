@@ -5,7 +5,10 @@ import { SseError } from '../../src/errors.js';
 import { SseParseStream } from '../../src/sse/SseParseStream.js';
 import type { SseEvent } from '../../src/sse/SseParser.js';
 
-async function collect(chunks: (string | Buffer)[], stream = new SseParseStream()): Promise<{ events: SseEvent[]; retries: number[]; warnings: SseError[]; error?: unknown; stream: SseParseStream }> {
+async function collect(
+  chunks: (string | Buffer)[],
+  stream = new SseParseStream(),
+): Promise<{ events: SseEvent[]; retries: number[]; warnings: SseError[]; error?: unknown; stream: SseParseStream }> {
   const events: SseEvent[] = [];
   const retries: number[] = [];
   const warnings: SseError[] = [];
@@ -13,9 +16,13 @@ async function collect(chunks: (string | Buffer)[], stream = new SseParseStream(
   stream.on('warning', (w: SseError) => warnings.push(w));
   let error: unknown;
   try {
-    await pipeline(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))), stream, async (src: AsyncIterable<SseEvent>) => {
-      for await (const e of src) events.push(e);
-    });
+    await pipeline(
+      Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))),
+      stream,
+      async (src: AsyncIterable<SseEvent>) => {
+        for await (const e of src) events.push(e);
+      },
+    );
   } catch (e) {
     error = e;
   }
@@ -25,7 +32,10 @@ async function collect(chunks: (string | Buffer)[], stream = new SseParseStream(
 describe('SseParseStream', () => {
   it('turns bytes into {event, data, id?} objects, with the sticky id as a property', async () => {
     const r = await collect(['id: 4\nevent: a\ndata: x\n\n', 'data: y\n', '\n']);
-    expect(r.events).toEqual([{ event: 'a', data: 'x', id: '4' }, { event: 'message', data: 'y' }]);
+    expect(r.events).toEqual([
+      { event: 'a', data: 'x', id: '4' },
+      { event: 'message', data: 'y' },
+    ]);
     expect(r.stream.lastEventId).toBe('4');
   });
   it('an id in a block cut off by the end of the stream does not become the last event id', async () => {

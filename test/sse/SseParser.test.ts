@@ -149,7 +149,21 @@ describe('SseParser (WHATWG event-stream rules)', () => {
     expect(seen).toEqual(['1', '1', '3']);
   });
   it('the last event id after any split is that of the last dispatched block (property)', () => {
-    const lineArb = fc.constantFrom('', '', 'data: d', 'data', ': c', 'event: e', 'id: 1', 'id:2', 'id', 'id: €', 'id: a\u0000b', 'id: ', 'retry: 5');
+    const lineArb = fc.constantFrom(
+      '',
+      '',
+      'data: d',
+      'data',
+      ': c',
+      'event: e',
+      'id: 1',
+      'id:2',
+      'id',
+      'id: €',
+      'id: a\u0000b',
+      'id: ',
+      'retry: 5',
+    );
     fc.assert(
       fc.property(
         fc.array(fc.tuple(lineArb, fc.constantFrom('\n', '\r\n', '\r')), { maxLength: 16 }),

@@ -21,7 +21,12 @@ export interface OversizedAnswer {
  * Sends the headers and `sentBytes` of body, then nothing more. The body is announced with a
  * `Content-Length` of `announcedBytes`, or, without it, sent as one chunk of a chunked body.
  */
-export function postOversized(url: string, headers: Record<string, string>, sentBytes: number, announcedBytes?: number): Promise<OversizedAnswer> {
+export function postOversized(
+  url: string,
+  headers: Record<string, string>,
+  sentBytes: number,
+  announcedBytes?: number,
+): Promise<OversizedAnswer> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(u.port), u.hostname);
@@ -60,7 +65,10 @@ export function postOversized(url: string, headers: Record<string, string>, sent
  * closed promptly.
  */
 export async function expectRefusedAndClosed(
-  url: string, headers: Record<string, string>, cases: ReadonlyArray<readonly [number, number | undefined]>, bodyText?: string,
+  url: string,
+  headers: Record<string, string>,
+  cases: ReadonlyArray<readonly [number, number | undefined]>,
+  bodyText?: string,
 ): Promise<void> {
   for (const [sent, announced] of cases) {
     const r = await postOversized(url, headers, sent, announced);

@@ -39,7 +39,9 @@ describe('pre-rendered prompts', () => {
       const first = call.speak('greeting');
       const second = call.speak('something else');
       let done = false;
-      void second.then(() => { done = true; });
+      void second.then(() => {
+        done = true;
+      });
       await h.runUntil(() => done);
       expect((await first).status).toBe('completed');
       expect(fallbackTexts).toEqual(['something else']);

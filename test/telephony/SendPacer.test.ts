@@ -21,7 +21,9 @@ function drive(clock: ManualClock, pacer: SendPacer, frames: number, untilMs: nu
   };
   (pacer as unknown as { wake: () => void }).wake = pump;
   pump();
-  while (clock.fireNext(untilMs)) { /* timers drive the pump */ }
+  while (clock.fireNext(untilMs)) {
+    /* timers drive the pump */
+  }
   return sends;
 }
 

@@ -23,7 +23,9 @@ describe('speaking into a Twilio media stream', () => {
     const { call } = await harness.dial({ streamSid: 'MZabc', callSid: 'CAdef', customParameters: { greeting: 'Hello there' } });
     expect(call.state.status).toBe('idle');
     expect(call.streamInfo).toMatchObject({
-      streamSid: 'MZabc', callSid: 'CAdef', customParameters: { greeting: 'Hello there' },
+      streamSid: 'MZabc',
+      callSid: 'CAdef',
+      customParameters: { greeting: 'Hello there' },
       mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
     });
   });
@@ -32,7 +34,9 @@ describe('speaking into a Twilio media stream', () => {
     harness = await startHarness({ source: fixtureSource() });
     const { peer, call } = await harness.dial();
     let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => { result = r; });
+    void call.speak(greeting.text).then((r) => {
+      result = r;
+    });
     await harness.runUntil(() => result !== null);
     const audio = peer.audio();
     expect(audio.length).toBe(greeting.mulaw.length);
@@ -50,17 +54,23 @@ describe('speaking into a Twilio media stream', () => {
     harness = await startHarness({ source, leadMs });
     const { peer, call } = await harness.dial();
     let done = false;
-    void call.speak(greeting.text).then(() => { done = true; });
+    void call.speak(greeting.text).then(() => {
+      done = true;
+    });
     let maxBuffered = 0;
     let maxPulledAhead = 0;
     let steps = 0;
-    await harness.runUntil(() => done, 60_000, () => {
-      steps++;
-      maxBuffered = Math.max(maxBuffered, peer.bufferedMs);
-      // The engine is read only as fast as audio goes out: memory stays flat however long the text.
-      const pulled = (source.streams[0]?.framesRead ?? 0) * 160;
-      maxPulledAhead = Math.max(maxPulledAhead, pulled - peer.receivedSamples);
-    });
+    await harness.runUntil(
+      () => done,
+      60_000,
+      () => {
+        steps++;
+        maxBuffered = Math.max(maxBuffered, peer.bufferedMs);
+        // The engine is read only as fast as audio goes out: memory stays flat however long the text.
+        const pulled = (source.streams[0]?.framesRead ?? 0) * 160;
+        maxPulledAhead = Math.max(maxPulledAhead, pulled - peer.receivedSamples);
+      },
+    );
     expect(maxPulledAhead).toBeLessThanOrEqual(5 * 160); // the source's own read-ahead (4 frames) + 1
     expect(steps).toBeGreaterThan(100);
     // At most the lead plus the frame that crossed it.
@@ -74,7 +84,9 @@ describe('speaking into a Twilio media stream', () => {
     const { peer, call } = await harness.dial();
     const heard = recordWords(call, () => harness!.clock.now());
     let done = false;
-    void call.speak(greeting.text).then(() => { done = true; });
+    void call.speak(greeting.text).then(() => {
+      done = true;
+    });
     await harness.runUntil(() => done);
     expect(heard.map((h) => h.word.text)).toEqual(greeting.words.map((w) => w.text));
     for (const { word, at } of heard) {
@@ -90,7 +102,9 @@ describe('speaking into a Twilio media stream', () => {
     const { peer, call } = await harness.dial();
     const heard = recordWords(call, () => harness!.clock.now());
     let done = false;
-    void call.speak(greeting.text).then(() => { done = true; });
+    void call.speak(greeting.text).then(() => {
+      done = true;
+    });
     await harness.runUntil(() => done);
     expect(heard).toHaveLength(greeting.words.length);
     for (const { word, at } of heard) {
@@ -116,7 +130,9 @@ describe('barge-in', () => {
     const { peer, call } = await harness.dial();
     const heard = recordWords(call, () => harness!.clock.now());
     let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => { result = r; });
+    void call.speak(greeting.text).then((r) => {
+      result = r;
+    });
     // Let the phone play 2.5 s, then barge in.
     const bargeAt = 2500;
     await harness.runFor(bargeAt);
@@ -156,7 +172,9 @@ describe('barge-in', () => {
     const before = peer.receivedSamples;
     const heard = recordWords(call, () => harness!.clock.now());
     let done: UtteranceResult | null = null;
-    void call.speak('second').then((r) => { done = r; });
+    void call.speak('second').then((r) => {
+      done = r;
+    });
     await harness.runUntil(() => done !== null);
     expect(done!.status).toBe('completed');
     expect(peer.receivedSamples - before).toBe(greeting.mulaw.length);

@@ -60,7 +60,10 @@ describe('caller audio and DTMF', () => {
     const dtmf = once(call, 'dtmf');
     await harness.settle();
     await dtmf;
-    expect(warnings.map((w) => [w.code, w.field])).toEqual([['TELEPHONY_PROTOCOL', 'message'], ['TELEPHONY_PROTOCOL', 'media.payload']]);
+    expect(warnings.map((w) => [w.code, w.field])).toEqual([
+      ['TELEPHONY_PROTOCOL', 'message'],
+      ['TELEPHONY_PROTOCOL', 'media.payload'],
+    ]);
   });
 });
 
@@ -70,7 +73,9 @@ describe('endings', () => {
     harness = await startHarness({ source });
     const { peer, call } = await harness.dial();
     let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => { result = r; });
+    void call.speak(greeting.text).then((r) => {
+      result = r;
+    });
     await harness.runUntil(() => harness!.clock.now() >= 1000);
     const inboundEnded = once(call.inbound, 'end');
     call.inbound.resume();
@@ -128,7 +133,9 @@ describe('endings', () => {
     expect(source.requests).toHaveLength(0);
     peer.sendStart();
     let done: UtteranceResult | null = null;
-    void r.then((x) => { done = x; });
+    void r.then((x) => {
+      done = x;
+    });
     await harness.runUntil(() => done !== null);
     expect(done!.status).toBe('completed');
     expect(peer.receivedSamples).toBe(greeting.mulaw.length);
@@ -142,7 +149,9 @@ describe('edge cases', () => {
     harness = await startHarness({ source: fixtureSource({ mulaw: new Uint8Array(0), words: [] }) });
     const { peer, call } = await harness.dial();
     let done: UtteranceResult | null = null;
-    void call.speak('').then((r) => { done = r; });
+    void call.speak('').then((r) => {
+      done = r;
+    });
     await harness.runUntil(() => done !== null);
     expect(done!).toMatchObject({ status: 'completed', sentSec: 0, playedSec: 0, heardText: '' });
     expect(peer.receivedSamples).toBe(0);
@@ -176,7 +185,9 @@ describe('faults from the speech source', () => {
     const warnings: Error[] = [];
     call.on('warning', (w) => warnings.push(w));
     let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => { result = r; });
+    void call.speak(greeting.text).then((r) => {
+      result = r;
+    });
     await harness.runUntil(() => result !== null);
     expect(result!.status).toBe('failed');
     expect(result!.error?.message).toMatch(/connection reset/);
@@ -208,7 +219,9 @@ describe('faults from the speech source', () => {
     const { call } = await harness.dial();
     const first = call.speak('a');
     let second: UtteranceResult | null = null;
-    void call.speak('b').then((r) => { second = r; });
+    void call.speak('b').then((r) => {
+      second = r;
+    });
     expect((await first).status).toBe('failed');
     await harness.runUntil(() => second !== null);
     expect(second!.status).toBe('completed');
@@ -222,7 +235,9 @@ describe('limits', () => {
     const { peer, call } = await harness.dial();
     peer.holdEchoes = true;
     let done = false;
-    void call.speak(greeting.text).then(() => { done = true; });
+    void call.speak(greeting.text).then(() => {
+      done = true;
+    });
     await harness.runFor(3000);
     // Sent at most the bound plus one frame; the engine was not read further than its buffer.
     expect(peer.receivedSamples / 8).toBeLessThanOrEqual(600 + 20);
@@ -242,7 +257,9 @@ describe('limits', () => {
     const { peer, call } = await harness.dial();
     peer.pauseReading();
     let done = false;
-    void call.speak('long').then(() => { done = true; });
+    void call.speak('long').then(() => {
+      done = true;
+    });
     for (let i = 0; i < 50 && call.stats.socketPauses === 0; i++) await tick();
     for (let i = 0; i < 20; i++) await tick();
     const totalFrames = long.length / 160;
@@ -266,7 +283,9 @@ describe('limits', () => {
     const two = await harness.dial({ streamSid: 'MZtwo' }, { source: b });
     let twoDone: UtteranceResult | null = null;
     void one.call.speak('one');
-    void two.call.speak('two').then((r) => { twoDone = r; });
+    void two.call.speak('two').then((r) => {
+      twoDone = r;
+    });
     await harness.runUntil(() => harness!.clock.now() >= 1500);
     const report = one.call.interrupt();
     await harness.runUntil(() => twoDone !== null);
@@ -279,4 +298,3 @@ describe('limits', () => {
     expect(b.streams[0]!.aborted).toBe(false);
   });
 });
-

@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 /** Records every stream the client source made, and the frames read from it. */
-function recordingSource(inner: SpeechSource, opts: { wholeBody?: boolean } = {}): SpeechSource & { streams: SpeechStream[]; frames: Uint8Array[] } {
+function recordingSource(
+  inner: SpeechSource,
+  opts: { wholeBody?: boolean } = {},
+): SpeechSource & { streams: SpeechStream[]; frames: Uint8Array[] } {
   const streams: SpeechStream[] = [];
   const frames: Uint8Array[] = [];
   const source = async (req: Parameters<SpeechSource>[0], ctx: Parameters<SpeechSource>[1]): Promise<SpeechStream> => {
@@ -48,14 +51,18 @@ function recordingSource(inner: SpeechSource, opts: { wholeBody?: boolean } = {}
 
 describe('bridging the local service to a phone', () => {
   it('the phone gets the engine’s μ-law output byte for byte, and every word when it is played', async () => {
-    const source = recordingSource(createClientSpeechSource(createClient({ baseUrl: service.baseUrl, apiKey: service.token })), { wholeBody: true });
+    const source = recordingSource(createClientSpeechSource(createClient({ baseUrl: service.baseUrl, apiKey: service.token })), {
+      wholeBody: true,
+    });
     const h = await startHarness({ source });
     try {
       const { peer, call } = await h.dial();
       const words: { text: string; start: number; at: number }[] = [];
       call.on('word', (w) => words.push({ text: w.text, start: w.start, at: h.clock.now() }));
       let result: UtteranceResult | null = null;
-      void call.speak(TEXT).then((r) => { result = r; });
+      void call.speak(TEXT).then((r) => {
+        result = r;
+      });
       await h.runUntil(() => result !== null);
       expect(result!.error).toBeUndefined();
       expect(result!.status).toBe('completed');

@@ -14,8 +14,12 @@ function runTs(file: string, args: string[] = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   return { child, exited, out: () => out, err: () => err };
 }
@@ -23,7 +27,10 @@ function runTs(file: string, args: string[] = []) {
 /** Resolves once `check()` holds, re-checking whenever one of `on` fires (no polling). */
 function waitFor(check: () => boolean, what: string, on: [EventEmitter, string][]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { cleanup(); reject(new Error(`timed out waiting for ${what}`)); }, 20_000);
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, 20_000);
     const onEvent = (): void => {
       if (!check()) return;
       cleanup();
@@ -62,16 +69,31 @@ describe('whole processes', () => {
         events.push({ event: m.event, ...(m.media ? { payload: m.media.payload } : {}) });
       });
       ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-      ws.send(JSON.stringify({
-        event: 'start', sequenceNumber: '1', streamSid: 'MZex',
-        start: { streamSid: 'MZex', callSid: 'CAex', accountSid: 'AC', tracks: ['inbound'], customParameters: { greeting: 'Welcome to the test line.' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
-      }));
+      ws.send(
+        JSON.stringify({
+          event: 'start',
+          sequenceNumber: '1',
+          streamSid: 'MZex',
+          start: {
+            streamSid: 'MZex',
+            callSid: 'CAex',
+            accountSid: 'AC',
+            tracks: ['inbound'],
+            customParameters: { greeting: 'Welcome to the test line.' },
+            mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+          },
+        }),
+      );
       await waitFor(() => events.filter((e) => e.event === 'media').length >= 3, 'greeting audio', [[ws, 'message']]);
       ws.send(JSON.stringify({ event: 'dtmf', sequenceNumber: '2', streamSid: 'MZex', dtmf: { track: 'inbound_track', digit: '5' } }));
-      await waitFor(() => {
-        const clear = events.findIndex((e) => e.event === 'clear');
-        return clear >= 0 && events.slice(clear).some((e) => e.event === 'media');
-      }, 'the answer after the clear', [[ws, 'message']]);
+      await waitFor(
+        () => {
+          const clear = events.findIndex((e) => e.event === 'clear');
+          return clear >= 0 && events.slice(clear).some((e) => e.event === 'media');
+        },
+        'the answer after the clear',
+        [[ws, 'message']],
+      );
       expect(run.out()).toContain('call CAex started');
       const first = Buffer.from(events.find((e) => e.event === 'media')!.payload!, 'base64');
       expect(first.subarray(0, 4).toString('latin1')).not.toBe('RIFF');

@@ -203,16 +203,20 @@ describe.skipIf(!available)('RedisDedupStore when Redis goes down and comes back
     return { server, receiver, consoleError, consoleWarn };
   }
 
-  it('answers 503 store_unavailable within 2 s of the outage and recovers by itself after a restart on the same port', { timeout: 60_000 }, async () => {
-    const storeErrors: Error[] = [];
-    const { server, receiver, consoleError, consoleWarn } = await setUp({ onError: (e) => void storeErrors.push(e) });
-    await outageScenario(server, receiver, 'with onError');
-    // Every reconnect failure went to onError; nothing was printed, no unhandled error event.
-    expect(storeErrors.length).toBeGreaterThan(0);
-    for (const error of storeErrors) expect(error).toBeInstanceOf(Error);
-    expect(consoleError).not.toHaveBeenCalled();
-    expect(consoleWarn).not.toHaveBeenCalled();
-  });
+  it(
+    'answers 503 store_unavailable within 2 s of the outage and recovers by itself after a restart on the same port',
+    { timeout: 60_000 },
+    async () => {
+      const storeErrors: Error[] = [];
+      const { server, receiver, consoleError, consoleWarn } = await setUp({ onError: (e) => void storeErrors.push(e) });
+      await outageScenario(server, receiver, 'with onError');
+      // Every reconnect failure went to onError; nothing was printed, no unhandled error event.
+      expect(storeErrors.length).toBeGreaterThan(0);
+      for (const error of storeErrors) expect(error).toBeInstanceOf(Error);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(consoleWarn).not.toHaveBeenCalled();
+    },
+  );
 
   it('with no onError, a whole outage prints one log line, never a stack per reconnect', { timeout: 60_000 }, async () => {
     const { server, receiver, consoleError, consoleWarn } = await setUp({});

@@ -16,7 +16,11 @@ function uniqueSession(): string {
 }
 
 function analyzedKey(sessionId: string, finishedAt: string): DedupKey {
-  const ev = parseWebhookEvent({ event: 'call.analyzed', session: { id: sessionId }, analysis: { status: 'completed', finished_at: finishedAt } });
+  const ev = parseWebhookEvent({
+    event: 'call.analyzed',
+    session: { id: sessionId },
+    analysis: { status: 'completed', finished_at: finishedAt },
+  });
   const key = dedupKeyOf(ev);
   if (!key) throw new Error('no key');
   return key;

@@ -29,7 +29,11 @@ describe('parseWebhookEvent', () => {
   });
 
   it('keeps and flags an unknown ended_reason instead of rejecting it', () => {
-    const ev = parseWebhookEvent(Buffer.from(JSON.stringify({ event: 'call.ended', session: { ...session, end_reason: 'moon_landing' }, ended_reason: 'moon_landing' })));
+    const ev = parseWebhookEvent(
+      Buffer.from(
+        JSON.stringify({ event: 'call.ended', session: { ...session, end_reason: 'moon_landing' }, ended_reason: 'moon_landing' }),
+      ),
+    );
     expect(ev.type).toBe('call.ended');
     expect(ev.unrecognized).toEqual(['session.end_reason="moon_landing"', 'ended_reason="moon_landing"']);
   });
@@ -45,7 +49,14 @@ describe('parseWebhookEvent', () => {
     const ev = parseWebhookEvent({
       event: 'call.analyzed',
       session,
-      analysis: { status: 'error', finished_at: '2026-11-22T03:01:00Z', error: { code: 'x' }, summary: null, data: [], criteria_results: [] },
+      analysis: {
+        status: 'error',
+        finished_at: '2026-11-22T03:01:00Z',
+        error: { code: 'x' },
+        summary: null,
+        data: [],
+        criteria_results: [],
+      },
     });
     if (ev.type !== 'call.analyzed') throw new Error();
     expect(ev.payload.analysis.status).toBe('error');
@@ -53,7 +64,12 @@ describe('parseWebhookEvent', () => {
   });
 
   it('types phone_call.dial_finished and flags unknown dial values', () => {
-    const ev = parseWebhookEvent({ event: 'phone_call.dial_finished', session: { ...session, dial_status: 'busy' }, dial_status: 'fax_tone', answered_by: null });
+    const ev = parseWebhookEvent({
+      event: 'phone_call.dial_finished',
+      session: { ...session, dial_status: 'busy' },
+      dial_status: 'fax_tone',
+      answered_by: null,
+    });
     if (ev.type !== 'phone_call.dial_finished') throw new Error();
     expect(ev.payload.dial_status).toBe('fax_tone');
     expect(ev.unrecognized).toEqual(['dial_status="fax_tone"']);
@@ -111,7 +127,14 @@ describe('parseWebhookEvent on arbitrary bytes', () => {
     const arbitraryBody = fc.oneof(
       fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
       fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-      fc.record({ event: fc.constantFrom('call.ended', 'call.analyzed', 'phone_call.dial_finished', 'x'), session: fc.jsonValue({ maxDepth: 2 }), analysis: fc.jsonValue({ maxDepth: 2 }), ended_reason: fc.jsonValue({ maxDepth: 1 }) }).map((v) => JSON.stringify(v)),
+      fc
+        .record({
+          event: fc.constantFrom('call.ended', 'call.analyzed', 'phone_call.dial_finished', 'x'),
+          session: fc.jsonValue({ maxDepth: 2 }),
+          analysis: fc.jsonValue({ maxDepth: 2 }),
+          ended_reason: fc.jsonValue({ maxDepth: 1 }),
+        })
+        .map((v) => JSON.stringify(v)),
     );
     fc.assert(
       fc.property(arbitraryBody, (body) => {

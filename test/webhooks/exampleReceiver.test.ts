@@ -21,7 +21,11 @@ const session = { id: 'sess_ex', direction: 'outbound', batch_call_id: null, dia
 const deliveries = [
   { event: 'phone_call.dial_finished', session, dial_status: 'answered', answered_by: 'unknown' },
   { event: 'call.ended', session: { ...session, end_reason: 'user_hangup' }, ended_reason: 'user_hangup' },
-  { event: 'call.analyzed', session, analysis: { status: 'completed', finished_at: '2026-11-22T03:00:00Z', summary: 'ok', data: [], criteria_results: [] } },
+  {
+    event: 'call.analyzed',
+    session,
+    analysis: { status: 'completed', finished_at: '2026-11-22T03:00:00Z', summary: 'ok', data: [], criteria_results: [] },
+  },
 ];
 
 describe('examples/webhook-receiver.ts', () => {
@@ -33,7 +37,11 @@ describe('examples/webhook-receiver.ts', () => {
       for (const d of deliveries) expect((await post(`${rx.url}/webhooks/post-call`, d)).status).toBe(200); // retries
       expect(seen.map((e) => e.type)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
       expect((await post(`${rx.url}/webhooks/post-call`, deliveries[1], 'wrong')).status).toBe(401);
-      const init = await post(`${rx.url}/webhooks/conversation-init`, { caller_number: '+15550001111', dialed_number: '+1', carrier_call_sid: 'CA' });
+      const init = await post(`${rx.url}/webhooks/conversation-init`, {
+        caller_number: '+15550001111',
+        dialed_number: '+1',
+        carrier_call_sid: 'CA',
+      });
       expect(await init.json()).toEqual({ dynamic_variables: { customer_name: 'Ada', tier: 'gold' } });
     } finally {
       await rx.close();
@@ -64,7 +72,10 @@ describe('examples/webhook-receiver.ts', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l['event'])).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     expect(lines[1]).toMatchObject({ session: 'sess_ex', ended_reason: 'user_hangup' });
   });

@@ -9,7 +9,13 @@ import type { DynamicVariableWarning } from '../../src/protocol/dynamicVariables
 const SECRET = 'whsec_init';
 const NOW_S = 1_784_808_000;
 const request = Buffer.from(
-  JSON.stringify({ event: 'call.inbound', caller_number: '+15550001111', dialed_number: '+15550002222', carrier_call_sid: 'CA1', extra: 1 }),
+  JSON.stringify({
+    event: 'call.inbound',
+    caller_number: '+15550001111',
+    dialed_number: '+15550002222',
+    carrier_call_sid: 'CA1',
+    extra: 1,
+  }),
 );
 const sign = (b: Buffer): Record<string, string> => ({
   'x-fish-webhook-signature': signWebhookPayload({ payload: b, secret: SECRET, timestamp: NOW_S }),

@@ -81,7 +81,11 @@ describe('createWebhookReceiver().handle (framework-agnostic)', () => {
   });
 
   it('answers 503 when the dedup store fails', async () => {
-    const broken = { claim: () => Promise.reject(new Error('redis down')), complete: async () => undefined, release: async () => undefined };
+    const broken = {
+      claim: () => Promise.reject(new Error('redis down')),
+      complete: async () => undefined,
+      release: async () => undefined,
+    };
     expect((await receiver({ store: broken }).handle(signed(ended), ended)).status).toBe(503);
   });
 
@@ -144,7 +148,12 @@ describe('createWebhookReceiver().nodeHandler over real HTTP', () => {
     let calls = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const url = await start({ onEvent: async () => { calls++; await gate; } });
+    const url = await start({
+      onEvent: async () => {
+        calls++;
+        await gate;
+      },
+    });
     const send = (): Promise<Response> => fetch(url, { method: 'POST', headers: signed(ended), body: ended });
     const a = send();
     const b = send();
@@ -191,6 +200,9 @@ describe('createWebhookReceiver().nodeHandler over real HTTP', () => {
     const url = await start({ maxBodyBytes: 1024 });
     // Announced over the limit: refused before a byte is read (512 bytes sent, then a stall);
     // chunked: refused as soon as the limit is passed.
-    await expectRefusedAndClosed(url, {}, [[512, 64 * 1024 * 1024], [64 * 1024, undefined]]);
+    await expectRefusedAndClosed(url, {}, [
+      [512, 64 * 1024 * 1024],
+      [64 * 1024, undefined],
+    ]);
   });
 });

@@ -40,7 +40,10 @@ describe('rateLimitedLog (the default error sink)', () => {
   it('prints one line per interval, then counts the errors it left out', () => {
     let t = 0;
     const lines: string[] = [];
-    const report = rateLimitedLog(() => t, (line) => lines.push(line));
+    const report = rateLimitedLog(
+      () => t,
+      (line) => lines.push(line),
+    );
     const error = new Error('connect ECONNREFUSED 127.0.0.1:6379\n    at a stack frame');
     for (let i = 0; i < 100; i++) {
       report(error);
@@ -64,7 +67,12 @@ describe('whenReady on a real ioredis client', () => {
     try {
       const emitter = client as unknown as EventEmitter;
       const errorListeners = emitter.listenerCount('error');
-      const waits = Array.from({ length: 20 }, () => whenReady(client, AbortSignal.timeout(5_000)).then(() => 'ready', (e: Error) => e.message));
+      const waits = Array.from({ length: 20 }, () =>
+        whenReady(client, AbortSignal.timeout(5_000)).then(
+          () => 'ready',
+          (e: Error) => e.message,
+        ),
+      );
       const outcomes = await Promise.all(waits);
       for (const outcome of outcomes) expect(outcome).toMatch(/ECONNREFUSED/);
       // At most ioredis' own listener of the current connection attempt: none of the 20 waits.

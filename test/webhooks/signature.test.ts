@@ -164,12 +164,7 @@ describe('verifyWebhookSignature', () => {
 
   it('error messages never contain the secret or the expected signature', () => {
     const expected = hex(SECRET, T, BODY);
-    const headers = [
-      `t=${T},v1=${'0'.repeat(64)}`,
-      `t=${T + 1000},v1=${expected}`,
-      `t=${T},v1=${expected.slice(0, 60)}`,
-      'garbage',
-    ];
+    const headers = [`t=${T},v1=${'0'.repeat(64)}`, `t=${T + 1000},v1=${expected}`, `t=${T},v1=${expected.slice(0, 60)}`, 'garbage'];
     for (const header of headers) {
       for (const secret of [SECRET, ` ${SECRET} `, [SECRET, 'whsec_second']]) {
         const msg = failure(() => verifyWebhookSignature({ payload: Buffer.from('other body'), header, secret, now: T }));
@@ -185,7 +180,7 @@ describe('verifyWebhookSignature', () => {
     const cases: unknown[] = [
       undefined,
       null,
-      { payload: BODY, header: valid, secret: '' , now: T },
+      { payload: BODY, header: valid, secret: '', now: T },
       { payload: BODY, header: valid, secret: [], now: T },
       { payload: BODY, header: valid, secret: [42], now: T },
       { payload: BODY, header: 42, secret: SECRET, now: T },
@@ -275,7 +270,11 @@ describe('signWebhookPayload', () => {
   });
 
   it('a missing or non-object payload is refused naming payload', () => {
-    for (const [payload, got] of [[undefined, 'undefined'], [null, 'null'], [42, 'number']] as const) {
+    for (const [payload, got] of [
+      [undefined, 'undefined'],
+      [null, 'null'],
+      [42, 'number'],
+    ] as const) {
       const e = invalid(() => signWebhookPayload({ payload: payload as never, secret: 'k', timestamp: 5 }));
       expect(e.field).toBe('payload');
       expect(e.message).toContain(`got ${got}:`);
@@ -285,6 +284,8 @@ describe('signWebhookPayload', () => {
 
   it('a Uint8Array view is signed over its own bytes only', () => {
     const whole = Buffer.from('xxabcxx');
-    expect(signWebhookPayload({ payload: new Uint8Array(whole.buffer, whole.byteOffset + 2, 3), secret: 'k', timestamp: 5 })).toBe(`t=5,v1=${hex('k', 5, Buffer.from('abc'))}`);
+    expect(signWebhookPayload({ payload: new Uint8Array(whole.buffer, whole.byteOffset + 2, 3), secret: 'k', timestamp: 5 })).toBe(
+      `t=5,v1=${hex('k', 5, Buffer.from('abc'))}`,
+    );
   });
 });

@@ -52,7 +52,16 @@ export function f32ToS16(x: number): number {
  * Converts `count` samples per channel, `left` from `leftAt` (and `right` from `rightAt` when
  * given: stereo, interleaved), into `out` from `outAt`.
  */
-export function floatToS16(left: Float32Array, leftAt: number, right: Float32Array | null, rightAt: number, count: number, out: Int16Array, outAt = 0, useSimd = true): void {
+export function floatToS16(
+  left: Float32Array,
+  leftAt: number,
+  right: Float32Array | null,
+  rightAt: number,
+  count: number,
+  out: Int16Array,
+  outAt = 0,
+  useSimd = true,
+): void {
   if (simd === null || !useSimd) {
     if (right === null) for (let k = 0; k < count; k++) out[outAt + k] = f32ToS16(left[leftAt + k]!);
     else {
@@ -64,7 +73,7 @@ export function floatToS16(left: Float32Array, leftAt: number, right: Float32Arr
     return;
   }
   const { f32, i16 } = simd;
-  for (let done = 0; done < count; ) {
+  for (let done = 0; done < count;) {
     const n = Math.min(PIECE, count - done);
     f32.set(left.subarray(leftAt + done, leftAt + done + n), LEFT_AT / F32_BYTES);
     if (right === null) {

@@ -69,17 +69,20 @@ export function parseMpegHeader(b: Uint8Array, p: number): MpegFrameHeader | nul
   const layer = (b1 >> 1) & 3;
   const bitrateIndex = b2 >> 4;
   const rateIndex = (b2 >> 2) & 3;
-  if (version === MPEG_VERSION_RESERVED || layer === LAYER_RESERVED || bitrateIndex === BITRATE_BAD || rateIndex === RATE_RESERVED) return null;
+  if (version === MPEG_VERSION_RESERVED || layer === LAYER_RESERVED || bitrateIndex === BITRATE_BAD || rateIndex === RATE_RESERVED)
+    return null;
   const v1 = version === MPEG_VERSION_1;
   const sampleRate = SAMPLE_RATES_V1[rateIndex]! / RATE_DIVISOR[version]!;
-  const channels = (b3 >> 6) === MPEG_MODE_MONO ? 1 : 2;
+  const channels = b3 >> 6 === MPEG_MODE_MONO ? 1 : 2;
   const padding = (b2 >> 1) & 1;
   let frameBytes = 0;
   if (layer === MPEG_LAYER_3 && bitrateIndex !== BITRATE_FREE) {
     const kbps = (v1 ? BITRATES_V1_L3 : BITRATES_V2_L3)[bitrateIndex]!;
     frameBytes = l3FrameBytes(v1, kbps, sampleRate) + padding;
   }
-  const tagOffset = MPEG_HEADER_BYTES + (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
+  const tagOffset =
+    MPEG_HEADER_BYTES +
+    (v1 ? (channels === 1 ? SIDE_INFO.v1Mono : SIDE_INFO.v1Stereo) : channels === 1 ? SIDE_INFO.v2Mono : SIDE_INFO.v2Stereo);
   return { sampleRate, channels, frameBytes, tagOffset, samplesPerFrame: v1 ? L3_SAMPLES_V1 : L3_SAMPLES_V2 };
 }
 

@@ -51,7 +51,13 @@ export interface DirectMpg123 {
 
 function isHeapArray(x: unknown, type: { prototype: object }): boolean {
   const h = x as HeapArray<unknown> | undefined;
-  return typeof h === 'object' && h !== null && typeof h.ptr === 'number' && typeof h.len === 'number' && h.buf instanceof (type as unknown as typeof Object);
+  return (
+    typeof h === 'object' &&
+    h !== null &&
+    typeof h.ptr === 'number' &&
+    typeof h.len === 'number' &&
+    h.buf instanceof (type as unknown as typeof Object)
+  );
 }
 
 /** The direct driver for a ready `MPEGDecoder`, or null when its internals are not the known ones. */
@@ -81,7 +87,7 @@ export function directMpg123(decoder: MPEGDecoder): DirectMpg123 | null {
       const input = it._input;
       const output = it._output;
       const samples = it._samplesDecodedPtr;
-      for (let offset = 0; offset < data.length; ) {
+      for (let offset = 0; offset < data.length;) {
         const length = Math.min(input.len, data.length - offset);
         input.buf.set(length === data.length ? data : data.subarray(offset, offset + length));
         offset += length;

@@ -2,9 +2,24 @@ import { CodecError, InvalidOptionError, type OggSequenceError } from '../../err
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
 import { U32_RANGE } from '../../internal/u32.js';
 import {
-  OGG_CRC_BYTES, OGG_FLAG_BOS, OGG_FLAG_CONTINUED, OGG_FLAG_EOS, OGG_HEADER_BYTES, OGG_LACING_CONTINUES, OGG_MAX_PAGE_BYTES,
-  OGG_MAX_SEGMENTS, OGG_NO_GRANULE_HALF, OGG_OFFSET_CRC, OGG_OFFSET_FLAGS, OGG_OFFSET_GRANULE, OGG_OFFSET_SEGMENTS,
-  OGG_OFFSET_SEQUENCE, OGG_OFFSET_SERIAL, OGG_OFFSET_VERSION, OGG_VERSION, OGGS_CAPTURE,
+  OGG_CRC_BYTES,
+  OGG_FLAG_BOS,
+  OGG_FLAG_CONTINUED,
+  OGG_FLAG_EOS,
+  OGG_HEADER_BYTES,
+  OGG_LACING_CONTINUES,
+  OGG_MAX_PAGE_BYTES,
+  OGG_MAX_SEGMENTS,
+  OGG_NO_GRANULE_HALF,
+  OGG_OFFSET_CRC,
+  OGG_OFFSET_FLAGS,
+  OGG_OFFSET_GRANULE,
+  OGG_OFFSET_SEGMENTS,
+  OGG_OFFSET_SEQUENCE,
+  OGG_OFFSET_SERIAL,
+  OGG_OFFSET_VERSION,
+  OGG_VERSION,
+  OGGS_CAPTURE,
 } from './oggPageLayout.js';
 import { OggSequenceCheck } from './OggSequenceCheck.js';
 
@@ -81,7 +96,16 @@ export class OggPageReader {
   private readonly onPacket: OggPageReaderOptions['onPacket'];
   private readonly onPacketBytes: OggPageReaderOptions['onPacketBytes'];
   /** The reused `info` of {@link OggPageReaderOptions.onPacketBytes}. */
-  private readonly info: OggPacketInfo = { serial: 0, bos: false, eos: false, granule: -1, lastOnPage: false, pageSequence: 0, pageOffset: 0, afterGap: false };
+  private readonly info: OggPacketInfo = {
+    serial: 0,
+    bos: false,
+    eos: false,
+    granule: -1,
+    lastOnPage: false,
+    pageSequence: 0,
+    pageOffset: 0,
+    afterGap: false,
+  };
   private readonly onPage: OggPageReaderOptions['onPage'];
   private readonly onSequenceFault: OggPageReaderOptions['onSequenceFault'];
   private readonly sequences = new OggSequenceCheck();
@@ -208,14 +232,20 @@ export class OggPageReader {
       if (b[p + k] !== OGGS_CAPTURE[k]) this.fail(badCapture(pageOffset));
     }
     if (b[p + OGG_OFFSET_VERSION] !== OGG_VERSION) {
-      this.fail(new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OGG_OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }));
+      this.fail(
+        new CodecError('OGG_BAD_PAGE', `Ogg page version ${b[p + OGG_OFFSET_VERSION]} at byte ${pageOffset}`, { byteOffset: pageOffset }),
+      );
     }
     let crc = oggCrcUpdate(0, b, p, p + OGG_OFFSET_CRC);
     crc = oggCrcUpdate(crc, ZERO_CRC);
     crc = oggCrcUpdate(crc, b, p + OGG_OFFSET_CRC + OGG_CRC_BYTES, p + length);
     const stored = readU32(b, p + OGG_OFFSET_CRC);
     if (crc !== stored) {
-      this.fail(new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OGG_OFFSET_SEQUENCE)})`, { byteOffset: pageOffset }));
+      this.fail(
+        new CodecError('OGG_BAD_CRC', `Ogg page CRC mismatch at byte ${pageOffset} (page ${readU32(b, p + OGG_OFFSET_SEQUENCE)})`, {
+          byteOffset: pageOffset,
+        }),
+      );
     }
     const flags = b[p + OGG_OFFSET_FLAGS]!;
     const serial = readU32(b, p + OGG_OFFSET_SERIAL);
@@ -286,7 +316,17 @@ export class OggPageReader {
           info.afterGap = afterGap;
           this.onPacketBytes(bytes, from, to, info);
         }
-        this.onPacket?.({ data: bytes.subarray(from, to), serial, bos, eos, granule, lastOnPage: last, pageSequence: sequence, pageOffset, afterGap });
+        this.onPacket?.({
+          data: bytes.subarray(from, to),
+          serial,
+          bos,
+          eos,
+          granule,
+          lastOnPage: last,
+          pageSequence: sequence,
+          pageOffset,
+          afterGap,
+        });
       }
       packetStart = bodyPos;
     }
@@ -305,7 +345,11 @@ export class OggPageReader {
     const add = to - from;
     const need = this.partialLength + add;
     if (need > this.maxPacketBytes) {
-      this.fail(new CodecError('OGG_BAD_PAGE', `Ogg packet over ${this.maxPacketBytes} bytes at page byte ${pageOffset}`, { byteOffset: pageOffset }));
+      this.fail(
+        new CodecError('OGG_BAD_PAGE', `Ogg packet over ${this.maxPacketBytes} bytes at page byte ${pageOffset}`, {
+          byteOffset: pageOffset,
+        }),
+      );
     }
     if (need > this.partial.length) {
       // Doubling keeps appends amortised O(1) (no per-page concat of the whole packet).

@@ -26,7 +26,6 @@ interface OpusScriptInstance {
 }
 type Ctor<T> = new (rate: number, channels: number, ...rest: unknown[]) => T;
 
-
 const require = createRequire(import.meta.url);
 let nativeCtor: Ctor<NativeOpusEncoder> | null | undefined;
 let wasmCtor: Ctor<OpusScriptInstance> | undefined;
@@ -73,7 +72,11 @@ function asInt16(buf: Buffer): Int16Array {
   return new Int16Array(new Uint8Array(buf).buffer);
 }
 
-export function createOpusPacketDecoder(rate: number, channels: number, backend: OpusBackendName = defaultOpusBackend()): OpusPacketDecoder {
+export function createOpusPacketDecoder(
+  rate: number,
+  channels: number,
+  backend: OpusBackendName = defaultOpusBackend(),
+): OpusPacketDecoder {
   if (backend === 'native') {
     const Native = loadNative();
     if (Native) {

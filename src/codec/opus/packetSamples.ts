@@ -29,9 +29,11 @@ export function opusPacketSamples(packet: Uint8Array): number {
   const toc = packet[0]!;
   const config = toc >> CONFIG_SHIFT;
   const frame =
-    config <= LAST_SILK_CONFIG ? SILK_FRAME_SAMPLES[config & SIZE_INDEX_MASK]!
-    : config <= LAST_HYBRID_CONFIG ? HYBRID_FRAME_SAMPLES[config & HYBRID_SIZE_INDEX_MASK]!
-    : CELT_FRAME_SAMPLES[config & SIZE_INDEX_MASK]!;
+    config <= LAST_SILK_CONFIG
+      ? SILK_FRAME_SAMPLES[config & SIZE_INDEX_MASK]!
+      : config <= LAST_HYBRID_CONFIG
+        ? HYBRID_FRAME_SAMPLES[config & HYBRID_SIZE_INDEX_MASK]!
+        : CELT_FRAME_SAMPLES[config & SIZE_INDEX_MASK]!;
   const code = toc & CODE_MASK;
   let frames = code === 0 ? 1 : 2;
   if (code === CODE_ARBITRARY) {

@@ -18,10 +18,7 @@ export interface BodyReadOptions {
 
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
-function readWithDeadline(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  opts: BodyReadOptions,
-): Promise<ReadResult> {
+function readWithDeadline(reader: ReadableStreamDefaultReader<Uint8Array>, opts: BodyReadOptions): Promise<ReadResult> {
   const { idleTimeoutMs, signal } = opts;
   if (signal?.aborted) return Promise.reject(new AbortError(undefined, signal.reason));
   const hasIdle = idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs);
@@ -43,10 +40,10 @@ function readWithDeadline(
       ? setTimeout(() => {
           if (settled) return;
           finish();
-          const err = new ApiTimeoutError(
-            `No response body bytes for ${idleTimeoutMs} ms (idleTimeoutMs)`,
-            { status: opts.status, requestId: opts.requestId },
-          );
+          const err = new ApiTimeoutError(`No response body bytes for ${idleTimeoutMs} ms (idleTimeoutMs)`, {
+            status: opts.status,
+            requestId: opts.requestId,
+          });
           reader.cancel(err).catch(() => undefined);
           reject(err);
         }, idleTimeoutMs)

@@ -142,10 +142,7 @@ export function createHttpCore(config: HttpCoreConfig): HttpCore {
       if (signal?.aborted) throw new AbortError(undefined, signal.reason);
       const controller = new AbortController();
       const unlink = link(signal, controller);
-      const timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? setTimeout(() => controller.abort(TIMEOUT_REASON), timeoutMs)
-          : undefined;
+      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(TIMEOUT_REASON), timeoutMs) : undefined;
       let failure: AttemptFailure;
       let error: ApiError;
       try {
@@ -180,12 +177,10 @@ export function createHttpCore(config: HttpCoreConfig): HttpCore {
             },
           };
         }
-        const text = await readBodyText(response.body, { ...readOpts, maxBytes: MAX_ERROR_BODY_BYTES }).catch(
-          (e: unknown) => {
-            if (e instanceof AbortError) throw e;
-            return '';
-          },
-        );
+        const text = await readBodyText(response.body, { ...readOpts, maxBytes: MAX_ERROR_BODY_BYTES }).catch((e: unknown) => {
+          if (e instanceof AbortError) throw e;
+          return '';
+        });
         unlink();
         error = apiErrorFromResponse(response.status, response.statusText, response.headers, text);
         failure = {
@@ -231,10 +226,11 @@ export function createHttpCore(config: HttpCoreConfig): HttpCore {
 }
 
 function apiInvalidJson(raw: RawResponse, cause: unknown): ApiError {
-  return new ApiError(
-    `The service answered ${raw.status} with a body that is not JSON (request ${raw.requestId ?? 'unknown'})`,
-    { status: raw.status, ...(raw.requestId !== undefined ? { requestId: raw.requestId } : {}), cause },
-  );
+  return new ApiError(`The service answered ${raw.status} with a body that is not JSON (request ${raw.requestId ?? 'unknown'})`, {
+    status: raw.status,
+    ...(raw.requestId !== undefined ? { requestId: raw.requestId } : {}),
+    cause,
+  });
 }
 
 async function* withUnlink(

@@ -41,9 +41,7 @@ export function expectObject<T>(value: unknown, what: string, idField?: string):
     !Array.isArray(value) &&
     (idField === undefined || typeof (value as Record<string, unknown>)[idField] === 'string');
   if (!ok) {
-    throw new ApiError(
-      `Unexpected response for ${what}: expected a JSON object${idField ? ` with a string ${idField}` : ''}`,
-    );
+    throw new ApiError(`Unexpected response for ${what}: expected a JSON object${idField ? ` with a string ${idField}` : ''}`);
   }
   return value as T;
 }

@@ -40,19 +40,11 @@ function parseErrorBody(text: string): ErrorBody {
 const MAX_QUOTED_BODY_CHARS = 200;
 
 /** Builds the status subclass (`NotFoundError`, `RateLimitError`, …) for a non-2xx answer. */
-export function apiErrorFromResponse(
-  status: number,
-  statusText: string,
-  headers: Headers,
-  bodyText: string,
-): ApiError {
+export function apiErrorFromResponse(status: number, statusText: string, headers: Headers, bodyText: string): ApiError {
   const body = parseErrorBody(bodyText);
   const requestId = headers.get(REQUEST_ID_HEADER) ?? undefined;
   const detail =
-    body.message ??
-    (bodyText.trim().length > 0
-      ? bodyText.trim().slice(0, MAX_QUOTED_BODY_CHARS)
-      : statusText || 'no error body');
+    body.message ?? (bodyText.trim().length > 0 ? bodyText.trim().slice(0, MAX_QUOTED_BODY_CHARS) : statusText || 'no error body');
   const parts = [`HTTP ${status}`];
   if (body.reason !== undefined) parts.push(`reason ${body.reason}`);
   if (requestId !== undefined) parts.push(`request ${requestId}`);
@@ -85,7 +77,10 @@ function findErrorCode(err: unknown, depth = 0): string | undefined {
 }
 
 /** Classifies a fetch rejection that was neither our timeout nor the caller's abort. */
-export function connectionFailure(err: unknown, url: string): {
+export function connectionFailure(
+  err: unknown,
+  url: string,
+): {
   failure: AttemptFailure;
   error: ApiConnectionError;
 } {

@@ -27,10 +27,18 @@ export function ecdfSvg(title: string, unit: string, series: EcdfSeries[]): stri
   const x = linear(ticks[0]!, ticks[ticks.length - 1]!, M.left, W - M.right);
   const y = linear(0, 1, H - M.bottom, M.top);
   parts.push('<g class="axis x-axis">');
-  for (const t of ticks) parts.push(`<line x1="${f(x(t))}" x2="${f(x(t))}" y1="${M.top}" y2="${H - M.bottom}" class="grid"/><text x="${f(x(t))}" y="${H - M.bottom + 14}" text-anchor="middle">${tickLabel(t)}</text>`);
+  for (const t of ticks)
+    parts.push(
+      `<line x1="${f(x(t))}" x2="${f(x(t))}" y1="${M.top}" y2="${H - M.bottom}" class="grid"/>` +
+        `<text x="${f(x(t))}" y="${H - M.bottom + 14}" text-anchor="middle">${tickLabel(t)}</text>`,
+    );
   parts.push(`<text class="axis-label" x="${(M.left + W - M.right) / 2}" y="${H - 6}" text-anchor="middle">${esc(unit)}</text></g>`);
   parts.push('<g class="axis y-axis">');
-  for (const t of Y_TICKS) parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${f(y(t))}" y2="${f(y(t))}" class="grid"/><text x="${M.left - 4}" y="${f(y(t)) }" dy="4" text-anchor="end">${t * 100}%</text>`);
+  for (const t of Y_TICKS)
+    parts.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${f(y(t))}" y2="${f(y(t))}" class="grid"/>` +
+        `<text x="${M.left - 4}" y="${f(y(t))}" dy="4" text-anchor="end">${t * 100}%</text>`,
+    );
   parts.push('</g>');
   series.forEach((s, i) => {
     const v = s.values.filter(Number.isFinite).sort((a, b) => a - b);
@@ -40,9 +48,17 @@ export function ecdfSvg(title: string, unit: string, series: EcdfSeries[]): stri
       d += `V${f(y((k + 1) / v.length))}`;
       if (k + 1 < v.length) d += `H${f(x(v[k + 1]!))}`;
     });
-    parts.push(`<path class="series" d="${d}" stroke="${colorOf(i)}" fill="none" stroke-width="1.6"><title>${esc(s.label)} (n = ${v.length})</title></path>`);
+    parts.push(
+      `<path class="series" d="${d}" stroke="${colorOf(i)}" fill="none" stroke-width="1.6">` +
+        `<title>${esc(s.label)} (n = ${v.length})</title></path>`,
+    );
   });
-  series.forEach((s, i) => parts.push(`<text class="legend" x="${W - M.right}" y="${M.top + 12 + i * 13}" text-anchor="end" fill="${colorOf(i)}">${esc(s.label)} (n=${s.values.filter(Number.isFinite).length})</text>`));
+  series.forEach((s, i) =>
+    parts.push(
+      `<text class="legend" x="${W - M.right}" y="${M.top + 12 + i * 13}" text-anchor="end" fill="${colorOf(i)}">` +
+        `${esc(s.label)} (n=${s.values.filter(Number.isFinite).length})</text>`,
+    ),
+  );
   parts.push('</svg>');
   return parts.join('');
 }

@@ -33,17 +33,24 @@ function unitOf(f: Figure): string {
 }
 
 function statsTable(run: LatencyRun): string {
-  const rows: string[] = ['<table class="stats"><tr><th>contender / figure</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>n</th></tr>'];
+  const rows: string[] = [
+    '<table class="stats"><tr><th>contender / figure</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>n</th></tr>',
+  ];
   const num = (v: number | null): string => (v === null ? '-' : v.toFixed(v >= 100 ? 0 : 2));
   for (const s of run.summaries) {
-    const failures = Object.entries(s.failures).map(([k, n]) => `${n} ${k}`).join(', ');
+    const failures = Object.entries(s.failures)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
     rows.push(`<tr><th colspan="7">${esc(s.contender)}: ${s.ok}/${s.requests} ok${failures ? `; failed: ${esc(failures)}` : ''}</th></tr>`);
     for (const f of FIGURES) {
       const p = s.figures[f];
-      rows.push(`<tr><td>${esc(FIGURE_LABELS[f])}</td>${[p.p50, p.p90, p.p95, p.p99, p.max].map((v) => `<td>${num(v)}</td>`).join('')}<td>${p.n}</td></tr>`);
+      const cells = [p.p50, p.p90, p.p95, p.p99, p.max].map((v) => `<td>${num(v)}</td>`).join('');
+      rows.push(`<tr><td>${esc(FIGURE_LABELS[f])}</td>${cells}<td>${p.n}</td></tr>`);
     }
     for (const p of s.players) {
-      rows.push(`<tr><td>player ${p.jitterBufferMs} ms: underrun ms (${p.stalledRequests} stalled)</td>${[p.underrunMs.p50, p.underrunMs.p90, p.underrunMs.p95, p.underrunMs.p99, p.underrunMs.max].map((v) => `<td>${num(v)}</td>`).join('')}<td>${p.underrunMs.n}</td></tr>`);
+      const u = p.underrunMs;
+      const cells = [u.p50, u.p90, u.p95, u.p99, u.max].map((v) => `<td>${num(v)}</td>`).join('');
+      rows.push(`<tr><td>player ${p.jitterBufferMs} ms: underrun ms (${p.stalledRequests} stalled)</td>${cells}<td>${u.n}</td></tr>`);
     }
   }
   rows.push('</table>');
@@ -57,20 +64,35 @@ function keyValues(entries: Array<[string, string | number | boolean | null]>): 
 export function latencyReportHtml(run: LatencyRun): string {
   const { settings, machine } = run;
   const charts = CHARTED.map((fig) => {
-    const series = settings.contenders.map((c) => ({ label: c, values: run.records.filter((r) => r.contender === c).map((r) => r[fig]).filter((v): v is number => v !== null) }));
+    const series = settings.contenders.map((c) => ({
+      label: c,
+      values: run.records
+        .filter((r) => r.contender === c)
+        .map((r) => r[fig])
+        .filter((v): v is number => v !== null),
+    }));
     return ecdfSvg(FIGURE_LABELS[fig], unitOf(fig), series);
   });
   const overall = percentiles(run.records.map((r) => r.firstAudioByteMs));
+  const firstAudioP50 = overall.p50 === null ? '-' : `${overall.p50.toFixed(1)} ms`;
+  const summary =
+    `${run.records.length} requests to ${settings.contenders.map(esc).join(', ')}, ${esc(settings.format)}; ` +
+    `first audio p50 ${firstAudioP50} (n = ${overall.n})${run.interrupted ? '; <strong>interrupted</strong>' : ''}`;
+  const legend =
+    '<span style="background:#555"></span>connect<span style="background:#ccc"></span>wait for head' +
+    '<span style="background:#f2c94c"></span>wait for first audio<span style="background:#1f77b4"></span>body (contender colour)' +
+    '<span style="background:#000;width:2px"></span>word known' +
+    `<span style="background:#e00"></span>player underrun (${settings.jitterBuffersMs[0] ?? 0} ms buffer)`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>voicewire latency report</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${REPORT_CSS}</style></head>
 <body>
 <h1>voicewire latency report</h1>
-<p class="muted">${run.records.length} requests to ${settings.contenders.map(esc).join(', ')}, ${esc(settings.format)}; first audio p50 ${overall.p50 === null ? '-' : `${overall.p50.toFixed(1)} ms`} (n = ${overall.n})${run.interrupted ? '; <strong>interrupted</strong>' : ''}</p>
+<p class="muted">${summary}</p>
 <h2>Distributions (ECDF: share of requests at or below each time)</h2>
 <div class="charts">${charts.join('\n')}</div>
 <h2>Waterfall</h2>
-<p class="legend-box"><span style="background:#555"></span>connect<span style="background:#ccc"></span>wait for head<span style="background:#f2c94c"></span>wait for first audio<span style="background:#1f77b4"></span>body (contender colour)<span style="background:#000;width:2px"></span>word known<span style="background:#e00"></span>player underrun (${settings.jitterBuffersMs[0] ?? 0} ms buffer)</p>
+<p class="legend-box">${legend}</p>
 ${waterfallSvg(run.records, settings.contenders)}
 <h2>Statistics (ms)</h2>
 ${statsTable(run)}

@@ -38,12 +38,21 @@ export function contenderTable(s: ContenderSummary): string {
   for (const [f, label] of Object.entries(FIGURE_LABELS) as Array<[Figure, string]>) {
     lines.push(row(label, s.figures[f], f === 'audioDurationSec' || f === 'realTimeFactor' ? 'x' : 'ms'));
   }
-  lines.push(`  ${'simulated player'.padEnd(LABEL_WIDTH)}${'stalled'.padStart(COL_WIDTH)}   underrun ms p50 / p99 / max   latest word ms p99 / max`);
+  lines.push(
+    `  ${'simulated player'.padEnd(LABEL_WIDTH)}${'stalled'.padStart(COL_WIDTH)}   underrun ms p50 / p99 / max   latest word ms p99 / max`,
+  );
   for (const p of s.players) {
     const u = p.underrunMs;
     const w = p.maxWordLateMs;
     lines.push(
-      `  ${`${p.jitterBufferMs} ms buffer`.padEnd(LABEL_WIDTH)}${`${p.stalledRequests}/${u.n}`.padStart(COL_WIDTH)}   ${[u.p50, u.p99, u.max].map((v) => num(v, 'ms')).join(' / ').padEnd(29)} ${[w.p99, w.max].map((v) => num(v, 'ms')).join(' / ')}`,
+      `  ${`${p.jitterBufferMs} ms buffer`.padEnd(LABEL_WIDTH)}${`${p.stalledRequests}/${u.n}`.padStart(COL_WIDTH)}   ${[
+        u.p50,
+        u.p99,
+        u.max,
+      ]
+        .map((v) => num(v, 'ms'))
+        .join(' / ')
+        .padEnd(29)} ${[w.p99, w.max].map((v) => num(v, 'ms')).join(' / ')}`,
     );
   }
   return lines.join('\n');
@@ -55,6 +64,8 @@ function failureText(s: ContenderSummary): string {
 }
 
 export function runTable(run: LatencyRun): string {
-  const head = `${run.records.length} requests, ${run.settings.format}, concurrency ${run.settings.concurrency}, ${(run.elapsedMs / 1000).toFixed(1)} s${run.interrupted ? ' (interrupted)' : ''}`;
+  const { format, concurrency } = run.settings;
+  const elapsed = `${(run.elapsedMs / 1000).toFixed(1)} s${run.interrupted ? ' (interrupted)' : ''}`;
+  const head = `${run.records.length} requests, ${format}, concurrency ${concurrency}, ${elapsed}`;
   return `${head}\n\n${run.summaries.map(contenderTable).join('\n\n')}\n`;
 }

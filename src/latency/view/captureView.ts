@@ -135,7 +135,14 @@ export function createViewRecorder(format: AudioFormat): {
     view(timeline) {
       const samples = downsample(collector.samples(), rate);
       const words = marks.mark(timeline);
-      return { format, sampleRate: samples.rate, samples: samples.data, durationSec: samples.rate > 0 ? samples.data.length / samples.rate : 0, words, chunkStarts: chunkStartsOf(words) };
+      return {
+        format,
+        sampleRate: samples.rate,
+        samples: samples.data,
+        durationSec: samples.rate > 0 ? samples.data.length / samples.rate : 0,
+        words,
+        chunkStarts: chunkStartsOf(words),
+      };
     },
   };
 }

@@ -59,8 +59,12 @@ audio{width:${W}px;margin:8px 0}
 #now{font-size:20px;min-height:28px}
 `;
 
-/** The page's script: the word under `currentTime` gets the class `current`; a red line follows. */
-const VIEWER_SCRIPT = `
+/**
+ * The page's script: the word under `currentTime` gets the class `current`; a red line follows. (Two template
+ * pieces only to keep the source under 140 columns: `wordAt` stays one line in the page.)
+ */
+const VIEWER_SCRIPT =
+  `
 (() => {
   const audio = document.getElementById('audio');
   const words = JSON.parse(document.getElementById('words').textContent);
@@ -69,7 +73,8 @@ const VIEWER_SCRIPT = `
   const now = document.getElementById('now');
   const x0 = Number(head.dataset.x0), x1 = Number(head.dataset.x1), dur = Number(head.dataset.duration) || 1;
   let current = -1;
-  const wordAt = (t) => { let lo = 0, hi = words.length - 1, at = -1; while (lo <= hi) { const m = (lo + hi) >> 1; if (words[m].start <= t) { at = m; lo = m + 1; } else hi = m - 1; } return at; };
+  const wordAt = (t) => { let lo = 0, hi = words.length - 1, at = -1; ` +
+  `while (lo <= hi) { const m = (lo + hi) >> 1; if (words[m].start <= t) { at = m; lo = m + 1; } else hi = m - 1; } return at; };
   const update = () => {
     const t = audio.currentTime;
     const x = x0 + (x1 - x0) * Math.min(1, t / dur);
@@ -99,26 +104,47 @@ export function captureViewerHtml(view: CaptureView, title: string): string {
   const h = WORDS_H + WAVE_H + AXIS_H;
   const parts: string[] = [];
   parts.push(`<svg class="viewer" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="waveform and words">`);
-  for (const t of ticks) parts.push(`<line class="grid" x1="${f(x(t))}" x2="${f(x(t))}" y1="0" y2="${WORDS_H + WAVE_H}"/><text class="tick" x="${f(x(t))}" y="${h - 8}" text-anchor="middle">${tickLabel(t)} s</text>`);
+  for (const t of ticks)
+    parts.push(
+      `<line class="grid" x1="${f(x(t))}" x2="${f(x(t))}" y1="0" y2="${WORDS_H + WAVE_H}"/>` +
+        `<text class="tick" x="${f(x(t))}" y="${h - 8}" text-anchor="middle">${tickLabel(t)} s</text>`,
+    );
   parts.push(`<path class="wave" d="${waveformPath(view.samples, x, Math.max(1, view.sampleRate), WORDS_H, WAVE_H)}"/>`);
   view.words.forEach((w, i) => {
     const y = 4 + (i % WORD_ROWS) * ROW_H;
     const cls = `word${w.late ? ' late' : ''}${w.revised ? ' revised' : ''}`;
     const width = Math.max(2, x(w.end) - x(w.start));
-    parts.push(`<g class="${cls}" data-i="${i}"><title>${esc(w.text)} ${w.start.toFixed(2)}–${w.end.toFixed(2)} s, chunk ${w.chunkSeq}${w.late ? ', late' : ''}${w.revised ? ', revised' : ''}</title><rect x="${f(x(w.start))}" y="${y}" width="${f(width)}" height="${ROW_H - 4}" rx="3"/><text x="${f(x(w.start) + 3)}" y="${y + 15}">${esc(w.text)}</text></g>`);
+    const tooltip =
+      `${esc(w.text)} ${w.start.toFixed(2)}–${w.end.toFixed(2)} s, chunk ${w.chunkSeq}` +
+      `${w.late ? ', late' : ''}${w.revised ? ', revised' : ''}`;
+    parts.push(
+      `<g class="${cls}" data-i="${i}"><title>${tooltip}</title>` +
+        `<rect x="${f(x(w.start))}" y="${y}" width="${f(width)}" height="${ROW_H - 4}" rx="3"/>` +
+        `<text x="${f(x(w.start) + 3)}" y="${y + 15}">${esc(w.text)}</text></g>`,
+    );
   });
-  for (const c of view.chunkStarts) parts.push(`<line class="chunk" x1="${f(x(c))}" x2="${f(x(c))}" y1="0" y2="${WORDS_H + WAVE_H}"><title>chunk starts at ${c.toFixed(2)} s</title></line>`);
-  parts.push(`<line id="playhead" class="playhead" x1="${LEFT}" x2="${LEFT}" y1="0" y2="${WORDS_H + WAVE_H}" data-x0="${f(x(0))}" data-x1="${f(x(duration))}" data-duration="${duration}"/>`);
+  for (const c of view.chunkStarts)
+    parts.push(
+      `<line class="chunk" x1="${f(x(c))}" x2="${f(x(c))}" y1="0" y2="${WORDS_H + WAVE_H}">` +
+        `<title>chunk starts at ${c.toFixed(2)} s</title></line>`,
+    );
+  parts.push(
+    `<line id="playhead" class="playhead" x1="${LEFT}" x2="${LEFT}" y1="0" y2="${WORDS_H + WAVE_H}"` +
+      ` data-x0="${f(x(0))}" data-x1="${f(x(duration))}" data-duration="${duration}"/>`,
+  );
   parts.push('</svg>');
   const chunks = view.chunkStarts.length + (view.words.length > 0 ? 1 : 0);
   const late = view.words.filter((w) => w.late).length;
   const revised = view.words.filter((w) => w.revised).length;
+  const summary =
+    `${esc(view.format)}, ${view.durationSec.toFixed(2)} s, ${view.words.length} words (${late} late, ${revised} revised), ` +
+    `${chunks} chunk${chunks === 1 ? '' : 's'}. Click a word to play from it.`;
   const wordsJson = JSON.stringify(view.words.map((w) => ({ text: w.text, start: w.start, end: w.end }))).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>${VIEWER_CSS}</style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="muted">${esc(view.format)}, ${view.durationSec.toFixed(2)} s, ${view.words.length} words (${late} late, ${revised} revised), ${chunks} chunk${chunks === 1 ? '' : 's'}. Click a word to play from it.</p>
+<p class="muted">${summary}</p>
 <div id="now" aria-live="polite"></div>
 ${parts.join('')}
 <div><audio id="audio" controls preload="auto" src="${wavDataUrl(view)}"></audio></div>

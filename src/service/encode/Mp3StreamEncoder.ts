@@ -14,7 +14,10 @@ export class Mp3StreamEncoder implements StreamEncoder {
   private readonly enc: Mp3Encoder;
   readonly kbps: number;
 
-  constructor(private readonly sampleRate: number, kbps: number) {
+  constructor(
+    private readonly sampleRate: number,
+    kbps: number,
+  ) {
     this.kbps = Math.min(kbps, maxMp3Kbps(sampleRate));
     this.enc = new Mp3Encoder(1, sampleRate, this.kbps);
   }

@@ -35,7 +35,11 @@ export class OggOpusStreamEncoder implements StreamEncoder {
   /** Samples (input rate) handed to the encoder, padding included. */
   private encoded = 0;
 
-  constructor(private readonly rate: number, bitrate: number, serial = (Math.random() * U32_MAX) >>> 0) {
+  constructor(
+    private readonly rate: number,
+    bitrate: number,
+    serial = (Math.random() * U32_MAX) >>> 0,
+  ) {
     this.frame = (rate * OPUS_FRAME_MS) / MS_PER_SECOND;
     this.scale = OPUS_RATE / rate; // granule positions count 48 kHz samples whatever the input rate
     this.buf = new Int16Array(this.frame);
@@ -48,12 +52,15 @@ export class OggOpusStreamEncoder implements StreamEncoder {
   }
 
   start(): Uint8Array[] {
-    const head = opusHeadPacket({ channels: OPUS_CHANNELS, preSkip: OPUS_PRESKIP_48K, inputSampleRate: this.rate, outputGain: 0, mappingFamily: 0 });
+    const head = opusHeadPacket({
+      channels: OPUS_CHANNELS,
+      preSkip: OPUS_PRESKIP_48K,
+      inputSampleRate: this.rate,
+      outputGain: 0,
+      mappingFamily: 0,
+    });
     const tags = opusTagsPacket(VENDOR);
-    return [
-      ...this.ogg.push(head, 0n), ...this.ogg.flush(),
-      ...this.ogg.push(tags, 0n), ...this.ogg.flush(),
-    ];
+    return [...this.ogg.push(head, 0n), ...this.ogg.flush(), ...this.ogg.push(tags, 0n), ...this.ogg.flush()];
   }
 
   private packet(): Uint8Array[] {
@@ -93,4 +100,3 @@ export class OggOpusStreamEncoder implements StreamEncoder {
     return [...out, ...pages];
   }
 }
-

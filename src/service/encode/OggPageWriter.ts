@@ -4,8 +4,20 @@
  * the local service ends a page per transport event rather than opusenc's ~1 s pages.
  */
 import {
-  OGG_FLAG_BOS, OGG_FLAG_EOS, OGG_HEADER_BYTES, OGG_LACING_CONTINUES, OGG_MAX_SEGMENTS, OGG_OFFSET_CRC, OGG_OFFSET_FLAGS,
-  OGG_OFFSET_GRANULE, OGG_OFFSET_SEGMENTS, OGG_OFFSET_SEQUENCE, OGG_OFFSET_SERIAL, OGG_OFFSET_VERSION, OGG_VERSION, OGGS_CAPTURE,
+  OGG_FLAG_BOS,
+  OGG_FLAG_EOS,
+  OGG_HEADER_BYTES,
+  OGG_LACING_CONTINUES,
+  OGG_MAX_SEGMENTS,
+  OGG_OFFSET_CRC,
+  OGG_OFFSET_FLAGS,
+  OGG_OFFSET_GRANULE,
+  OGG_OFFSET_SEGMENTS,
+  OGG_OFFSET_SEQUENCE,
+  OGG_OFFSET_SERIAL,
+  OGG_OFFSET_VERSION,
+  OGG_VERSION,
+  OGGS_CAPTURE,
 } from '../../codec/ogg/oggPageLayout.js';
 import { oggCrcUpdate } from '../../internal/oggCrc.js';
 
@@ -60,10 +72,16 @@ export class OggPageWriter {
     let o = OGG_HEADER_BYTES;
     for (const p of this.packets) {
       let left = p.length;
-      while (left >= OGG_LACING_CONTINUES) { page[o++] = OGG_LACING_CONTINUES; left -= OGG_LACING_CONTINUES; }
+      while (left >= OGG_LACING_CONTINUES) {
+        page[o++] = OGG_LACING_CONTINUES;
+        left -= OGG_LACING_CONTINUES;
+      }
       page[o++] = left;
     }
-    for (const p of this.packets) { page.set(p, o); o += p.length; }
+    for (const p of this.packets) {
+      page.set(p, o);
+      o += p.length;
+    }
     v.setUint32(OGG_OFFSET_CRC, oggCrcUpdate(0, page), true);
     this.first = false;
     this.packets = [];

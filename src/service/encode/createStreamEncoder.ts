@@ -16,16 +16,23 @@ export interface EncoderSettings {
 
 export function createStreamEncoder(s: EncoderSettings): StreamEncoder {
   switch (s.format) {
-    case 'pcm': return new PcmEncoder();
-    case 'wav': return new WavEncoder(s.sampleRate);
-    case 'mp3': return new Mp3StreamEncoder(s.sampleRate, s.mp3Kbps);
-    case 'opus': return new OggOpusStreamEncoder(s.sampleRate, s.opusBitrate);
+    case 'pcm':
+      return new PcmEncoder();
+    case 'wav':
+      return new WavEncoder(s.sampleRate);
+    case 'mp3':
+      return new Mp3StreamEncoder(s.sampleRate, s.mp3Kbps);
+    case 'opus':
+      return new OggOpusStreamEncoder(s.sampleRate, s.opusBitrate);
   }
 }
 
 /** The `Content-Type` of the audio itself (not of the SSE stream), for non-streaming uses. */
 export const AUDIO_MIME: Record<AudioFormat, string> = {
-  pcm: 'audio/L16', wav: 'audio/wav', mp3: 'audio/mpeg', opus: 'audio/ogg; codecs=opus',
+  pcm: 'audio/L16',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg; codecs=opus',
 };
 
 /**

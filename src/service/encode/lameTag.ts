@@ -9,7 +9,15 @@
  */
 
 import {
-  BITRATES_V1_L3, BITRATES_V2_L3, l3FrameBytes, MPEG_HEADER_BYTES, MPEG_LAYER_3, MPEG_MODE_MONO, MPEG_VERSION_1, mpegRateFields, SIDE_INFO,
+  BITRATES_V1_L3,
+  BITRATES_V2_L3,
+  l3FrameBytes,
+  MPEG_HEADER_BYTES,
+  MPEG_LAYER_3,
+  MPEG_MODE_MONO,
+  MPEG_VERSION_1,
+  mpegRateFields,
+  SIDE_INFO,
 } from '../../codec/mp3/mpegHeader.js';
 
 /** LAME's encoder delay (ENCDELAY); decoders add their own 529-sample decoder delay. */

@@ -13,7 +13,6 @@ export interface OpusPacketEncoder {
   free(): void;
 }
 
-
 interface NativeEncoder {
   encode(pcm: Buffer): Buffer;
   setBitrate(bps: number): void;

@@ -10,9 +10,16 @@ import { InvalidOptionError } from '../../errors.js';
 import { applyConfigPatch, assertPublishable, isObject, redactConfig, validateConfig } from './agentConfig.js';
 import { badRequest, conflict, notFound, unprocessable } from './http.js';
 import {
-  DEFAULT_CONVERSATION_INIT_TIMEOUT_SECONDS, DEFAULT_DELIVERY_ATTEMPTS, DEFAULT_DELIVERY_BACKOFF_MS,
-  DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_PAGE_SIZE, DEFAULT_RATES, DEFAULT_SIGNATURE_HEADER, MAX_PAGE_SIZE,
-  type PlatformOptions, type ResolvedPlatformOptions,
+  DEFAULT_CONVERSATION_INIT_TIMEOUT_SECONDS,
+  DEFAULT_DELIVERY_ATTEMPTS,
+  DEFAULT_DELIVERY_BACKOFF_MS,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RATES,
+  DEFAULT_SIGNATURE_HEADER,
+  MAX_PAGE_SIZE,
+  type PlatformOptions,
+  type ResolvedPlatformOptions,
 } from './options.js';
 import { sessionDetail, sessionSummary } from './sessionView.js';
 import { assertStorableJson } from './storableJson.js';
@@ -26,7 +33,8 @@ const OVERRIDABLE = ['first_message', 'system_prompt', 'voice_id', 'language'];
 
 export function resolveOptions(o: PlatformOptions = {}): ResolvedPlatformOptions {
   const attempts = o.delivery?.attempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new InvalidOptionError('delivery.attempts', `delivery.attempts must be a positive integer, got ${String(attempts)}`);
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new InvalidOptionError('delivery.attempts', `delivery.attempts must be a positive integer, got ${String(attempts)}`);
   return {
     now: o.now ?? Date.now,
     speak: o.speak,
@@ -100,8 +108,9 @@ export class AgentPlatform {
     if (typeof description !== 'string') throw badRequest('invalid_request', 'description must be a string');
     validateConfig(config ?? {});
     assertStorableJson(config, 'config');
-    assertStorableJson(extra, 'the agent\'s extra fields');
-    if (public_enabled !== undefined && typeof public_enabled !== 'boolean') throw badRequest('invalid_request', 'public_enabled must be a boolean');
+    assertStorableJson(extra, "the agent's extra fields");
+    if (public_enabled !== undefined && typeof public_enabled !== 'boolean')
+      throw badRequest('invalid_request', 'public_enabled must be a boolean');
     const list = (v: unknown, field: string, allowed?: string[]): string[] => {
       if (v === undefined || v === null) return [];
       if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || (allowed && !allowed.includes(x)))) {
@@ -169,9 +178,16 @@ export class AgentPlatform {
   // --------------------------------------------------------------------------------- sessions
 
   /** A new pending session record. `version` null means the builder preview on the draft. */
-  newSession(a: AgentRecord, init: {
-    source: SessionSource; preview: boolean; endUserId: string | null; metadata: unknown; variables: DynamicVariables;
-  }): SessionRecord {
+  newSession(
+    a: AgentRecord,
+    init: {
+      source: SessionSource;
+      preview: boolean;
+      endUserId: string | null;
+      metadata: unknown;
+      variables: DynamicVariables;
+    },
+  ): SessionRecord {
     const latest = a.versions.at(-1) ?? null;
     const s: SessionRecord = {
       seq: ++this.seq,
@@ -188,11 +204,20 @@ export class AgentPlatform {
       endUserId: init.endUserId,
       metadata: init.metadata,
       dynamicVariables: init.variables,
-      direction: null, dialStatus: null, answeredBy: null,
-      callerNumber: null, dialedNumber: null, carrierCallSid: null, timezone: null,
-      startedAt: null, endedAt: null, durationSeconds: null, endReason: null,
+      direction: null,
+      dialStatus: null,
+      answeredBy: null,
+      callerNumber: null,
+      dialedNumber: null,
+      carrierCallSid: null,
+      timezone: null,
+      startedAt: null,
+      endedAt: null,
+      durationSeconds: null,
+      endReason: null,
       connected: false,
-      items: [], unattributedUsage: [],
+      items: [],
+      unattributedUsage: [],
       costMicros: { llm: 0n, tts: 0n },
       tts: { characters: 0, audioSeconds: 0 },
       analysis: null,
@@ -225,7 +250,8 @@ export class AgentPlatform {
     const agentId = optionalString(body, 'agent_id');
     if (agentId === undefined) throw badRequest('invalid_request', 'agent_id is required');
     const a = this.agent(workspaceId, agentId);
-    if (a.versions.length === 0) throw conflict('agent_not_published', `agent '${agentId}' is a draft: publish a version before starting sessions`);
+    if (a.versions.length === 0)
+      throw conflict('agent_not_published', `agent '${agentId}' is a draft: publish a version before starting sessions`);
     const s = this.newSession(a, { source: 'api_key', preview: false, ...this.sessionInputs(body) });
     const name = optionalString(body, 'name');
     if (name !== undefined) s.name = name;
@@ -248,7 +274,8 @@ export class AgentPlatform {
     const agentId = query.get('agent_id');
     const limitText = query.get('limit');
     const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest('invalid_request', `limit must be an integer 1..${MAX_PAGE_SIZE}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
+      throw badRequest('invalid_request', `limit must be an integer 1..${MAX_PAGE_SIZE}`);
     const cursorText = query.get('cursor');
     let before = Number.POSITIVE_INFINITY;
     if (cursorText !== null && cursorText !== '') {
@@ -257,7 +284,13 @@ export class AgentPlatform {
       before = Number(m[1]);
     }
     const matches = [...this.sessions.values()]
-      .filter((s) => s.workspaceId === workspaceId && s.seq < before && (status === null || s.status === status) && (agentId === null || s.agentId === agentId))
+      .filter(
+        (s) =>
+          s.workspaceId === workspaceId &&
+          s.seq < before &&
+          (status === null || s.status === status) &&
+          (agentId === null || s.agentId === agentId),
+      )
       .sort((x, y) => y.seq - x.seq);
     const page = matches.slice(0, limit);
     const last = page.at(-1);

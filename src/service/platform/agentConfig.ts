@@ -23,12 +23,25 @@ export const CONFIG_SHAPE: { [section: string]: Shape } = {
   prompt: obj({ system_prompt: 'string', first_message: 'string', first_message_prompt: 'string' }),
   voice: obj({ voice_id: 'string', speaking_language: 'string', expressive: 'boolean', keyterms: arr('string'), speed: 'number' }),
   conversation: obj({
-    max_duration_seconds: 'integer', interruptible: 'boolean', reengage_enabled: 'boolean',
-    hangup_after_seconds: 'integer', hangup_farewell_enabled: 'boolean', record_audio: 'boolean', timezone: 'string',
-    transfer_destinations: arr(obj({
-      type: 'string', label: 'string', phone_number: 'string', sip_uri: 'string', description: 'string',
-      mode: 'string', warm_connect: 'string', warm_briefing_instructions: 'string',
-    })),
+    max_duration_seconds: 'integer',
+    interruptible: 'boolean',
+    reengage_enabled: 'boolean',
+    hangup_after_seconds: 'integer',
+    hangup_farewell_enabled: 'boolean',
+    record_audio: 'boolean',
+    timezone: 'string',
+    transfer_destinations: arr(
+      obj({
+        type: 'string',
+        label: 'string',
+        phone_number: 'string',
+        sip_uri: 'string',
+        description: 'string',
+        mode: 'string',
+        warm_connect: 'string',
+        warm_briefing_instructions: 'string',
+      }),
+    ),
     outbound: obj({ amd_enabled: 'boolean', voicemail: obj({ action: 'string', message: 'string' }) }),
   }),
   tools: obj({ enabled: 'boolean', tool_ids: arr('string'), system_tools: obj({ hang_up_call: 'boolean' }) }),
@@ -50,10 +63,14 @@ export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v 
 
 function checkScalar(kind: Scalar, value: unknown): boolean {
   switch (kind) {
-    case 'string': return typeof value === 'string';
-    case 'boolean': return typeof value === 'boolean';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'integer': return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
   }
 }
 
@@ -197,7 +214,11 @@ export function redactConfig(config: JsonObject): JsonObject {
 
 /** Throws a 422 when the config lacks what a published version needs to answer a call. */
 export function assertPublishable(config: JsonObject): void {
-  const need: Array<[string, string]> = [['prompt', 'system_prompt'], ['voice', 'voice_id'], ['voice', 'speaking_language']];
+  const need: Array<[string, string]> = [
+    ['prompt', 'system_prompt'],
+    ['voice', 'voice_id'],
+    ['voice', 'speaking_language'],
+  ];
   for (const [section, field] of need) {
     const s = config[section];
     if (!isObject(s) || typeof s[field] !== 'string') {

@@ -24,7 +24,10 @@ import type { AnalysisResult, JsonObject, SessionItem } from './types.js';
 const MIN_KEYWORD_LENGTH = 3;
 
 function keywords(name: string): string[] {
-  return name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= MIN_KEYWORD_LENGTH);
+  return name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= MIN_KEYWORD_LENGTH);
 }
 
 function says(text: string, word: string): boolean {
@@ -38,9 +41,11 @@ export function analysisEnabled(config: JsonObject): boolean {
   const summary = analysis['summary'];
   const fields = analysis['data_fields'];
   const criteria = analysis['criteria'];
-  return (isObject(summary) && summary['enabled'] === true)
-    || (Array.isArray(fields) && fields.length > 0)
-    || (Array.isArray(criteria) && criteria.length > 0);
+  return (
+    (isObject(summary) && summary['enabled'] === true) ||
+    (Array.isArray(fields) && fields.length > 0) ||
+    (Array.isArray(criteria) && criteria.length > 0)
+  );
 }
 
 /** A JSON value as text: strings as they are, absent as '', anything else as JSON (never '[object Object]'). */
@@ -90,8 +95,14 @@ function criterion(c: JsonObject, said: string[]): JsonObject {
  */
 export function analyzeCall(config: JsonObject, items: readonly SessionItem[], finishedAt: string, failure: string | null): AnalysisResult {
   const said = items.filter((i) => i.type === 'message' && i['role'] === 'user').map((i) => text(i['content']));
-  const empty = (status: AnalysisResult['status'], error: string | null): AnalysisResult =>
-    ({ status, finished_at: finishedAt, error, summary: null, data: [], criteria_results: [] });
+  const empty = (status: AnalysisResult['status'], error: string | null): AnalysisResult => ({
+    status,
+    finished_at: finishedAt,
+    error,
+    summary: null,
+    data: [],
+    criteria_results: [],
+  });
   if (!analysisEnabled(config) || said.length === 0) return empty('skipped', null);
   if (failure !== null) return empty('error', failure);
   const analysis = config['analysis'] as JsonObject;
@@ -99,9 +110,10 @@ export function analyzeCall(config: JsonObject, items: readonly SessionItem[], f
   const words = said.reduce((n, t) => n + t.split(/\s+/).filter(Boolean).length, 0);
   const agentTurns = items.filter((i) => i.type === 'message' && i['role'] !== 'user').length;
   const toolCalls = items.filter((i) => i.type === 'tool_call').length;
-  const summary = isObject(summaryCfg) && summaryCfg['enabled'] === true
-    ? `The caller spoke ${said.length} time(s) (${words} words); the agent spoke ${agentTurns} time(s); ${toolCalls} tool call(s).`
-    : null;
+  const summary =
+    isObject(summaryCfg) && summaryCfg['enabled'] === true
+      ? `The caller spoke ${said.length} time(s) (${words} words); the agent spoke ${agentTurns} time(s); ${toolCalls} tool call(s).`
+      : null;
   const fields = Array.isArray(analysis['data_fields']) ? analysis['data_fields'].filter(isObject) : [];
   const criteria = Array.isArray(analysis['criteria']) ? analysis['criteria'].filter(isObject) : [];
   return {

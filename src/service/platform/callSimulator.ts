@@ -18,7 +18,14 @@ import { parseSimulation, type SimulatedTurn, type SimulationPlan } from './simu
 import type { AgentRecord, JsonObject, SessionItem, SessionRecord, WebhookEndpoint } from './types.js';
 import { estimateTokens, llmUsage, speechUsage } from './usage.js';
 import { fillTemplate } from './variables.js';
-import { callAnalyzedPayload, callEndedPayload, dialFinishedPayload, EVENT_CALL_ANALYZED, EVENT_CALL_ENDED, EVENT_DIAL_FINISHED } from './webhookPayloads.js';
+import {
+  callAnalyzedPayload,
+  callEndedPayload,
+  dialFinishedPayload,
+  EVENT_CALL_ANALYZED,
+  EVENT_CALL_ENDED,
+  EVENT_DIAL_FINISHED,
+} from './webhookPayloads.js';
 
 /** Words per second a simulated caller speaks at (sets the default call duration). */
 export const CALLER_WORDS_PER_SECOND = 2.5;
@@ -86,7 +93,15 @@ class Conversation {
     this.s.costMicros.tts += micros;
     this.s.tts.characters += spoken.characters;
     this.s.tts.audioSeconds = Math.round((this.s.tts.audioSeconds + spoken.audioSeconds) * 1000) / 1000;
-    this.push({ type: 'message', role: 'assistant', content: text, runtime_message_id: this.id('rtm'), message_generation_id: generationId, llm_usage: null, tts_usage: usage });
+    this.push({
+      type: 'message',
+      role: 'assistant',
+      content: text,
+      runtime_message_id: this.id('rtm'),
+      message_generation_id: generationId,
+      llm_usage: null,
+      tts_usage: usage,
+    });
     this.history.push(text);
     this.t += Math.round(spoken.audioSeconds * 1000);
   }
@@ -95,7 +110,15 @@ class Conversation {
     const generationId = this.id('gen');
     if (firstMessage === undefined && firstMessagePrompt !== undefined) {
       const input = estimateTokens(this.history.join('\n')) + estimateTokens(firstMessagePrompt);
-      const { usage, micros } = llmUsage(this.llmModel(), generationId, 0, input, estimateTokens(GENERATED_OPENING), this.platform.options.rates, this.id('llm'));
+      const { usage, micros } = llmUsage(
+        this.llmModel(),
+        generationId,
+        0,
+        input,
+        estimateTokens(GENERATED_OPENING),
+        this.platform.options.rates,
+        this.id('llm'),
+      );
       this.s.unattributedUsage.push(usage);
       this.s.costMicros.llm += micros;
       firstMessage = GENERATED_OPENING;
@@ -119,16 +142,36 @@ class Conversation {
         generationId = this.id('gen');
         this.history.push(turn.text);
         const reply = replyText(turns, i + 1);
-        const { usage, micros } = llmUsage(this.llmModel(), generationId, this.turnId,
-          estimateTokens(this.history.join('\n')), estimateTokens(reply), this.platform.options.rates, this.id('llm'));
+        const { usage, micros } = llmUsage(
+          this.llmModel(),
+          generationId,
+          this.turnId,
+          estimateTokens(this.history.join('\n')),
+          estimateTokens(reply),
+          this.platform.options.rates,
+          this.id('llm'),
+        );
         this.s.costMicros.llm += micros;
-        this.push({ type: 'message', role: 'user', content: turn.text, runtime_message_id: this.id('rtm'), message_generation_id: generationId, llm_usage: usage });
+        this.push({
+          type: 'message',
+          role: 'user',
+          content: turn.text,
+          runtime_message_id: this.id('rtm'),
+          message_generation_id: generationId,
+          llm_usage: usage,
+        });
         this.t += Math.round((wordCount(turn.text) / CALLER_WORDS_PER_SECOND) * 1000);
       } else if (turn.kind === 'agent') {
         await this.say(turn.text, generationId);
       } else {
         const toolCallId = this.id('call');
-        this.push({ type: 'tool_call', tool_call_id: toolCallId, name: turn.name, arguments: turn.arguments, message_generation_id: generationId });
+        this.push({
+          type: 'tool_call',
+          tool_call_id: toolCallId,
+          name: turn.name,
+          arguments: turn.arguments,
+          message_generation_id: generationId,
+        });
         this.push({ type: 'tool_result', tool_call_id: toolCallId, name: turn.name, result: turn.result, is_error: turn.isError });
         this.history.push(JSON.stringify(turn.result));
         if (turn.name === HANG_UP_TOOL && !turn.isError) this.hungUpByAgent = true;
@@ -161,10 +204,17 @@ export function runAnalysis(platform: AgentPlatform, s: SessionRecord, config: J
   platform.deliverer.deliver(s.sessionId, endpoints, EVENT_CALL_ANALYZED, callAnalyzedPayload(s, s.analysis));
 }
 
-function start(platform: AgentPlatform, workspaceId: string, target: SimulationTarget, body: JsonObject, plan: SimulationPlan): { a: AgentRecord; s: SessionRecord } {
+function start(
+  platform: AgentPlatform,
+  workspaceId: string,
+  target: SimulationTarget,
+  body: JsonObject,
+  plan: SimulationPlan,
+): { a: AgentRecord; s: SessionRecord } {
   if ('sessionId' in target) {
     const s = platform.session(workspaceId, target.sessionId);
-    if (s.status !== 'pending' || started.has(s)) throw conflict('session_not_pending', `session '${s.sessionId}' already ran (status ${s.status})`);
+    if (s.status !== 'pending' || started.has(s))
+      throw conflict('session_not_pending', `session '${s.sessionId}' already ran (status ${s.status})`);
     started.add(s);
     const a = platform.agent(workspaceId, s.agentId);
     s.version = a.versions.at(-1) ?? null; // the version live when the call starts
@@ -184,7 +234,11 @@ function start(platform: AgentPlatform, workspaceId: string, target: SimulationT
  * what it had, and its webhooks go out as for any ended call.
  */
 export async function simulateCall(
-  platform: AgentPlatform, workspaceId: string, target: SimulationTarget, body: JsonObject, speak: SpeakFunction | undefined,
+  platform: AgentPlatform,
+  workspaceId: string,
+  target: SimulationTarget,
+  body: JsonObject,
+  speak: SpeakFunction | undefined,
   signal?: AbortSignal,
 ): Promise<JsonObject> {
   const plan = parseSimulation(body, 'sessionId' in target);
@@ -209,9 +263,16 @@ export async function simulateCall(
   let conversationInit: JsonObject | null = null;
   const init = plan.direction === 'inbound' && !s.preview ? conversationInitEndpoint(config) : null;
   if (init !== null) {
-    const r = await callConversationInit(init, {
-      agentId: a.agentId, callerNumber: s.callerNumber ?? '', dialedNumber: s.dialedNumber ?? '', carrierCallSid: s.carrierCallSid ?? '',
-    }, options);
+    const r = await callConversationInit(
+      init,
+      {
+        agentId: a.agentId,
+        callerNumber: s.callerNumber ?? '',
+        dialedNumber: s.dialedNumber ?? '',
+        carrierCallSid: s.carrierCallSid ?? '',
+      },
+      options,
+    );
     for (const [k, v] of r.variables) s.dynamicVariables.set(k, v);
     conversationInit = { outcome: r.outcome, status: r.status, variables: Object.fromEntries(r.variables), warnings: r.warnings };
     options.onLog({ kind: 'conversation_init', url: init.url, sessionId: s.sessionId, outcome: r.outcome, warnings: r.warnings });
@@ -244,7 +305,12 @@ export async function simulateCall(
     emit(EVENT_DIAL_FINISHED, dialFinishedPayload(s));
   }
   if (!plan.connected) {
-    Object.assign(s, { status: 'failed', endReason: plan.endReason ?? 'room_join_timeout', endedAt: new Date(startMs).toISOString(), durationSeconds: 0 });
+    Object.assign(s, {
+      status: 'failed',
+      endReason: plan.endReason ?? 'room_join_timeout',
+      endedAt: new Date(startMs).toISOString(),
+      durationSeconds: 0,
+    });
     return finish();
   }
   Object.assign(s, { status: 'active', connected: true, startedAt: new Date(startMs).toISOString() });
@@ -258,10 +324,11 @@ export async function simulateCall(
     // would, with what it had.
     failure = signal?.aborted ? 'simulation stopped: the client closed the request' : `speech engine failed: ${(err as Error).message}`;
   }
-  const endReason = failure !== null ? 'internal_error' : plan.endReason ?? (talk.hungUpByAgent ? 'agent_hangup' : 'user_hangup');
+  const endReason = failure !== null ? 'internal_error' : (plan.endReason ?? (talk.hungUpByAgent ? 'agent_hangup' : 'user_hangup'));
   const durationSeconds = plan.durationSeconds ?? Math.round((talk.t - startMs) / 1000);
   Object.assign(s, {
-    endReason, durationSeconds,
+    endReason,
+    durationSeconds,
     endedAt: new Date(startMs + durationSeconds * 1000).toISOString(),
     status: FAILED_AFTER_CONNECT.has(endReason) ? 'failed' : 'completed',
   });
@@ -273,7 +340,12 @@ export async function simulateCall(
 }
 
 /** Re-runs the analysis of a connected session; a new `call.analyzed` supersedes the earlier. */
-export async function rerunAnalysis(platform: AgentPlatform, workspaceId: string, sessionId: string, body: JsonObject): Promise<JsonObject> {
+export async function rerunAnalysis(
+  platform: AgentPlatform,
+  workspaceId: string,
+  sessionId: string,
+  body: JsonObject,
+): Promise<JsonObject> {
   const s = platform.session(workspaceId, sessionId);
   if (!s.connected || s.status === 'active' || s.status === 'pending') {
     throw conflict('nothing_to_analyze', `session '${sessionId}' has no finished conversation to analyse`);

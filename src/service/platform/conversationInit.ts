@@ -37,21 +37,32 @@ export async function callConversationInit(
   call: InboundCallInfo,
   options: ResolvedPlatformOptions,
 ): Promise<ConversationInitResult> {
-  const body = Buffer.from(JSON.stringify({
-    event: EVENT_CALL_INBOUND,
-    agent_id: call.agentId,
-    caller_number: call.callerNumber,
-    dialed_number: call.dialedNumber,
-    carrier_call_sid: call.carrierCallSid,
-  }), 'utf8');
+  const body = Buffer.from(
+    JSON.stringify({
+      event: EVENT_CALL_INBOUND,
+      agent_id: call.agentId,
+      caller_number: call.callerNumber,
+      dialed_number: call.dialedNumber,
+      carrier_call_sid: call.carrierCallSid,
+    }),
+    'utf8',
+  );
   const headers: Record<string, string> = {};
   if (endpoint.secret !== undefined) {
-    headers[options.signatureHeader] = signWebhookPayload({ payload: body, secret: endpoint.secret, timestamp: Math.floor(options.now() / 1000) });
+    headers[options.signatureHeader] = signWebhookPayload({
+      payload: body,
+      secret: endpoint.secret,
+      timestamp: Math.floor(options.now() / 1000),
+    });
   }
   const timeoutMs = options.initTimeoutMs(endpoint.timeoutSeconds ?? options.initDefaultTimeoutSeconds);
   const answer = await postBytes({ url: endpoint.url, body, headers, timeoutMs });
-  const none = (outcome: ConversationInitOutcome, status: number | null, warning: string): ConversationInitResult =>
-    ({ outcome, status, variables: new Map(), warnings: [warning] });
+  const none = (outcome: ConversationInitOutcome, status: number | null, warning: string): ConversationInitResult => ({
+    outcome,
+    status,
+    variables: new Map(),
+    warnings: [warning],
+  });
   if (answer.kind === 'timeout') return none('timeout', null, `no answer within ${timeoutMs} ms`);
   if (answer.kind === 'network') return none('network_error', null, answer.message);
   if (answer.status < 200 || answer.status > 299) return none('http_error', answer.status, `answered ${answer.status}`);

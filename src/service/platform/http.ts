@@ -53,7 +53,13 @@ export async function readJsonObject(req: IncomingMessage, optional = false): Pr
   return body as Record<string, unknown>;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, requestId?: string, extraHeaders: Readonly<Record<string, string>> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  requestId?: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
@@ -67,5 +73,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
 
 export function sendError(res: ServerResponse, err: PlatformHttpError, requestId?: string): void {
   if (err.closeConnection) closeWhenAnswered(res);
-  sendJson(res, err.status, { status: err.status, message: err.message, reason: err.reason }, requestId, err.closeConnection ? CONNECTION_CLOSE : {});
+  sendJson(
+    res,
+    err.status,
+    { status: err.status, message: err.message, reason: err.reason },
+    requestId,
+    err.closeConnection ? CONNECTION_CLOSE : {},
+  );
 }

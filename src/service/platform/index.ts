@@ -21,8 +21,11 @@ export { AgentPlatform, LOCAL_WORKSPACE, workspaceFor } from './AgentPlatform.js
 export { isPlatformPath, AGENT_VERSIONS_SUFFIX, SIMULATE_SUFFIX, ANALYSIS_RERUN_SUFFIX, DELIVERIES_SUFFIX } from './router.js';
 export type { PlatformOptions, PlatformLogEntry, PlatformRates, SpeakFunction, SpeechUsage } from './options.js';
 export {
-  DEFAULT_DELIVERY_ATTEMPTS, DEFAULT_DELIVERY_BACKOFF_MS, DEFAULT_DELIVERY_TIMEOUT_MS,
-  DEFAULT_CONVERSATION_INIT_TIMEOUT_SECONDS, DEFAULT_RATES,
+  DEFAULT_DELIVERY_ATTEMPTS,
+  DEFAULT_DELIVERY_BACKOFF_MS,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_CONVERSATION_INIT_TIMEOUT_SECONDS,
+  DEFAULT_RATES,
 } from './options.js';
 export type { DeliveryReport, AttemptReport } from './webhookDelivery.js';
 export { speakWithSynthesize, AGENT_SPEECH_FORMAT } from './speech.js';
@@ -75,5 +78,8 @@ export function createPlatformHandler(
   platformOrOptions: AgentPlatform | PlatformOptions = {},
 ): ((req: IncomingMessage, res: ServerResponse, ctx: PlatformRequestContext) => Promise<boolean>) & { platform: AgentPlatform } {
   const platform = platformOrOptions instanceof AgentPlatform ? platformOrOptions : new AgentPlatform(platformOrOptions);
-  return Object.assign((req: IncomingMessage, res: ServerResponse, ctx: PlatformRequestContext) => handlePlatformRequest(req, res, { ...ctx, platform }), { platform });
+  return Object.assign(
+    (req: IncomingMessage, res: ServerResponse, ctx: PlatformRequestContext) => handlePlatformRequest(req, res, { ...ctx, platform }),
+    { platform },
+  );
 }

@@ -83,7 +83,16 @@ export interface PlatformOptions {
 }
 
 export type PlatformLogEntry =
-  | { kind: 'delivery_attempt'; url: string; event: string; sessionId: string; attempt: number; ok: boolean; status: number | null; error?: string }
+  | {
+      kind: 'delivery_attempt';
+      url: string;
+      event: string;
+      sessionId: string;
+      attempt: number;
+      ok: boolean;
+      status: number | null;
+      error?: string;
+    }
   | { kind: 'conversation_init'; url: string; sessionId: string; outcome: string; warnings: string[] };
 
 export interface ResolvedPlatformOptions {

@@ -8,10 +8,7 @@ import * as https from 'node:https';
 /** Largest answer body read from a customer endpoint. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
 
-export type PostOutcome =
-  | { kind: 'answered'; status: number; body: Buffer }
-  | { kind: 'timeout' }
-  | { kind: 'network'; message: string };
+export type PostOutcome = { kind: 'answered'; status: number; body: Buffer } | { kind: 'timeout' } | { kind: 'network'; message: string };
 
 export interface PostOptions {
   url: string;
@@ -44,7 +41,12 @@ export function postBytes({ url, body, headers, timeoutMs }: PostOptions): Promi
     }
     const req = transport.request(target, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'voicewire-local-service', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'user-agent': 'voicewire-local-service',
+        ...headers,
+      },
       agent: false,
     });
     const timer = setTimeout(() => {

@@ -38,7 +38,9 @@ export interface RouteContext {
 /** Aborts when the client goes away before the answer is out: long work for it should stop. */
 function clientGone(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  res.once('close', () => { if (!res.writableFinished) controller.abort(new Error('the client closed the request')); });
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('the client closed the request'));
+  });
   return controller.signal;
 }
 
@@ -65,7 +67,10 @@ export function isPlatformPath(pathname: string): boolean {
 }
 
 export async function routePlatformRequest(
-  platform: AgentPlatform, req: IncomingMessage, res: ServerResponse, ctx: RouteContext,
+  platform: AgentPlatform,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RouteContext,
 ): Promise<boolean> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const ws = workspaceFor(ctx.token);
@@ -80,11 +85,21 @@ export async function routePlatformRequest(
     [AGENTS_BASE_PATH, AGENT_CONFIG_SUFFIX, 'PATCH', async (id) => [200, platform.patchConfig(ws, id!, await body())]],
     [AGENTS_BASE_PATH, AGENT_PUBLISH_SUFFIX, 'POST', async (id) => [200, platform.publish(ws, id!)]],
     [AGENTS_BASE_PATH, AGENT_VERSIONS_SUFFIX, 'GET', async (id) => [200, platform.versions(ws, id!)]],
-    [AGENTS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { agentId: id! }, await optionalBody(), ctx.speak, gone)]],
+    [
+      AGENTS_BASE_PATH,
+      SIMULATE_SUFFIX,
+      'POST',
+      async (id) => [200, await simulateCall(platform, ws, { agentId: id! }, await optionalBody(), ctx.speak, gone)],
+    ],
     [SESSIONS_BASE_PATH, '', 'POST', async () => [201, platform.createSession(ws, await body())]],
     [SESSIONS_BASE_PATH, '', 'GET', async () => [200, platform.listSessions(ws, url.searchParams)]],
     [SESSIONS_BASE_PATH, '/', 'GET', async (id) => [200, platform.getSession(ws, id!)]],
-    [SESSIONS_BASE_PATH, SIMULATE_SUFFIX, 'POST', async (id) => [200, await simulateCall(platform, ws, { sessionId: id! }, await optionalBody(), ctx.speak, gone)]],
+    [
+      SESSIONS_BASE_PATH,
+      SIMULATE_SUFFIX,
+      'POST',
+      async (id) => [200, await simulateCall(platform, ws, { sessionId: id! }, await optionalBody(), ctx.speak, gone)],
+    ],
     [SESSIONS_BASE_PATH, ANALYSIS_RERUN_SUFFIX, 'POST', async (id) => [200, await rerunAnalysis(platform, ws, id!, await optionalBody())]],
     [SESSIONS_BASE_PATH, DELIVERIES_SUFFIX, 'GET', async (id) => [200, { data: platform.deliveries(ws, id!) }]],
   ];
@@ -112,8 +127,12 @@ export async function routePlatformRequest(
     return true;
   }
   if (!isPlatformPath(url.pathname)) return false;
-  sendError(res, pathMatched
-    ? new PlatformHttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`)
-    : new PlatformHttpError(404, 'not_found', `no route ${url.pathname}`), ctx.requestId);
+  sendError(
+    res,
+    pathMatched
+      ? new PlatformHttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`)
+      : new PlatformHttpError(404, 'not_found', `no route ${url.pathname}`),
+    ctx.requestId,
+  );
   return true;
 }

@@ -10,7 +10,14 @@ import type { JsonObject, SessionRecord } from './types.js';
 function analysisView(s: SessionRecord): JsonObject | null {
   const a = s.analysis;
   if (a === null) return null;
-  return { status: a.status, finished_at: a.finished_at, error: a.error, summary: a.summary, data: a.data, criteria_results: a.criteria_results };
+  return {
+    status: a.status,
+    finished_at: a.finished_at,
+    error: a.error,
+    summary: a.summary,
+    data: a.data,
+    criteria_results: a.criteria_results,
+  };
 }
 
 /** A session without its timeline, as listed. */

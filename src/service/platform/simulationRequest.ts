@@ -76,11 +76,18 @@ function turn(raw: unknown, i: number): SimulatedTurn {
   if (typeof raw['user'] === 'string') return { kind: 'user', text: raw['user'] };
   if (typeof raw['agent'] === 'string') return { kind: 'agent', text: raw['agent'] };
   if (typeof raw['tool'] === 'string') {
-    if (raw['is_error'] !== undefined && typeof raw['is_error'] !== 'boolean') throw badRequest('invalid_request', `${where}.is_error must be a boolean`);
+    if (raw['is_error'] !== undefined && typeof raw['is_error'] !== 'boolean')
+      throw badRequest('invalid_request', `${where}.is_error must be a boolean`);
     // Both are kept in the session's timeline.
     assertStorableJson(raw['arguments'], `${where}.arguments`);
     assertStorableJson(raw['result'], `${where}.result`);
-    return { kind: 'tool', name: raw['tool'], arguments: raw['arguments'] ?? {}, result: raw['result'] ?? null, isError: raw['is_error'] === true };
+    return {
+      kind: 'tool',
+      name: raw['tool'],
+      arguments: raw['arguments'] ?? {},
+      result: raw['result'] ?? null,
+      isError: raw['is_error'] === true,
+    };
   }
   throw badRequest('invalid_request', `${where} must hold "user", "agent" or "tool"`);
 }
@@ -94,21 +101,30 @@ export function parseSimulation(body: JsonObject, sessionScoped: boolean): Simul
   if (preview && sessionScoped) throw badRequest('invalid_request', 'preview calls are started on the agent, not on a created session');
   const dialStatus = str(body, 'dial_status', 'answered');
   if (!DIAL_STATUSES.includes(dialStatus)) throw badRequest('invalid_request', `dial_status must be one of ${DIAL_STATUSES.join(', ')}`);
-  if (direction !== 'outbound' && body['dial_status'] !== undefined) throw badRequest('invalid_request', 'dial_status applies to outbound calls only');
+  if (direction !== 'outbound' && body['dial_status'] !== undefined)
+    throw badRequest('invalid_request', 'dial_status applies to outbound calls only');
   const connected = bool(body, 'connected', true);
-  if (!connected && direction === 'outbound') throw badRequest('invalid_request', 'an outbound call that never connects is a dial_status other than answered');
+  if (!connected && direction === 'outbound')
+    throw badRequest('invalid_request', 'an outbound call that never connects is a dial_status other than answered');
   const endReason = body['end_reason'] === undefined || body['end_reason'] === null ? null : str(body, 'end_reason', '');
   const allowed: readonly string[] = connected ? CONNECTED_END_REASONS : NEVER_CONNECTED_END_REASONS.filter((r) => r !== 'dial_failed');
   if (endReason !== null && !allowed.includes(endReason)) {
-    throw badRequest('invalid_request', `end_reason must be one of ${allowed.join(', ')} for a ${connected ? 'connected' : 'never-connected'} call`);
+    throw badRequest(
+      'invalid_request',
+      `end_reason must be one of ${allowed.join(', ')} for a ${connected ? 'connected' : 'never-connected'} call`,
+    );
   }
   const rawTurns = body['turns'] ?? [];
-  if (!Array.isArray(rawTurns) || rawTurns.length > MAX_TURNS) throw badRequest('invalid_request', `turns must be an array of at most ${MAX_TURNS}`);
+  if (!Array.isArray(rawTurns) || rawTurns.length > MAX_TURNS)
+    throw badRequest('invalid_request', `turns must be an array of at most ${MAX_TURNS}`);
   const turns = rawTurns.map(turn);
   const spoken = turns.reduce((n, t) => n + (t.kind === 'agent' ? t.text.length : 0), 0);
   if (spoken > MAX_SIMULATION_SPEECH_CHARS) {
-    throw new PlatformHttpError(413, 'simulation_too_long',
-      `the agent turns hold ${spoken} characters to speak, over the limit of ${MAX_SIMULATION_SPEECH_CHARS} per simulation`);
+    throw new PlatformHttpError(
+      413,
+      'simulation_too_long',
+      `the agent turns hold ${spoken} characters to speak, over the limit of ${MAX_SIMULATION_SPEECH_CHARS} per simulation`,
+    );
   }
   const duration = body['duration_seconds'];
   if (duration !== undefined && duration !== null && (!Number.isSafeInteger(duration) || (duration as number) < 0)) {

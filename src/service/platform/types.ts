@@ -15,15 +15,24 @@ export type AnalysisStatus = 'queued' | 'completed' | 'skipped' | 'error';
 
 /** End reasons of a session in which a participant connected (the ones `call.ended` may carry). */
 export const CONNECTED_END_REASONS = [
-  'user_hangup', 'agent_hangup', 'escalated', 'conversation_timeout', 'heartbeat_timeout',
-  'agent_join_timeout', 'internal_error', 'llm_endpoint_failure',
+  'user_hangup',
+  'agent_hangup',
+  'escalated',
+  'conversation_timeout',
+  'heartbeat_timeout',
+  'agent_join_timeout',
+  'internal_error',
+  'llm_endpoint_failure',
 ] as const;
 /** End reasons of a session in which nobody ever connected. */
 export const NEVER_CONNECTED_END_REASONS = ['room_join_timeout', 'cancelled', 'dial_failed'] as const;
 export type EndReason = (typeof CONNECTED_END_REASONS)[number] | (typeof NEVER_CONNECTED_END_REASONS)[number];
 
 /** One `post_call` endpoint, with its write-only secret. */
-export interface WebhookEndpoint { url: string; secret?: string }
+export interface WebhookEndpoint {
+  url: string;
+  secret?: string;
+}
 
 /** A published, frozen configuration. */
 export interface AgentVersion {

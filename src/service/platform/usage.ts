@@ -16,10 +16,20 @@ export function estimateTokens(text: string): number {
   return text.length === 0 ? 0 : Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
-interface Line { category: string; units: number; rate: string }
+interface Line {
+  category: string;
+  units: number;
+  rate: string;
+}
 
 function usageObject(
-  billingMode: string, model: string, generationId: string, turnId: number, lines: Line[], rates: PlatformRates, callId: string,
+  billingMode: string,
+  model: string,
+  generationId: string,
+  turnId: number,
+  lines: Line[],
+  rates: PlatformRates,
+  callId: string,
 ): { usage: UsageObject; micros: bigint } {
   let micros = 0n;
   const tokens: UsageTokens[] = lines.map(({ category, units, rate }) => {
@@ -48,21 +58,45 @@ function usageObject(
 
 /** LLM usage of one generation: the prompt so far in, the reply out. */
 export function llmUsage(
-  model: string, generationId: string, turnId: number, inputTokens: number, outputTokens: number, rates: PlatformRates, callId: string,
+  model: string,
+  generationId: string,
+  turnId: number,
+  inputTokens: number,
+  outputTokens: number,
+  rates: PlatformRates,
+  callId: string,
 ): { usage: UsageObject; micros: bigint } {
-  return usageObject('tokens', model, generationId, turnId, [
-    { category: 'input', units: inputTokens, rate: rates.llmInputPerMillion },
-    { category: 'output', units: outputTokens, rate: rates.llmOutputPerMillion },
-  ], rates, callId);
+  return usageObject(
+    'tokens',
+    model,
+    generationId,
+    turnId,
+    [
+      { category: 'input', units: inputTokens, rate: rates.llmInputPerMillion },
+      { category: 'output', units: outputTokens, rate: rates.llmOutputPerMillion },
+    ],
+    rates,
+    callId,
+  );
 }
 
 /** Speech usage of one spoken message, billed per character, with the audio length it produced. */
 export function speechUsage(
-  speech: SpeechUsage, generationId: string, turnId: number, rates: PlatformRates, callId: string,
+  speech: SpeechUsage,
+  generationId: string,
+  turnId: number,
+  rates: PlatformRates,
+  callId: string,
 ): { usage: UsageObject; micros: bigint } {
-  const out = usageObject('characters', speech.model ?? 'speech', generationId, turnId, [
-    { category: 'characters', units: speech.characters, rate: rates.ttsCharactersPerMillion },
-  ], rates, callId);
+  const out = usageObject(
+    'characters',
+    speech.model ?? 'speech',
+    generationId,
+    turnId,
+    [{ category: 'characters', units: speech.characters, rate: rates.ttsCharactersPerMillion }],
+    rates,
+    callId,
+  );
   out.usage['audio_seconds'] = speech.audioSeconds;
   return out;
 }

@@ -6,7 +6,10 @@
  * @see docs/service-interface.md#inbound-call-webhook and #limits
  */
 import {
-  fillPlaceholders, validateDynamicVariables, type DynamicVariableValue, type DynamicVariableWarning,
+  fillPlaceholders,
+  validateDynamicVariables,
+  type DynamicVariableValue,
+  type DynamicVariableWarning,
 } from '../../protocol/dynamicVariables.js';
 
 export type DynamicVariables = Map<string, DynamicVariableValue>;

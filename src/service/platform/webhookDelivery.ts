@@ -61,10 +61,12 @@ export class WebhookDeliverer {
       this.record(sessionId, report);
       const key = `${sessionId}\u0000${endpoint.url}`;
       const previous = this.chains.get(key) ?? Promise.resolve();
-      const next = previous.then(() => this.attemptAll(endpoint, body, report)).catch(() => {
-        // attemptAll does not throw; should it ever, the delivery fails and the chain goes on.
-        report.state = 'failed';
-      });
+      const next = previous
+        .then(() => this.attemptAll(endpoint, body, report))
+        .catch(() => {
+          // attemptAll does not throw; should it ever, the delivery fails and the chain goes on.
+          report.state = 'failed';
+        });
       this.chains.set(key, next);
       void next.then(() => {
         if (this.chains.get(key) === next) this.chains.delete(key);
@@ -113,7 +115,13 @@ export class WebhookDeliverer {
       report.attempts.push({ attempt, signedAt, status, outcome: outcomeOf(outcome) });
       const ok = isSuccess(outcome);
       onLog({
-        kind: 'delivery_attempt', url: endpoint.url, event: report.event, sessionId: report.sessionId, attempt, ok, status,
+        kind: 'delivery_attempt',
+        url: endpoint.url,
+        event: report.event,
+        sessionId: report.sessionId,
+        attempt,
+        ok,
+        status,
         ...(outcome.kind === 'network' ? { error: outcome.message } : outcome.kind === 'timeout' ? { error: 'timeout' } : {}),
       });
       if (ok) {

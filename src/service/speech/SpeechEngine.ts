@@ -112,13 +112,12 @@ export class SpeechEngine {
     const count = options.workers ?? defaultWorkerCount();
     if (!Number.isInteger(count) || count < 1) throw new InvalidOptionError('workers', `workers: must be a whole number ≥ 1, got ${count}`);
     const kind = options.scheduler ?? 'fair';
-    if (!SCHEDULER_KINDS.includes(kind)) throw new InvalidOptionError('scheduler', `scheduler: must be one of ${SCHEDULER_KINDS.join(', ')}`);
+    if (!SCHEDULER_KINDS.includes(kind))
+      throw new InvalidOptionError('scheduler', `scheduler: must be one of ${SCHEDULER_KINDS.join(', ')}`);
     this.scheduler = kind;
     this.queue = new UnitQueue<Pending>(kind);
     this.onDispatch = options.onDispatch;
-    this.espeakUrl = pathToFileURL(
-      createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten'),
-    ).href;
+    this.espeakUrl = pathToFileURL(createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten')).href;
     for (let i = 0; i < count; i++) this.slots.push(this.spawn());
     this.ready = Promise.all(this.slots.map((s) => s.ready)).then(() => undefined);
     // A failed start is reported through `ready` and every job; never an unhandled rejection.
@@ -133,16 +132,27 @@ export class SpeechEngine {
     const slot: Slot = {
       worker,
       busy: null,
-      ready: new Promise<void>((res, rej) => { markReady = res; markFailed = rej; }),
+      ready: new Promise<void>((res, rej) => {
+        markReady = res;
+        markFailed = rej;
+      }),
     };
     worker.on('message', (msg: { kind: string; id?: number; samples?: Int16Array; events?: EspeakEvent[]; message?: string }) => {
       const job = slot.busy;
       switch (msg.kind) {
-        case 'ready': markReady(); break;
-        case 'fatal': markFailed(new Error(`espeak-ng failed to start: ${msg.message}`)); break;
+        case 'ready':
+          markReady();
+          break;
+        case 'fatal':
+          markFailed(new Error(`espeak-ng failed to start: ${msg.message}`));
+          break;
         case 'audio':
           if (job && job.id === msg.id) {
-            try { job.onPiece({ samples: msg.samples!, events: msg.events! }); } catch { /* consumer's fault */ }
+            try {
+              job.onPiece({ samples: msg.samples!, events: msg.events! });
+            } catch {
+              /* consumer's fault */
+            }
           }
           break;
         case 'done':
@@ -171,7 +181,10 @@ export class SpeechEngine {
       if (i < 0) return;
       const fresh = this.spawn();
       this.slots[i] = fresh;
-      fresh.ready.then(() => this.pump(), () => undefined);
+      fresh.ready.then(
+        () => this.pump(),
+        () => undefined,
+      );
     });
     return slot;
   }
@@ -186,7 +199,13 @@ export class SpeechEngine {
     if (signal?.aborted) return Promise.reject(new AbortError('speech request cancelled'));
     return new Promise<void>((resolve, reject) => {
       const pending: Pending = {
-        id: this.nextId++, seq: unit.seq ?? 0, request: unit.request ?? '', job, onPiece, resolve, reject,
+        id: this.nextId++,
+        seq: unit.seq ?? 0,
+        request: unit.request ?? '',
+        job,
+        onPiece,
+        resolve,
+        reject,
         release: () => signal?.removeEventListener('abort', cancel),
       };
       // A cancelled request's waiting unit leaves the queue at once; a running one finishes (espeak
@@ -196,7 +215,13 @@ export class SpeechEngine {
       };
       signal?.addEventListener('abort', cancel, { once: true });
       this.queue.push(pending);
-      this.ready.then(() => this.pump(), (err: Error) => { pending.release(); reject(err); });
+      this.ready.then(
+        () => this.pump(),
+        (err: Error) => {
+          pending.release();
+          reject(err);
+        },
+      );
     });
   }
 
@@ -210,7 +235,11 @@ export class SpeechEngine {
       slot.busy = next;
       slot.worker.ref();
       slot.worker.postMessage({ id: next.id, ...next.job });
-      try { this.onDispatch?.({ request: next.request, seq: next.seq, worker: i }); } catch { /* observer's fault */ }
+      try {
+        this.onDispatch?.({ request: next.request, seq: next.seq, worker: i });
+      } catch {
+        /* observer's fault */
+      }
     }
     for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
   }
@@ -218,12 +247,17 @@ export class SpeechEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const p of this.queue.drain()) { p.release(); p.reject(new Error('speech engine closed')); }
+    for (const p of this.queue.drain()) {
+      p.release();
+      p.reject(new Error('speech engine closed'));
+    }
     // An idle worker is unref'd: ref it, or nothing keeps the loop alive until it has exited and
     // terminate()'s promise may never settle.
-    await Promise.all(this.slots.map((s) => {
-      s.worker.ref();
-      return s.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.map((s) => {
+        s.worker.ref();
+        return s.worker.terminate();
+      }),
+    );
   }
 }

@@ -32,8 +32,11 @@ export async function buildSpeechPlan(request: NormalizedTtsRequest, ctx: PlanCo
   const voiceId = request.reference_id ?? DEFAULT_VOICE_ID;
   const spec = ctx.voices[voiceId];
   if (!spec) {
-    throw new RequestValidationError('reference_id', 'unknown_voice',
-      `reference_id: unknown voice ${JSON.stringify(voiceId)}; this service has: ${Object.keys(ctx.voices).join(', ')}`);
+    throw new RequestValidationError(
+      'reference_id',
+      'unknown_voice',
+      `reference_id: unknown voice ${JSON.stringify(voiceId)}; this service has: ${Object.keys(ctx.voices).join(', ')}`,
+    );
   }
   const { text, tag, style } = takeEmotionTag(request.text);
   const voice = resolveVoice(spec, style, request.prosody.speed);
@@ -46,7 +49,10 @@ export async function buildSpeechPlan(request: NormalizedTtsRequest, ctx: PlanCo
         const field = `pronunciation_dictionary[${i}].entries[${j}].phonemes`;
         throw new RequestValidationError(field, 'phonemes', `${field}: must not contain [[, ]], <, > or &`);
       }
-      const words = e.text.split(/\s+/).map((w) => stripPunctuation(w).toLowerCase()).filter((w) => w !== '');
+      const words = e.text
+        .split(/\s+/)
+        .map((w) => stripPunctuation(w).toLowerCase())
+        .filter((w) => w !== '');
       if (words.length === 0) continue;
       entries.push({ words, ...(e.alias !== undefined ? { alias: e.alias } : { phonemes: e.phonemes! }) });
     }

@@ -15,7 +15,11 @@
  */
 import type { EspeakEvent } from './SpeechEngine.js';
 
-export interface TimedWord { text: string; start: number; end: number }
+export interface TimedWord {
+  text: string;
+  start: number;
+  end: number;
+}
 
 const MS = 1000;
 
@@ -31,7 +35,10 @@ export class WordTimer {
   /** espeak word events outside every word's range (e.g. a stray "dot"): a diagnostic, 0 normally. */
   strayWords = 0;
 
-  constructor(private readonly groups: string[][], private readonly ranges: [number, number][]) {}
+  constructor(
+    private readonly groups: string[][],
+    private readonly ranges: [number, number][],
+  ) {}
 
   /** Words whose end is known, in order, chunk-local seconds. */
   get words(): readonly TimedWord[] {

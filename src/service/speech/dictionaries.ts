@@ -30,8 +30,11 @@ export class DictionaryStore {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const unknown = (): never => {
-      throw new RequestValidationError(field, 'unknown_dictionary',
-        `${field}: unknown pronunciation dictionary ${JSON.stringify(id)} version ${JSON.stringify(version)}`);
+      throw new RequestValidationError(
+        field,
+        'unknown_dictionary',
+        `${field}: unknown pronunciation dictionary ${JSON.stringify(id)} version ${JSON.stringify(version)}`,
+      );
     };
     if (!this.dir || !SAFE_NAME.test(id) || !SAFE_NAME.test(version)) return unknown();
     let raw: string;
@@ -47,8 +50,11 @@ export class DictionaryStore {
       if (!item || !('entries' in item)) throw new Error('not an inline dictionary');
       dict = item;
     } catch (err) {
-      throw new RequestValidationError(field, 'bad_dictionary',
-        `${field}: dictionary ${id}@${version} on the server is invalid (${(err as Error).message})`);
+      throw new RequestValidationError(
+        field,
+        'bad_dictionary',
+        `${field}: dictionary ${id}@${version} on the server is invalid (${(err as Error).message})`,
+      );
     }
     this.cache.set(key, dict);
     return dict;

@@ -34,9 +34,7 @@ export function stripPunctuation(token: string): string {
 
 /** Makes user text safe for espeak's SSML parser: `& < >` escaped, `[[`/`]]` broken up. */
 export function escapeSsmlText(text: string): string {
-  return text
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]');
 }
 
 function leading(token: string): string {
@@ -72,7 +70,10 @@ export function buildChunkSsml(chunkText: string, entries: CompiledEntry[] = [])
   const ranges: [number, number][] = [];
   const parts: string[] = ['<speak>'];
   let pos = '<speak>'.length; // code points written so far
-  const add = (text: string): void => { parts.push(text); pos += [...text].length; };
+  const add = (text: string): void => {
+    parts.push(text);
+    pos += [...text].length;
+  };
   for (let i = 0; i < tokens.length;) {
     const token = tokens[i]!;
     if (keys[i] === '') {

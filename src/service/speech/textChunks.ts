@@ -45,7 +45,10 @@ function fit(text: string, max: number): string[] {
     for (const part of fit(unit, max)) {
       if (cur === '') cur = part;
       else if (cur.length + 1 + part.length <= max) cur += ' ' + part;
-      else { out.push(cur); cur = part; }
+      else {
+        out.push(cur);
+        cur = part;
+      }
     }
   }
   if (cur !== '') out.push(cur);
@@ -66,8 +69,7 @@ function mergeShort(parts: string[], min: number, max: number, keepFirst: boolea
   }
   // A short tail joins the chunk before it.
   const n = out.length;
-  if (n >= 2 && out[n - 1]!.length < min && !(keepFirst && n === 2)
-    && out[n - 2]!.length + 1 + out[n - 1]!.length <= max) {
+  if (n >= 2 && out[n - 1]!.length < min && !(keepFirst && n === 2) && out[n - 2]!.length + 1 + out[n - 1]!.length <= max) {
     out[n - 2] = out[n - 2] + ' ' + out.pop();
   }
   return out;
@@ -84,7 +86,10 @@ export function splitTextIntoChunks(text: string, options: ChunkOptions): string
     for (const s of sentences) {
       if (cur === '') cur = s;
       else if (cur.length + 1 + s.length <= max) cur += ' ' + s;
-      else { out.push(cur); cur = s; }
+      else {
+        out.push(cur);
+        cur = s;
+      }
     }
     out.push(cur);
     return out;

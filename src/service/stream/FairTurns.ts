@@ -44,7 +44,11 @@ export class FairTurns implements TurnTaker {
   private holds = 0;
 
   /** `defer` runs a callback on a later event-loop iteration (tests may step it by hand). */
-  constructor(private readonly defer: (fn: () => void) => void = (fn) => { setImmediate(fn); }) {}
+  constructor(
+    private readonly defer: (fn: () => void) => void = (fn) => {
+      setImmediate(fn);
+    },
+  ) {}
 
   /** Waiting requests (for tests and diagnostics). */
   get waitingCount(): number {

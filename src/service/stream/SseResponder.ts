@@ -54,9 +54,12 @@ export function serializeEvent(ev: SynthesisEvent): string {
 
 function malformedEvent(kind: MalformedKind): string {
   switch (kind) {
-    case 'json': return 'data: {"audio_base64": "AAAA", "chunk_seq": 0, oops\n\n';
-    case 'base64': return 'data: {"audio_base64":"@@@@","content":"","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}\n\n';
-    case 'field': return 'data: {"audio_base64":"","content":"","alignment":null,"chunk_seq":-1,"chunk_audio_offset_sec":0}\n\n';
+    case 'json':
+      return 'data: {"audio_base64": "AAAA", "chunk_seq": 0, oops\n\n';
+    case 'base64':
+      return 'data: {"audio_base64":"@@@@","content":"","alignment":null,"chunk_seq":0,"chunk_audio_offset_sec":0}\n\n';
+    case 'field':
+      return 'data: {"audio_base64":"","content":"","alignment":null,"chunk_seq":-1,"chunk_audio_offset_sec":0}\n\n';
   }
 }
 
@@ -71,8 +74,13 @@ export class SseResponder {
   private closedBecause = 'client closed the connection';
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly res: ServerResponse, private readonly options: SseResponderOptions) {
-    res.on('close', () => { this.closed = true; });
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly options: SseResponderOptions,
+  ) {
+    res.on('close', () => {
+      this.closed = true;
+    });
     if (options.faults.segmentBytes !== undefined) res.socket?.setNoDelay(true);
   }
 
@@ -167,9 +175,19 @@ export class SseResponder {
     if (this.res.write(bytes)) return Promise.resolve();
     const idleMs = this.options.writeIdleTimeoutMs ?? DEFAULT_WRITE_IDLE_TIMEOUT_MS;
     return new Promise<void>((resolve, reject) => {
-      const settle = (): void => { clearTimeout(idle); this.res.off('drain', done); this.res.off('close', gone); };
-      const done = (): void => { settle(); resolve(); };
-      const gone = (): void => { settle(); reject(new ResponseClosedError(this.closedBecause)); };
+      const settle = (): void => {
+        clearTimeout(idle);
+        this.res.off('drain', done);
+        this.res.off('close', gone);
+      };
+      const done = (): void => {
+        settle();
+        resolve();
+      };
+      const gone = (): void => {
+        settle();
+        reject(new ResponseClosedError(this.closedBecause));
+      };
       const idle = setTimeout(() => {
         settle();
         this.closed = true;

@@ -84,7 +84,10 @@ function joinBytes(parts: Uint8Array[]): Uint8Array {
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 
@@ -164,8 +167,12 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
           current = snapshot(timer.words, chunkSamples / ESPEAK_SAMPLE_RATE);
         }
         if (pending.some((p) => p.length > 0)) {
-          send({ content, alignment: current, chunk_seq: seq, chunk_audio_offset_sec: round6(offsetSec) }, totalSamples + chunkSamples)
-            .catch((err: unknown) => { emitFailure ??= err; });
+          send(
+            { content, alignment: current, chunk_seq: seq, chunk_audio_offset_sec: round6(offsetSec) },
+            totalSamples + chunkSamples,
+          ).catch((err: unknown) => {
+            emitFailure ??= err;
+          });
         }
       };
       // Pieces are handled as they arrive, one per main-thread turn (so that sockets, including an
@@ -176,17 +183,42 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
       let synthDone = false;
       let synthError: unknown = null;
       let wake: (() => void) | null = null;
-      const poke = (): void => { const w = wake; wake = null; w?.(); };
+      const poke = (): void => {
+        const w = wake;
+        wake = null;
+        w?.();
+      };
       // Until this request's first piece is here, other requests' later pieces wait (FairTurns).
       const releaseHold = seq === 0 ? turns.holdForFirstAudio() : (): void => undefined;
       const onAbort = (): void => releaseHold();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      const settled = (): void => { releaseHold(); options.signal?.removeEventListener('abort', onAbort); };
-      engine.synthesize(
-        { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
-        (piece) => { releaseHold(); queue.push(piece); poke(); },
-        { request: options.requestId ?? '', seq, ...(options.signal ? { signal: options.signal } : {}) },
-      ).then(() => { settled(); synthDone = true; poke(); }, (err: unknown) => { settled(); synthError = err; synthDone = true; poke(); });
+      const settled = (): void => {
+        releaseHold();
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      engine
+        .synthesize(
+          { ssml, voice: plan.voice.espeak, rate: plan.voice.wpm, pitch: plan.voice.pitch, range: plan.voice.range },
+          (piece) => {
+            releaseHold();
+            queue.push(piece);
+            poke();
+          },
+          { request: options.requestId ?? '', seq, ...(options.signal ? { signal: options.signal } : {}) },
+        )
+        .then(
+          () => {
+            settled();
+            synthDone = true;
+            poke();
+          },
+          (err: unknown) => {
+            settled();
+            synthError = err;
+            synthDone = true;
+            poke();
+          },
+        );
       if (encoder === null) {
         await yieldTurn(); // the job is posted to the worker; build the encoder meanwhile
         encoder = startEncoder();
@@ -203,7 +235,9 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
         } else if (synthDone) {
           break;
         } else {
-          await new Promise<void>((resolve) => { wake = resolve; });
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
         }
       }
       if (emitFailure !== null) throw emitFailure;
@@ -216,12 +250,15 @@ export async function synthesizeSpeech(plan: SpeechPlan, engine: Synthesizer, op
       encodePiece(lastPiece.samples, isLastChunk);
       const words = timer.finish((chunkSamples / ESPEAK_SAMPLE_RATE) * MS);
       summary.words += words.length;
-      await send({
-        content,
-        alignment: snapshot(words, chunkSamples / ESPEAK_SAMPLE_RATE),
-        chunk_seq: seq,
-        chunk_audio_offset_sec: round6(offsetSec),
-      }, totalSamples + chunkSamples);
+      await send(
+        {
+          content,
+          alignment: snapshot(words, chunkSamples / ESPEAK_SAMPLE_RATE),
+          chunk_seq: seq,
+          chunk_audio_offset_sec: round6(offsetSec),
+        },
+        totalSamples + chunkSamples,
+      );
       totalSamples += chunkSamples;
     }
   } finally {

@@ -106,22 +106,33 @@ function hysteresisConfig(options: VadOptions, backend: VadBackend, sampleRate: 
   const stop = options.stopThreshold ?? (webrtc ? DEFAULT_WEBRTC_THRESHOLD : Math.min(start, DEFAULT_SILERO_STOP_THRESHOLD));
   const minSpeechMs = options.minSpeechMs ?? (webrtc ? DEFAULT_WEBRTC_MIN_SPEECH_MS : DEFAULT_MIN_SPEECH_MS);
   const minSilenceMs = options.minSilenceMs ?? DEFAULT_MIN_SILENCE_MS;
-  for (const [field, v] of [['startThreshold', start], ['stopThreshold', stop]] as const) {
+  for (const [field, v] of [
+    ['startThreshold', start],
+    ['stopThreshold', stop],
+  ] as const) {
     if (!(v >= 0 && v <= 1)) throw new InvalidOptionError(field, `${field} must be within 0..1, got ${v}`);
   }
   if (stop > start) throw new InvalidOptionError('stopThreshold', `stopThreshold (${stop}) must not exceed startThreshold (${start})`);
-  for (const [field, v] of [['minSpeechMs', minSpeechMs], ['minSilenceMs', minSilenceMs]] as const) {
+  for (const [field, v] of [
+    ['minSpeechMs', minSpeechMs],
+    ['minSilenceMs', minSilenceMs],
+  ] as const) {
     if (!(v >= 0 && Number.isFinite(v))) throw new InvalidOptionError(field, `${field} must be a finite number ≥ 0, got ${v}`);
   }
   const toSamples = (ms: number): number => Math.round((ms * sampleRate) / MS_PER_SECOND);
-  return { startThreshold: start, stopThreshold: stop, minSpeechSamples: toSamples(minSpeechMs), minSilenceSamples: toSamples(minSilenceMs) };
+  return {
+    startThreshold: start,
+    stopThreshold: stop,
+    minSpeechSamples: toSamples(minSpeechMs),
+    minSilenceSamples: toSamples(minSilenceMs),
+  };
 }
 
 class Detector implements Vad {
-  readonly #hysteresis: Hysteresis;
-  readonly #decoded = new Int16Array(DECODE_CHUNK);
-  #position = 0;
-  #closed = false;
+  private readonly hysteresis: Hysteresis;
+  private readonly decoded = new Int16Array(DECODE_CHUNK);
+  private position = 0;
+  private closed = false;
 
   constructor(
     readonly backend: VadBackend,
@@ -130,7 +141,7 @@ class Detector implements Vad {
     config: HysteresisConfig,
     private readonly probabilities: boolean,
   ) {
-    this.#hysteresis = new Hysteresis(config);
+    this.hysteresis = new Hysteresis(config);
   }
 
   get stats(): { windows: number; modelWindows: number } {
@@ -139,9 +150,9 @@ class Detector implements Vad {
 
   push(samples: Int16Array | Uint8Array): VadEvent[] {
     const out: VadEvent[] = [];
-    if (this.#closed) return out;
+    if (this.closed) return out;
     if (samples instanceof Int16Array) {
-      this.#feed(samples, out);
+      this.feed(samples, out);
       return out;
     }
     if (this.sampleRate !== MULAW_RATE) {
@@ -149,34 +160,34 @@ class Detector implements Vad {
     }
     for (let i = 0; i < samples.length; i += DECODE_CHUNK) {
       const chunk = samples.subarray(i, Math.min(samples.length, i + DECODE_CHUNK));
-      this.#feed(mulawDecode(chunk, this.#decoded.subarray(0, chunk.length)), out);
+      this.feed(mulawDecode(chunk, this.decoded.subarray(0, chunk.length)), out);
     }
     return out;
   }
 
-  #feed(pcm: Int16Array, out: VadEvent[]): void {
-    this.#position += pcm.length;
+  private feed(pcm: Int16Array, out: VadEvent[]): void {
+    this.position += pcm.length;
     this.scorer.feed(pcm, (sample, samples, probability) => {
       if (this.probabilities) out.push({ type: 'probability', sample, samples, probability });
-      this.#hysteresis.window(sample, samples, probability, out);
+      this.hysteresis.window(sample, samples, probability, out);
     });
   }
 
   flush(): VadEvent[] {
     const out: VadEvent[] = [];
-    if (!this.#closed) this.#hysteresis.flush(out, this.#position);
+    if (!this.closed) this.hysteresis.flush(out, this.position);
     return out;
   }
 
   reset(): void {
     this.scorer.reset();
-    this.#hysteresis.reset();
-    this.#position = 0;
+    this.hysteresis.reset();
+    this.position = 0;
   }
 
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.closed) return;
+    this.closed = true;
     this.scorer.close();
   }
 }

@@ -3,13 +3,13 @@
  * depend on how the network split the audio. Holds at most one partial window.
  */
 export class Framer {
-  readonly #buf: Int16Array;
-  #fill = 0;
+  private readonly buf: Int16Array;
+  private fill = 0;
   /** Input index of the first sample of the window being filled. */
-  #start = 0;
+  private start = 0;
 
   constructor(readonly size: number) {
-    this.#buf = new Int16Array(size);
+    this.buf = new Int16Array(size);
   }
 
   /** Calls `onWindow` for each window completed by `pcm`; the view is valid during the call only. */
@@ -17,25 +17,25 @@ export class Framer {
     const size = this.size;
     let i = 0;
     while (i < pcm.length) {
-      const n = Math.min(size - this.#fill, pcm.length - i);
-      this.#buf.set(pcm.subarray(i, i + n), this.#fill);
-      this.#fill += n;
+      const n = Math.min(size - this.fill, pcm.length - i);
+      this.buf.set(pcm.subarray(i, i + n), this.fill);
+      this.fill += n;
       i += n;
-      if (this.#fill === size) {
-        onWindow(this.#buf, this.#start);
-        this.#start += size;
-        this.#fill = 0;
+      if (this.fill === size) {
+        onWindow(this.buf, this.start);
+        this.start += size;
+        this.fill = 0;
       }
     }
   }
 
   /** Input samples taken so far, the partial window included. */
   get position(): number {
-    return this.#start + this.#fill;
+    return this.start + this.fill;
   }
 
   reset(): void {
-    this.#fill = 0;
-    this.#start = 0;
+    this.fill = 0;
+    this.start = 0;
   }
 }

@@ -14,45 +14,45 @@ export interface HysteresisConfig {
 }
 
 export class Hysteresis {
-  #speaking = false;
+  private speakingValue = false;
   /** Start of the current candidate run (speech while silent, silence while speaking), or -1. */
-  #runStart = -1;
-  #end = 0;
+  private runStart = -1;
+  private end = 0;
 
   constructor(private readonly config: HysteresisConfig) {}
 
   get speaking(): boolean {
-    return this.#speaking;
+    return this.speakingValue;
   }
 
   /** One window [sample, sample + samples) with its probability; events go to `out`. */
   window(sample: number, samples: number, probability: number, out: VadEvent[]): void {
     const c = this.config;
     const end = sample + samples;
-    this.#end = end;
-    const counts = this.#speaking ? probability < c.stopThreshold : probability >= c.startThreshold;
+    this.end = end;
+    const counts = this.speakingValue ? probability < c.stopThreshold : probability >= c.startThreshold;
     if (!counts) {
-      this.#runStart = -1;
+      this.runStart = -1;
       return;
     }
-    if (this.#runStart < 0) this.#runStart = sample;
-    if (end - this.#runStart < (this.#speaking ? c.minSilenceSamples : c.minSpeechSamples)) return;
-    out.push({ type: this.#speaking ? 'speechEnd' : 'speechStart', sample: this.#runStart, detectedAt: end });
-    this.#speaking = !this.#speaking;
-    this.#runStart = -1;
+    if (this.runStart < 0) this.runStart = sample;
+    if (end - this.runStart < (this.speakingValue ? c.minSilenceSamples : c.minSpeechSamples)) return;
+    out.push({ type: this.speakingValue ? 'speechEnd' : 'speechStart', sample: this.runStart, detectedAt: end });
+    this.speakingValue = !this.speakingValue;
+    this.runStart = -1;
   }
 
   /** End of input: an open speech run ends where its trailing silence began, else at the end. */
-  flush(out: VadEvent[], endSample = this.#end): void {
-    if (this.#speaking) {
-      out.push({ type: 'speechEnd', sample: this.#runStart >= 0 ? this.#runStart : endSample, detectedAt: endSample });
+  flush(out: VadEvent[], endSample = this.end): void {
+    if (this.speakingValue) {
+      out.push({ type: 'speechEnd', sample: this.runStart >= 0 ? this.runStart : endSample, detectedAt: endSample });
     }
     this.reset();
   }
 
   reset(): void {
-    this.#speaking = false;
-    this.#runStart = -1;
-    this.#end = 0;
+    this.speakingValue = false;
+    this.runStart = -1;
+    this.end = 0;
   }
 }

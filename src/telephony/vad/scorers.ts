@@ -29,17 +29,17 @@ export interface Scorer {
 
 export class WebrtcScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
-  readonly #framer: Framer;
+  private readonly framer: Framer;
 
   constructor(
     private readonly vad: WebrtcVad,
     private readonly floor = 0,
   ) {
-    this.#framer = new Framer(vad.frameSamples);
+    this.framer = new Framer(vad.frameSamples);
   }
 
   feed(pcm: Int16Array, onWindow: OnWindow): void {
-    this.#framer.push(pcm, (frame, start) => {
+    this.framer.push(pcm, (frame, start) => {
       this.stats.windows++;
       const voiced = this.vad.process(frame);
       onWindow(start, frame.length, loudEnough(frame, this.floor) ? voiced : 0);
@@ -47,7 +47,7 @@ export class WebrtcScorer implements Scorer {
   }
 
   reset(): void {
-    this.#framer.reset();
+    this.framer.reset();
     this.vad.reset();
   }
 
@@ -58,18 +58,18 @@ export class WebrtcScorer implements Scorer {
 
 export class SileroScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
-  readonly #framer: Framer;
+  private readonly framer: Framer;
 
   constructor(
     private readonly vad: SileroVad,
     private readonly floor = 0,
   ) {
-    this.#framer = new Framer(vad.windowSamples);
+    this.framer = new Framer(vad.windowSamples);
   }
 
   /** The network sees every window (its state follows the whole stream); the floor masks after. */
   feed(pcm: Int16Array, onWindow: OnWindow): void {
-    this.#framer.push(pcm, (window, start) => {
+    this.framer.push(pcm, (window, start) => {
       this.stats.windows++;
       this.stats.modelWindows++;
       const p = this.vad.process(window);
@@ -78,7 +78,7 @@ export class SileroScorer implements Scorer {
   }
 
   reset(): void {
-    this.#framer.reset();
+    this.framer.reset();
     this.vad.reset();
   }
 
@@ -103,15 +103,15 @@ const MS_PER_SECOND = 1000;
  */
 export class GatedScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
-  readonly #frames: Framer;
-  readonly #windows: Framer;
+  private readonly frames: Framer;
+  private readonly windows: Framer;
   /** Voice flags of recent WebRTC frames, by frame index modulo the ring length. */
-  readonly #flags: Uint8Array;
-  #framesDone = 0;
-  readonly #hangover: number;
-  readonly #history: Int16Array[];
-  #historyCount = 0;
-  #open = false;
+  private readonly flags: Uint8Array;
+  private framesDone = 0;
+  private readonly hangover: number;
+  private readonly history: Int16Array[];
+  private historyCount = 0;
+  private open = false;
 
   constructor(
     private readonly gate: WebrtcVad,
@@ -119,63 +119,63 @@ export class GatedScorer implements Scorer {
     sampleRate: number,
     private readonly floor = 0,
   ) {
-    this.#frames = new Framer(gate.frameSamples);
-    this.#windows = new Framer(silero.windowSamples);
-    this.#hangover = (GATE_HANGOVER_MS * sampleRate) / MS_PER_SECOND;
-    const span = GATE_SLICE_SAMPLES + this.#hangover + 2 * silero.windowSamples;
-    this.#flags = new Uint8Array(Math.ceil(span / gate.frameSamples) + 2);
-    this.#history = Array.from({ length: GATE_WARM_WINDOWS }, () => new Int16Array(silero.windowSamples));
+    this.frames = new Framer(gate.frameSamples);
+    this.windows = new Framer(silero.windowSamples);
+    this.hangover = (GATE_HANGOVER_MS * sampleRate) / MS_PER_SECOND;
+    const span = GATE_SLICE_SAMPLES + this.hangover + 2 * silero.windowSamples;
+    this.flags = new Uint8Array(Math.ceil(span / gate.frameSamples) + 2);
+    this.history = Array.from({ length: GATE_WARM_WINDOWS }, () => new Int16Array(silero.windowSamples));
   }
 
   feed(pcm: Int16Array, onWindow: OnWindow): void {
     for (let i = 0; i < pcm.length; i += GATE_SLICE_SAMPLES) {
       const slice = pcm.subarray(i, Math.min(pcm.length, i + GATE_SLICE_SAMPLES));
-      this.#frames.push(slice, (frame) => {
-        this.#flags[this.#framesDone++ % this.#flags.length] = this.gate.process(frame);
+      this.frames.push(slice, (frame) => {
+        this.flags[this.framesDone++ % this.flags.length] = this.gate.process(frame);
       });
-      this.#windows.push(slice, (window, start) => this.#window(window, start, onWindow));
+      this.windows.push(slice, (window, start) => this.window(window, start, onWindow));
     }
   }
 
-  #window(window: Int16Array, start: number, onWindow: OnWindow): void {
+  private window(window: Int16Array, start: number, onWindow: OnWindow): void {
     this.stats.windows++;
     const end = start + window.length;
-    const open = this.#voiced(start - this.#hangover, end) && loudEnough(window, this.floor);
+    const open = this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
     let p = 0;
     if (open) {
-      if (!this.#open) {
+      if (!this.open) {
         this.silero.reset();
-        for (let k = Math.min(this.#historyCount, GATE_WARM_WINDOWS); k > 0; k--) {
-          this.silero.process(this.#history[(this.#historyCount - k) % GATE_WARM_WINDOWS]!);
+        for (let k = Math.min(this.historyCount, GATE_WARM_WINDOWS); k > 0; k--) {
+          this.silero.process(this.history[(this.historyCount - k) % GATE_WARM_WINDOWS]!);
           this.stats.modelWindows++;
         }
       }
       p = this.silero.process(window);
       this.stats.modelWindows++;
     }
-    this.#open = open;
-    this.#history[this.#historyCount++ % GATE_WARM_WINDOWS]!.set(window);
+    this.open = open;
+    this.history[this.historyCount++ % GATE_WARM_WINDOWS]!.set(window);
     onWindow(start, window.length, p);
   }
 
   /** Whether any WebRTC frame lying wholly inside [from, to) was voiced. */
-  #voiced(from: number, to: number): boolean {
+  private voiced(from: number, to: number): boolean {
     const size = this.gate.frameSamples;
     const first = Math.max(0, Math.ceil(from / size));
-    const last = Math.min(this.#framesDone, Math.floor(to / size));
-    for (let f = first; f < last; f++) if (this.#flags[f % this.#flags.length] === 1) return true;
+    const last = Math.min(this.framesDone, Math.floor(to / size));
+    for (let f = first; f < last; f++) if (this.flags[f % this.flags.length] === 1) return true;
     return false;
   }
 
   reset(): void {
-    this.#frames.reset();
-    this.#windows.reset();
+    this.frames.reset();
+    this.windows.reset();
     this.gate.reset();
     this.silero.reset();
-    this.#flags.fill(0);
-    this.#framesDone = 0;
-    this.#historyCount = 0;
-    this.#open = false;
+    this.flags.fill(0);
+    this.framesDone = 0;
+    this.historyCount = 0;
+    this.open = false;
   }
 
   close(): void {

@@ -61,43 +61,43 @@ export function loadSilero(loader: () => Promise<OnnxRuntimeModules> = defaultLo
 
 export class SileroVad {
   readonly windowSamples: number;
-  readonly #context: number;
-  readonly #session: OrtBindingSession;
-  readonly #input: OrtTensor;
-  readonly #inputData: Float32Array;
-  #state: OrtTensor;
-  readonly #sr: OrtTensor;
-  readonly #Tensor: OnnxRuntimeModules['ort']['Tensor'];
+  private readonly context: number;
+  private readonly session: OrtBindingSession;
+  private readonly input: OrtTensor;
+  private readonly inputData: Float32Array;
+  private state: OrtTensor;
+  private readonly sr: OrtTensor;
+  private readonly Tensor: OnnxRuntimeModules['ort']['Tensor'];
 
   constructor({ modules, session }: Shared, sampleRate: 8000 | 16000) {
     this.windowSamples = WINDOW[sampleRate];
-    this.#context = CONTEXT[sampleRate];
-    this.#session = session;
-    this.#Tensor = modules.ort.Tensor;
-    this.#inputData = new Float32Array(this.#context + this.windowSamples);
-    this.#input = new this.#Tensor('float32', this.#inputData, [1, this.#inputData.length]);
-    this.#state = this.#zeroState();
-    this.#sr = new this.#Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+    this.context = CONTEXT[sampleRate];
+    this.session = session;
+    this.Tensor = modules.ort.Tensor;
+    this.inputData = new Float32Array(this.context + this.windowSamples);
+    this.input = new this.Tensor('float32', this.inputData, [1, this.inputData.length]);
+    this.state = this.zeroState();
+    this.sr = new this.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
   }
 
   /** Speech probability of one window of exactly {@link windowSamples} samples. */
   process(window: Int16Array): number {
-    const data = this.#inputData;
-    const ctx = this.#context;
+    const data = this.inputData;
+    const ctx = this.context;
     data.copyWithin(0, data.length - ctx);
     for (let i = 0; i < window.length; i++) data[ctx + i] = window[i]! / S16_SCALE;
-    const out = this.#session.run({ input: this.#input, state: this.#state, sr: this.#sr }, { output: null, stateN: null }, {});
-    this.#state = out['stateN']!;
+    const out = this.session.run({ input: this.input, state: this.state, sr: this.sr }, { output: null, stateN: null }, {});
+    this.state = out['stateN']!;
     return (out['output']!.data as Float32Array)[0]!;
   }
 
   /** Forgets the state and the context (a new stream, or the gate reopening). */
   reset(): void {
-    this.#state = this.#zeroState();
-    this.#inputData.fill(0);
+    this.state = this.zeroState();
+    this.inputData.fill(0);
   }
 
-  #zeroState(): OrtTensor {
-    return new this.#Tensor('float32', new Float32Array(STATE_SIZE), STATE_DIMS);
+  private zeroState(): OrtTensor {
+    return new this.Tensor('float32', new Float32Array(STATE_SIZE), STATE_DIMS);
   }
 }

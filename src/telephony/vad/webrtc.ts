@@ -32,8 +32,8 @@ function loadFvad(): Promise<FvadModule> {
 export class WebrtcVad {
   /** Frame length in input samples. */
   readonly frameSamples: number;
-  #inst: number;
-  readonly #ptr: number;
+  private inst: number;
+  private readonly ptr: number;
 
   private constructor(
     private readonly m: FvadModule,
@@ -41,14 +41,14 @@ export class WebrtcVad {
     private readonly mode: number,
   ) {
     this.frameSamples = (sampleRate * WEBRTC_FRAME_MS) / MS_PER_SECOND;
-    this.#inst = m._fvad_new();
-    this.#configure();
-    this.#ptr = m._malloc(this.frameSamples * S16_BYTES);
+    this.inst = m._fvad_new();
+    this.configure();
+    this.ptr = m._malloc(this.frameSamples * S16_BYTES);
   }
 
-  #configure(): void {
+  private configure(): void {
     const m = this.m;
-    if (this.#inst === 0 || m._fvad_set_mode(this.#inst, this.mode) !== 0 || m._fvad_set_sample_rate(this.#inst, this.sampleRate) !== 0) {
+    if (this.inst === 0 || m._fvad_set_mode(this.inst, this.mode) !== 0 || m._fvad_set_sample_rate(this.inst, this.sampleRate) !== 0) {
       throw new CodecError('CODEC_UNAVAILABLE', `WebRTC VAD rejected mode ${this.mode} at ${this.sampleRate} Hz`);
     }
   }
@@ -60,21 +60,21 @@ export class WebrtcVad {
   /** 1 for voice, 0 for none; `frame` holds exactly {@link frameSamples} samples. */
   process(frame: Int16Array): number {
     const m = this.m;
-    m.HEAP16.set(frame, this.#ptr / S16_BYTES);
-    return m._fvad_process(this.#inst, this.#ptr, this.frameSamples) === 1 ? 1 : 0;
+    m.HEAP16.set(frame, this.ptr / S16_BYTES);
+    return m._fvad_process(this.inst, this.ptr, this.frameSamples) === 1 ? 1 : 0;
   }
 
   /** libfvad's reset also restores the default mode and rate, so both are set again. */
   reset(): void {
-    if (this.#inst === 0) return;
-    this.m._fvad_reset(this.#inst);
-    this.#configure();
+    if (this.inst === 0) return;
+    this.m._fvad_reset(this.inst);
+    this.configure();
   }
 
   close(): void {
-    if (this.#inst === 0) return;
-    this.m._fvad_free(this.#inst);
-    this.m._free(this.#ptr);
-    this.#inst = 0;
+    if (this.inst === 0) return;
+    this.m._fvad_free(this.inst);
+    this.m._free(this.ptr);
+    this.inst = 0;
   }
 }

@@ -1,26 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { applyConfigPatch, mergePatch, postCallEndpoints, redactConfig, validateConfig } from '../../../src/service/platform/agentConfig.js';
+import {
+  applyConfigPatch,
+  mergePatch,
+  postCallEndpoints,
+  redactConfig,
+  validateConfig,
+} from '../../../src/service/platform/agentConfig.js';
 import { analyzeCall, analysisEnabled } from '../../../src/service/platform/analysis.js';
 import type { SessionItem } from '../../../src/service/platform/types.js';
 
 describe('agent config rules', () => {
   it('merge patch: objects merge, null deletes, arrays replace', () => {
-    expect(mergePatch({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3], e: null }, d: null, f: 'x' })).toEqual({ a: { b: 1, c: [3] }, f: 'x' });
+    expect(mergePatch({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3], e: null }, d: null, f: 'x' })).toEqual({
+      a: { b: 1, c: [3] },
+      f: 'x',
+    });
   });
 
   it('enum-like strings the spec shows one value of are never rejected', () => {
-    expect(() => validateConfig({
-      conversation: { transfer_destinations: [{ type: 'sip', mode: 'warm', warm_connect: 'whisper' }], outbound: { voicemail: { action: 'leave_message' } } },
-      analysis: { data_fields: [{ name: 'x', type: 'date' }] },
-    })).not.toThrow();
+    expect(() =>
+      validateConfig({
+        conversation: {
+          transfer_destinations: [{ type: 'sip', mode: 'warm', warm_connect: 'whisper' }],
+          outbound: { voicemail: { action: 'leave_message' } },
+        },
+        analysis: { data_fields: [{ name: 'x', type: 'date' }] },
+      }),
+    ).not.toThrow();
   });
 
   it('names the first field of a wrong type, however deep', () => {
-    expect(() => validateConfig({ conversation: { transfer_destinations: [{}, { label: 3 }] } }))
-      .toThrow('config.conversation.transfer_destinations[1].label must be a string');
-    expect(() => validateConfig({ webhooks: { conversation_init: { url: 'http://x', timeout_seconds: 1.5 } } }))
-      .toThrow('config.webhooks.conversation_init.timeout_seconds must be an integer');
-    expect(() => validateConfig({ webhooks: { post_call: 'http://x' } })).toThrow('config.webhooks.post_call must be an object or an array of objects');
+    expect(() => validateConfig({ conversation: { transfer_destinations: [{}, { label: 3 }] } })).toThrow(
+      'config.conversation.transfer_destinations[1].label must be a string',
+    );
+    expect(() => validateConfig({ webhooks: { conversation_init: { url: 'http://x', timeout_seconds: 1.5 } } })).toThrow(
+      'config.webhooks.conversation_init.timeout_seconds must be an integer',
+    );
+    expect(() => validateConfig({ webhooks: { post_call: 'http://x' } })).toThrow(
+      'config.webhooks.post_call must be an object or an array of objects',
+    );
   });
 
   it('conversation_init keeps its secret for the same url only', () => {
@@ -40,7 +58,9 @@ describe('agent config rules', () => {
 
 describe('analysis rules', () => {
   const msg = (role: string, content: string): SessionItem => ({ type: 'message', id: 'i', turn_id: 1, role, content });
-  const cfg = { analysis: { summary: { enabled: true }, criteria: [{ name: 'a' }], data_fields: [{ name: 'reason_for_call', type: 'text' }] } };
+  const cfg = {
+    analysis: { summary: { enabled: true }, criteria: [{ name: 'a' }], data_fields: [{ name: 'reason_for_call', type: 'text' }] },
+  };
 
   it('is enabled by a summary, data fields or criteria', () => {
     expect(analysisEnabled({})).toBe(false);
@@ -56,13 +76,25 @@ describe('analysis rules', () => {
 
   it('a message or name that is not a string is read as its JSON text, never as "[object Object]"', () => {
     const item = { type: 'message', id: 'i', turn_id: 1, role: 'user', content: { text: 'my bill' } } as unknown as SessionItem;
-    const r = analyzeCall({ analysis: { criteria: [{ name: { en: 'bill' } }], data_fields: [{ name: 'bill', type: 'text' }] } }, [item], 't', null);
+    const r = analyzeCall(
+      { analysis: { criteria: [{ name: { en: 'bill' } }], data_fields: [{ name: 'bill', type: 'text' }] } },
+      [item],
+      't',
+      null,
+    );
     expect(r.data[0]).toMatchObject({ name: 'bill', value: '{"text":"my bill"}' });
     expect(r.criteria_results[0]).toMatchObject({ name: '{"en":"bill"}' });
   });
 
   it('the agent speaking alone is skipped; a failure cause is an error', () => {
     expect(analyzeCall(cfg, [msg('assistant', 'hi')], 't', null).status).toBe('skipped');
-    expect(analyzeCall(cfg, [msg('user', 'hi')], 't', 'boom')).toEqual({ status: 'error', finished_at: 't', error: 'boom', summary: null, data: [], criteria_results: [] });
+    expect(analyzeCall(cfg, [msg('user', 'hi')], 't', 'boom')).toEqual({
+      status: 'error',
+      finished_at: 't',
+      error: 'boom',
+      summary: null,
+      data: [],
+      criteria_results: [],
+    });
   });
 });

@@ -2,8 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { minimalConfig, startPlatform, type PlatformServer } from './helpers.js';
 
 let p: PlatformServer;
-beforeEach(async () => { p = await startPlatform(); });
-afterEach(async () => { await p.close(); });
+beforeEach(async () => {
+  p = await startPlatform();
+});
+afterEach(async () => {
+  await p.close();
+});
 
 const create = (body: unknown, token?: string) => p.call('POST', '/v1/agent/agents', body, token);
 
@@ -12,8 +16,13 @@ describe('agents', () => {
     const r = await create({ name: 'Front desk', config: minimalConfig() });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      name: 'Front desk', description: '', status: 'active', publication_state: 'draft',
-      public_enabled: false, allowed_origins: [], overrides_allowed: [],
+      name: 'Front desk',
+      description: '',
+      status: 'active',
+      publication_state: 'draft',
+      public_enabled: false,
+      allowed_origins: [],
+      overrides_allowed: [],
     });
     expect(typeof r.body.agent_id).toBe('string');
     expect(typeof r.body.workspace_id).toBe('string');
@@ -24,7 +33,11 @@ describe('agents', () => {
 
   it('a full config with unknown fields passes through; get returns it', async () => {
     const config = minimalConfig({
-      conversation: { max_duration_seconds: 600, transfer_destinations: [{ type: 'sip', mode: 'warm', sip_uri: 'sip:a@b' }], future_flag: true },
+      conversation: {
+        max_duration_seconds: 600,
+        transfer_destinations: [{ type: 'sip', mode: 'warm', sip_uri: 'sip:a@b' }],
+        future_flag: true,
+      },
       analysis: { data_fields: [{ name: 'x', type: 'rating', enum_options: ['a'] }] },
       brand_new_section: { anything: [1, 2] },
     });
@@ -60,8 +73,10 @@ describe('agents', () => {
     const v2 = await p.call('POST', `/v1/agent/agents/${id}/publish`);
     expect(v2.body.version).toBe(2);
     const versions = await p.call('GET', `/v1/agent/agents/${id}/versions`);
-    expect(versions.body.data.map((v: any) => [v.version, v.config.prompt.system_prompt]))
-      .toEqual([[1, 'You are a helpful agent for {{company}}.'], [2, 'second']]);
+    expect(versions.body.data.map((v: any) => [v.version, v.config.prompt.system_prompt])).toEqual([
+      [1, 'You are a helpful agent for {{company}}.'],
+      [2, 'second'],
+    ]);
   });
 
   it('publishing a config without prompt and voice is a 422', async () => {
@@ -85,27 +100,54 @@ describe('agents', () => {
 describe('write-only secrets and post_call normalisation', () => {
   it('secrets are never returned by create, get, patch, publish or versions', async () => {
     const config = minimalConfig({
-      webhooks: { post_call: [{ url: 'http://127.0.0.1:1/a', secret: 'whsec_A' }], conversation_init: { url: 'http://127.0.0.1:1/i', secret: 'whsec_I' } },
+      webhooks: {
+        post_call: [{ url: 'http://127.0.0.1:1/a', secret: 'whsec_A' }],
+        conversation_init: { url: 'http://127.0.0.1:1/i', secret: 'whsec_I' },
+      },
       llm: { custom: { base_url: 'http://x', model: 'm', api_key: 'sk-secret' } },
     });
     const c = await create({ name: 'A', config });
     const id = c.body.agent_id;
-    const reads = [c, await p.call('GET', `/v1/agent/agents/${id}`), await p.call('PATCH', `/v1/agent/agents/${id}/config`, {}),
-      await p.call('POST', `/v1/agent/agents/${id}/publish`), await p.call('GET', `/v1/agent/agents/${id}/versions`)];
+    const reads = [
+      c,
+      await p.call('GET', `/v1/agent/agents/${id}`),
+      await p.call('PATCH', `/v1/agent/agents/${id}/config`, {}),
+      await p.call('POST', `/v1/agent/agents/${id}/publish`),
+      await p.call('GET', `/v1/agent/agents/${id}/versions`),
+    ];
     for (const r of reads) {
       const text = JSON.stringify(r.body);
       expect(text).not.toContain('whsec_');
       expect(text).not.toContain('sk-secret');
     }
-    expect(reads[1]!.body.config.webhooks).toEqual({ post_call: [{ url: 'http://127.0.0.1:1/a' }], conversation_init: { url: 'http://127.0.0.1:1/i' } });
+    expect(reads[1]!.body.config.webhooks).toEqual({
+      post_call: [{ url: 'http://127.0.0.1:1/a' }],
+      conversation_init: { url: 'http://127.0.0.1:1/i' },
+    });
   });
 
   it('an entry sent without a secret keeps the secret stored for that url; a new url has none', async () => {
-    const id = (await create({ name: 'A', config: minimalConfig({ webhooks: { post_call: [{ url: 'http://h/a', secret: 'sa' }, { url: 'http://h/b', secret: 'sb' }] } }) })).body.agent_id;
-    await p.call('PATCH', `/v1/agent/agents/${id}/config`, { webhooks: { post_call: [{ url: 'http://h/b' }, { url: 'http://h/c' }, { url: 'http://h/a', secret: 'sa2' }] } });
+    const id = (
+      await create({
+        name: 'A',
+        config: minimalConfig({
+          webhooks: {
+            post_call: [
+              { url: 'http://h/a', secret: 'sa' },
+              { url: 'http://h/b', secret: 'sb' },
+            ],
+          },
+        }),
+      })
+    ).body.agent_id;
+    await p.call('PATCH', `/v1/agent/agents/${id}/config`, {
+      webhooks: { post_call: [{ url: 'http://h/b' }, { url: 'http://h/c' }, { url: 'http://h/a', secret: 'sa2' }] },
+    });
     const workspace = (await p.call('GET', `/v1/agent/agents/${id}`)).body.workspace_id;
     const agent = p.platform.agent(workspace, id); // the stored (unredacted) draft
-    expect(agent.draft['webhooks']).toEqual({ post_call: [{ url: 'http://h/b', secret: 'sb' }, { url: 'http://h/c' }, { url: 'http://h/a', secret: 'sa2' }] });
+    expect(agent.draft['webhooks']).toEqual({
+      post_call: [{ url: 'http://h/b', secret: 'sb' }, { url: 'http://h/c' }, { url: 'http://h/a', secret: 'sa2' }],
+    });
     await p.call('PATCH', `/v1/agent/agents/${id}/config`, { webhooks: { post_call: [{ url: 'http://h/b', secret: null }] } });
     expect(agent.draft['webhooks']).toEqual({ post_call: [{ url: 'http://h/b' }] });
   });
@@ -124,7 +166,10 @@ describe('write-only secrets and post_call normalisation', () => {
   it('a webhook entry without an absolute http(s) url is a 400', async () => {
     const r = await create({ name: 'A', config: minimalConfig({ webhooks: { post_call: [{ secret: 's' }] } }) });
     expect(r.body).toMatchObject({ status: 400, message: 'config.webhooks.post_call[0].url is required' });
-    const relative = await create({ name: 'A', config: minimalConfig({ webhooks: { post_call: [{ url: '/hook' }], conversation_init: { url: 'ftp://x' } } }) });
+    const relative = await create({
+      name: 'A',
+      config: minimalConfig({ webhooks: { post_call: [{ url: '/hook' }], conversation_init: { url: 'ftp://x' } } }),
+    });
     expect(relative.body).toMatchObject({ status: 400, message: 'config.webhooks.conversation_init.url must be an absolute http(s) url' });
   });
 });

@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../src/protocol/webhookSignature.js';
-import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, steppingClock, type PlatformServer, type Receiver } from './helpers.js';
+import {
+  FAST_DELIVERY,
+  liveAgent,
+  minimalConfig,
+  startPlatform,
+  startReceiver,
+  steppingClock,
+  type PlatformServer,
+  type Receiver,
+} from './helpers.js';
 
 const HEADER = 'x-fish-webhook-signature';
 let cleanup: Array<{ close(): Promise<void> }> = [];
@@ -9,7 +18,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(receivers: Receiver[], secrets: Array<string | undefined>, delivery: object = FAST_DELIVERY): Promise<{ p: PlatformServer; agentId: string }> {
+async function setup(
+  receivers: Receiver[],
+  secrets: Array<string | undefined>,
+  delivery: object = FAST_DELIVERY,
+): Promise<{ p: PlatformServer; agentId: string }> {
   const p = await startPlatform({ delivery, now: steppingClock() });
   cleanup.push(...receivers, p); // closed in reverse: platform first (it waits for deliveries), then receivers
   const post_call = receivers.map((r, i) => (secrets[i] === undefined ? { url: r.url } : { url: r.url, secret: secrets[i] }));
@@ -23,18 +36,29 @@ const events = (r: Receiver) => r.requests.map((q) => q.json.event);
 describe('post-call deliveries', () => {
   it('a failing endpoint (500s) and a stalled one neither delay nor affect another', async () => {
     let release!: () => void;
-    const released = new Promise<void>((r) => { release = r; });
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
     const failing = await startReceiver(() => ({ status: 500 }));
     const stalled = await startReceiver(() => ({ status: 200, after: released }));
     const good = await startReceiver();
-    const { p, agentId } = await setup([failing, stalled, good], ['s-fail', 's-stall', 's-good'], { attempts: 3, backoffMs: [30, 60], timeoutMs: 5_000 });
+    const { p, agentId } = await setup([failing, stalled, good], ['s-fail', 's-stall', 's-good'], {
+      attempts: 3,
+      backoffMs: [30, 60],
+      timeoutMs: 5_000,
+    });
     const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'outbound', turns: [{ user: 'hello' }] });
     expect(sim.body.webhooks.events).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     await good.waitFor(3);
     // The good endpoint has every event while the stalled one still holds its first request.
     const sessionId = sim.body.session.session_id;
     expect(stalled.requests).toHaveLength(1);
-    expect(p.platform.deliverer.reports(sessionId).filter((r) => r.url === stalled.url).map((r) => r.attempts.length)).toEqual([0, 0, 0]);
+    expect(
+      p.platform.deliverer
+        .reports(sessionId)
+        .filter((r) => r.url === stalled.url)
+        .map((r) => r.attempts.length),
+    ).toEqual([0, 0, 0]);
     expect(events(good)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     release();
     await p.platform.settled();
@@ -46,22 +70,36 @@ describe('post-call deliveries', () => {
     expect(reports.filter((r) => r.url === failing.url).map((r) => r.state)).toEqual(['failed', 'failed', 'failed']);
     expect(reports.filter((r) => r.url === failing.url).flatMap((r) => r.attempts.map((a) => a.status))).toEqual(Array(9).fill(500));
     // Each endpoint is signed with its own secret.
-    for (const [r, secret] of [[failing, 's-fail'], [stalled, 's-stall'], [good, 's-good']] as const) {
+    for (const [r, secret] of [
+      [failing, 's-fail'],
+      [stalled, 's-stall'],
+      [good, 's-good'],
+    ] as const) {
       const q = r.requests[0]!;
-      expect(verifyWebhookSignature({ payload: q.body, header: q.headers[HEADER] as string, secret, now: tOf(q.headers[HEADER] as string) })).toBe(true);
+      expect(
+        verifyWebhookSignature({ payload: q.body, header: q.headers[HEADER] as string, secret, now: tOf(q.headers[HEADER] as string) }),
+      ).toBe(true);
     }
   });
 
   it('a receiver that never answers in time is a failed attempt: 3 timeouts, then the next event', async () => {
     const hanging = await startReceiver(() => 'hang');
     const { p, agentId } = await setup([hanging], ['s'], { attempts: 3, backoffMs: [10, 10], timeoutMs: 80 });
-    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'outbound', turns: [{ user: 'hi' }], wait_for_deliveries: true });
+    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, {
+      direction: 'outbound',
+      turns: [{ user: 'hi' }],
+      wait_for_deliveries: true,
+    });
     expect(sim.body.deliveries.map((d: any) => [d.event, d.state, d.attempts.map((a: any) => a.outcome)])).toEqual([
       ['phone_call.dial_finished', 'failed', ['timeout', 'timeout', 'timeout']],
       ['call.ended', 'failed', ['timeout', 'timeout', 'timeout']],
       ['call.analyzed', 'failed', ['timeout', 'timeout', 'timeout']],
     ]);
-    expect(events(hanging)).toEqual([...Array(3).fill('phone_call.dial_finished'), ...Array(3).fill('call.ended'), ...Array(3).fill('call.analyzed')]);
+    expect(events(hanging)).toEqual([
+      ...Array(3).fill('phone_call.dial_finished'),
+      ...Array(3).fill('call.ended'),
+      ...Array(3).fill('call.analyzed'),
+    ]);
     expect(new Set(hanging.requests.map((q) => q.body.toString())).size).toBe(3);
   });
 
@@ -93,9 +131,14 @@ describe('post-call deliveries', () => {
     const p = await startPlatform({ delivery: FAST_DELIVERY });
     cleanup.push(good, p);
     const agentId = await liveAgent(p, minimalConfig({ webhooks: { post_call: [{ url: goneUrl }, { url: good.url }] } }));
-    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'outbound', dial_status: 'busy', wait_for_deliveries: true });
+    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, {
+      direction: 'outbound',
+      dial_status: 'busy',
+      wait_for_deliveries: true,
+    });
     expect(sim.body.deliveries.map((d: any) => [d.state, d.attempts.map((a: any) => a.outcome)])).toEqual([
-      ['failed', ['network', 'network', 'network']], ['delivered', ['delivered']],
+      ['failed', ['network', 'network', 'network']],
+      ['delivered', ['delivered']],
     ]);
   });
 
@@ -124,16 +167,44 @@ describe('post-call deliveries', () => {
   it('payloads carry the named session fields and never a transcript', async () => {
     const r = await startReceiver();
     const { p, agentId } = await setup([r], ['s']);
-    const created = await p.call('POST', '/v1/agent/sessions', { agent_id: agentId, end_user_id: 'eu-1', metadata: { order: { id: 'A-1', total: 12.5 } } });
+    const created = await p.call('POST', '/v1/agent/sessions', {
+      agent_id: agentId,
+      end_user_id: 'eu-1',
+      metadata: { order: { id: 'A-1', total: 12.5 } },
+    });
     await p.call('POST', `/v1/agent/sessions/${created.body.session_id}/simulate`, {
-      direction: 'outbound', turns: [{ user: 'my secret words' }, { agent: 'agent reply words' }], end_reason: 'agent_hangup', duration_seconds: 33,
+      direction: 'outbound',
+      turns: [{ user: 'my secret words' }, { agent: 'agent reply words' }],
+      end_reason: 'agent_hangup',
+      duration_seconds: 33,
     });
     await p.platform.settled();
     const [dial, ended, analyzed] = r.requests.map((q) => q.json);
-    const keys = ['id', 'agent_id', 'end_user_id', 'metadata', 'branch_id', 'direction', 'batch_call_id', 'dial_status', 'answered_by', 'conversation_ended_at', 'duration_seconds', 'end_reason'];
+    const keys = [
+      'id',
+      'agent_id',
+      'end_user_id',
+      'metadata',
+      'branch_id',
+      'direction',
+      'batch_call_id',
+      'dial_status',
+      'answered_by',
+      'conversation_ended_at',
+      'duration_seconds',
+      'end_reason',
+    ];
     for (const payload of [dial, ended, analyzed]) {
       expect(Object.keys(payload.session).sort()).toEqual([...keys].sort());
-      expect(payload.session).toMatchObject({ id: created.body.session_id, end_user_id: 'eu-1', metadata: { order: { id: 'A-1', total: 12.5 } }, direction: 'outbound', batch_call_id: null, dial_status: 'answered', answered_by: 'unknown' });
+      expect(payload.session).toMatchObject({
+        id: created.body.session_id,
+        end_user_id: 'eu-1',
+        metadata: { order: { id: 'A-1', total: 12.5 } },
+        direction: 'outbound',
+        batch_call_id: null,
+        dial_status: 'answered',
+        answered_by: 'unknown',
+      });
       expect(typeof payload.session.branch_id).toBe('string');
     }
     for (const q of r.requests) {
@@ -143,7 +214,11 @@ describe('post-call deliveries', () => {
     }
     expect(dial).toMatchObject({ event: 'phone_call.dial_finished', dial_status: 'answered', answered_by: 'unknown' });
     expect(dial.session).toMatchObject({ conversation_ended_at: null, duration_seconds: null, end_reason: null });
-    expect(ended).toMatchObject({ event: 'call.ended', ended_reason: 'agent_hangup', session: { end_reason: 'agent_hangup', duration_seconds: 33 } });
+    expect(ended).toMatchObject({
+      event: 'call.ended',
+      ended_reason: 'agent_hangup',
+      session: { end_reason: 'agent_hangup', duration_seconds: 33 },
+    });
     expect(Date.parse(ended.session.conversation_ended_at)).not.toBeNaN();
     expect(analyzed.event).toBe('call.analyzed');
     expect(analyzed.analysis).toMatchObject({ status: 'completed', error: null, data: [], criteria_results: [] });
@@ -154,15 +229,25 @@ describe('post-call deliveries', () => {
   it('a re-run queued while the first call.analyzed is still retrying is delivered after it', async () => {
     let failedOnce = false;
     const r = await startReceiver((_n, q) => {
-      if (q.json.event === 'call.analyzed' && !failedOnce) { failedOnce = true; return { status: 500, delayMs: 30 }; }
+      if (q.json.event === 'call.analyzed' && !failedOnce) {
+        failedOnce = true;
+        return { status: 500, delayMs: 30 };
+      }
       return { status: 200 };
     });
     const { p, agentId } = await setup([r], ['s']);
-    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'inbound', turns: [{ user: 'hi' }], analysis_error: 'flaky' });
+    const sim = await p.call('POST', `/v1/agent/agents/${agentId}/simulate`, {
+      direction: 'inbound',
+      turns: [{ user: 'hi' }],
+      analysis_error: 'flaky',
+    });
     await p.call('POST', `/v1/agent/sessions/${sim.body.session.session_id}/analysis/rerun`, {});
     await p.platform.settled();
     expect(r.requests.map((q) => [q.json.event, q.json.analysis?.status ?? null])).toEqual([
-      ['call.ended', null], ['call.analyzed', 'error'], ['call.analyzed', 'error'], ['call.analyzed', 'completed'],
+      ['call.ended', null],
+      ['call.analyzed', 'error'],
+      ['call.analyzed', 'error'],
+      ['call.analyzed', 'completed'],
     ]);
   });
 });

@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookEvent } from '../../../src/webhooks/index.js';
-import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, steppingClock, type PlatformServer, type Receiver } from './helpers.js';
+import {
+  FAST_DELIVERY,
+  liveAgent,
+  minimalConfig,
+  startPlatform,
+  startReceiver,
+  steppingClock,
+  type PlatformServer,
+  type Receiver,
+} from './helpers.js';
 
 let p: PlatformServer;
 let r: Receiver;
@@ -32,18 +41,35 @@ const received = async () => {
 };
 
 describe('emission rules', () => {
-  it.each(['busy', 'no_answer', 'failed'])('an unanswered outbound call (%s) gets only dial_finished, is not billed and not analysed', async (dial) => {
-    const id = await liveAgent(p, minimalConfig({ ...hooks(), analysis: ANALYSIS }));
-    const sim = await simulate(id, { direction: 'outbound', dial_status: dial, turns: [{ user: 'ignored' }] });
-    expect(sim.body.session).toMatchObject({ status: 'failed', end_reason: 'dial_failed', dial_status: dial, answered_by: null, items: [], analysis: null });
-    expect(sim.body.session.usage.cost_usd).toBe('0');
-    const got = await received();
-    expect(got.map((e) => e.event)).toEqual(['phone_call.dial_finished']);
-    // Never-connected reasons are visible only by session retrieval or listing.
-    expect(got[0]).toMatchObject({ dial_status: dial, answered_by: null, session: { dial_status: dial, end_reason: null, conversation_ended_at: null } });
-  });
+  it.each(['busy', 'no_answer', 'failed'])(
+    'an unanswered outbound call (%s) gets only dial_finished, is not billed and not analysed',
+    async (dial) => {
+      const id = await liveAgent(p, minimalConfig({ ...hooks(), analysis: ANALYSIS }));
+      const sim = await simulate(id, { direction: 'outbound', dial_status: dial, turns: [{ user: 'ignored' }] });
+      expect(sim.body.session).toMatchObject({
+        status: 'failed',
+        end_reason: 'dial_failed',
+        dial_status: dial,
+        answered_by: null,
+        items: [],
+        analysis: null,
+      });
+      expect(sim.body.session.usage.cost_usd).toBe('0');
+      const got = await received();
+      expect(got.map((e) => e.event)).toEqual(['phone_call.dial_finished']);
+      // Never-connected reasons are visible only by session retrieval or listing.
+      expect(got[0]).toMatchObject({
+        dial_status: dial,
+        answered_by: null,
+        session: { dial_status: dial, end_reason: null, conversation_ended_at: null },
+      });
+    },
+  );
 
-  it.each([['inbound', 'cancelled'], ['web', 'room_join_timeout']])('a never-connected %s session has no call.ended (nor anything else)', async (direction, reason) => {
+  it.each([
+    ['inbound', 'cancelled'],
+    ['web', 'room_join_timeout'],
+  ])('a never-connected %s session has no call.ended (nor anything else)', async (direction, reason) => {
     const id = await liveAgent(p, minimalConfig({ ...hooks(), analysis: ANALYSIS }));
     const sim = await simulate(id, { direction, connected: false, end_reason: reason });
     expect(sim.body.session).toMatchObject({ status: 'failed', end_reason: reason, analysis: null });
@@ -63,9 +89,17 @@ describe('emission rules', () => {
   it('builder-preview calls get no deliveries, run on the unpublished draft and skip conversation_init', async () => {
     const init = await startReceiver(() => ({ status: 200, body: '{"dynamic_variables":{"company":"Hooked"}}' }));
     try {
-      const created = await p.call('POST', '/v1/agent/agents', { name: 'Draft', config: minimalConfig({ ...hooks(), webhooks: { post_call: { url: r.url }, conversation_init: { url: init.url } } }) });
+      const created = await p.call('POST', '/v1/agent/agents', {
+        name: 'Draft',
+        config: minimalConfig({ ...hooks(), webhooks: { post_call: { url: r.url }, conversation_init: { url: init.url } } }),
+      });
       const id = created.body.agent_id;
-      const sim = await simulate(id, { preview: true, direction: 'inbound', turns: [{ user: 'Hi' }], dynamic_variables: { company: 'Preview Co', name: 'Bo' } });
+      const sim = await simulate(id, {
+        preview: true,
+        direction: 'inbound',
+        turns: [{ user: 'Hi' }],
+        dynamic_variables: { company: 'Preview Co', name: 'Bo' },
+      });
       expect(sim.status).toBe(200);
       expect(sim.body.session).toMatchObject({ preview: true, source: 'dashboard', status: 'completed', version: null });
       expect(sim.body.rendered.first_message).toBe('Hello Bo, this is Preview Co.');
@@ -84,12 +118,22 @@ describe('emission rules', () => {
   it('a re-run analysis delivers a new call.analyzed with a newer finished_at', async () => {
     const id = await liveAgent(p, minimalConfig({ ...hooks(), analysis: ANALYSIS }));
     const sim = await simulate(id, { direction: 'inbound', turns: [{ user: 'Hello' }], analysis_error: 'model overloaded' });
-    expect(sim.body.session.analysis).toMatchObject({ status: 'error', error: 'model overloaded', summary: null, data: [], criteria_results: [] });
+    expect(sim.body.session.analysis).toMatchObject({
+      status: 'error',
+      error: 'model overloaded',
+      summary: null,
+      data: [],
+      criteria_results: [],
+    });
     const sessionId = sim.body.session.session_id;
     const rerun = await p.call('POST', `/v1/agent/sessions/${sessionId}/analysis/rerun`, {});
     expect(rerun.body.analysis.status).toBe('completed');
     const got = await received();
-    expect(got.map((e) => [e.event, e.analysis?.status])).toEqual([['call.ended', undefined], ['call.analyzed', 'error'], ['call.analyzed', 'completed']]);
+    expect(got.map((e) => [e.event, e.analysis?.status])).toEqual([
+      ['call.ended', undefined],
+      ['call.analyzed', 'error'],
+      ['call.analyzed', 'completed'],
+    ]);
     expect(Date.parse(got[2].analysis.finished_at)).toBeGreaterThan(Date.parse(got[1].analysis.finished_at));
     expect(got[1].analysis.error).toBe('model overloaded');
     const detail = await p.call('GET', `/v1/agent/sessions/${sessionId}`);
@@ -105,11 +149,14 @@ describe('emission rules', () => {
 });
 
 describe('publish gating', () => {
-  it('a config change without a publish does not change the next call\'s webhooks; publishing does', async () => {
+  it("a config change without a publish does not change the next call's webhooks; publishing does", async () => {
     const other = await startReceiver();
     try {
       const id = await liveAgent(p, minimalConfig(hooks()));
-      await p.call('PATCH', `/v1/agent/agents/${id}/config`, { webhooks: { post_call: [{ url: other.url }] }, prompt: { first_message: 'Changed' } });
+      await p.call('PATCH', `/v1/agent/agents/${id}/config`, {
+        webhooks: { post_call: [{ url: other.url }] },
+        prompt: { first_message: 'Changed' },
+      });
       const before = await simulate(id, { direction: 'inbound', turns: [{ user: 'hi' }] });
       expect(before.body.rendered.first_message).toBe('Hello {{name}}, this is {{company}}.');
       await p.platform.settled();
@@ -146,7 +193,10 @@ describe('analysis outcomes', () => {
     expect(talk.body.session.analysis.status).toBe('skipped');
     const got = await received();
     expect(got.map((e) => [e.event, e.analysis?.status ?? null])).toEqual([
-      ['call.ended', null], ['call.analyzed', 'skipped'], ['call.ended', null], ['call.analyzed', 'skipped'],
+      ['call.ended', null],
+      ['call.analyzed', 'skipped'],
+      ['call.ended', null],
+      ['call.analyzed', 'skipped'],
     ]);
   });
 
@@ -159,8 +209,15 @@ describe('analysis outcomes', () => {
     const a = sim.body.session.analysis;
     expect(a.status).toBe('completed');
     expect(a.summary).toBe('The caller spoke 2 time(s) (14 words); the agent spoke 2 time(s); 0 tool call(s).');
-    expect(a.data.map((d: any) => [d.name, d.value])).toEqual([['wants_refund', false], ['party_size', 4], ['seating', 'terrace']]);
-    expect(a.criteria_results.map((c: any) => [c.name, c.result])).toEqual([['booking_confirmed', 'success'], ['upsell_dessert', 'failure']]);
+    expect(a.data.map((d: any) => [d.name, d.value])).toEqual([
+      ['wants_refund', false],
+      ['party_size', 4],
+      ['seating', 'terrace'],
+    ]);
+    expect(a.criteria_results.map((c: any) => [c.name, c.result])).toEqual([
+      ['booking_confirmed', 'success'],
+      ['upsell_dessert', 'failure'],
+    ]);
     const got = await received();
     expect(got[1].analysis).toMatchObject({ status: 'completed', summary: a.summary, data: a.data, criteria_results: a.criteria_results });
   });
@@ -176,12 +233,19 @@ describe('a speech engine failure mid-call', () => {
     });
     try {
       const id = await liveAgent(broken, minimalConfig({ webhooks: { post_call: [{ url: rr.url }] } }));
-      const sim = await broken.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'inbound', turns: [{ user: 'Hi' }, { agent: 'never spoken' }], wait_for_deliveries: true });
+      const sim = await broken.call('POST', `/v1/agent/agents/${id}/simulate`, {
+        direction: 'inbound',
+        turns: [{ user: 'Hi' }, { agent: 'never spoken' }],
+        wait_for_deliveries: true,
+      });
       expect(sim.status).toBe(200);
       expect(sim.body.error).toBe('speech engine failed: engine crashed');
       expect(sim.body.session).toMatchObject({ status: 'failed', end_reason: 'internal_error' });
       expect(sim.body.session.items.map((i: any) => i.role)).toEqual(['assistant', 'user']);
-      expect(rr.requests.map((q) => [q.json.event, q.json.ended_reason ?? null])).toEqual([['call.ended', 'internal_error'], ['call.analyzed', null]]);
+      expect(rr.requests.map((q) => [q.json.event, q.json.ended_reason ?? null])).toEqual([
+        ['call.ended', 'internal_error'],
+        ['call.analyzed', null],
+      ]);
     } finally {
       await broken.close();
       await rr.close();

@@ -78,7 +78,8 @@ async function call(method: string, path: string, body?: unknown) {
 describe('the example receiver against simulated calls', () => {
   it('verifies, deduplicates and logs every event, and personalises inbound calls', async () => {
     const agent = await call('POST', '/v1/agent/agents', {
-      name: 'Example e2e', description: '',
+      name: 'Example e2e',
+      description: '',
       config: {
         prompt: { system_prompt: 'Greet {{customer_name}} ({{tier}}).', first_message: 'Hi {{customer_name}}!' },
         voice: { voice_id: 'default', speaking_language: 'en' },
@@ -92,7 +93,11 @@ describe('the example receiver against simulated calls', () => {
     await call('POST', `/v1/agent/agents/${agent.agent_id}/publish`);
 
     const inbound = await call('POST', `/v1/agent/agents/${agent.agent_id}/simulate`, {
-      direction: 'inbound', caller_number: '+15550001111', dialed_number: '+15550002222', turns: [{ user: 'Hello!' }], analysis_error: 'first run failed',
+      direction: 'inbound',
+      caller_number: '+15550001111',
+      dialed_number: '+15550002222',
+      turns: [{ user: 'Hello!' }],
+      analysis_error: 'first run failed',
       wait_for_deliveries: true,
     });
     expect(inbound.conversation_init).toMatchObject({ outcome: 'ok', variables: { customer_name: 'Ada', tier: 'gold' } });
@@ -100,7 +105,11 @@ describe('the example receiver against simulated calls', () => {
     expect(inbound.session.items[0].tts_usage.audio_seconds).toBeGreaterThan(0);
     const inboundId = inbound.session.session_id;
 
-    const outbound = await call('POST', `/v1/agent/agents/${agent.agent_id}/simulate`, { direction: 'outbound', dial_status: 'no_answer', wait_for_deliveries: true });
+    const outbound = await call('POST', `/v1/agent/agents/${agent.agent_id}/simulate`, {
+      direction: 'outbound',
+      dial_status: 'no_answer',
+      wait_for_deliveries: true,
+    });
     await call('POST', `/v1/agent/sessions/${inboundId}/analysis/rerun`, { wait_for_deliveries: true });
     await waitForLines(4);
     expect(lines).toEqual([
@@ -113,6 +122,10 @@ describe('the example receiver against simulated calls', () => {
     // Every delivery got a 2xx on its first attempt: the receiver verified each signature.
     const all = [...inbound.deliveries, ...outbound.deliveries];
     // inbound: call.ended + call.analyzed; outbound: phone_call.dial_finished (an empty list must not pass)
-    expect(all.map((d: any) => [d.state, d.attempts.length])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+    expect(all.map((d: any) => [d.state, d.attempts.length])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['delivered', 1],
+    ]);
   });
 });

@@ -4,7 +4,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgentPlatform, handlePlatformRequest, type AgentPlatform, type PlatformOptions, type SpeakFunction } from '../../../src/service/platform/index.js';
+import {
+  createAgentPlatform,
+  handlePlatformRequest,
+  type AgentPlatform,
+  type PlatformOptions,
+  type SpeakFunction,
+} from '../../../src/service/platform/index.js';
 
 export const TOKEN = 'test-token';
 
@@ -16,7 +22,9 @@ export interface PlatformServer {
 }
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 function close(server: Server): Promise<void> {
@@ -25,9 +33,16 @@ function close(server: Server): Promise<void> {
 }
 
 /** Counts characters and estimates audio like a speech engine would (used where speech is not under test). */
-export const countingSpeak: SpeakFunction = async (text) => ({ characters: text.length, audioSeconds: text.length / 15, model: 'counting' });
+export const countingSpeak: SpeakFunction = async (text) => ({
+  characters: text.length,
+  audioSeconds: text.length / 15,
+  model: 'counting',
+});
 
-export async function startPlatform(options: PlatformOptions = {}, speak: SpeakFunction | undefined = countingSpeak): Promise<PlatformServer> {
+export async function startPlatform(
+  options: PlatformOptions = {},
+  speak: SpeakFunction | undefined = countingSpeak,
+): Promise<PlatformServer> {
   const platform = createAgentPlatform(options);
   let n = 0;
   const server = createServer((req, res) => {
@@ -69,9 +84,10 @@ export interface ReceivedRequest {
 }
 
 /** What the receiver does with the n-th request (0-based): a status, optionally after a delay, or `hang` (never answers). */
-export type ReceiverScript = (n: number, req: ReceivedRequest) =>
-  | { status: number; body?: string; delayMs?: number; /** answer only once this settles */ after?: Promise<unknown> }
-  | 'hang';
+export type ReceiverScript = (
+  n: number,
+  req: ReceivedRequest,
+) => { status: number; body?: string; delayMs?: number; /** answer only once this settles */ after?: Promise<unknown> } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -92,7 +108,11 @@ export async function startReceiver(script: ReceiverScript = () => ({ status: 20
     req.on('end', () => {
       const body = Buffer.concat(parts);
       let json: unknown;
-      try { json = JSON.parse(body.toString('utf8')); } catch { json = undefined; }
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch {
+        json = undefined;
+      }
       const received: ReceivedRequest = { body, json, headers: req.headers, at: performance.now() - started };
       const n = requests.length;
       requests.push(received);
@@ -110,7 +130,10 @@ export async function startReceiver(script: ReceiverScript = () => ({ status: 20
       if (answer.after) {
         void answer.after.then(send, send);
       } else if (answer.delayMs) {
-        const t = setTimeout(() => { timers.delete(t); send(); }, answer.delayMs);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          send();
+        }, answer.delayMs);
         timers.add(t);
       } else send();
     });

@@ -8,14 +8,25 @@ import { expectRefusedAndClosed } from '../../support/oversizedPost.js';
 import { startPlatform, TOKEN, type PlatformServer } from './helpers.js';
 
 let p: PlatformServer;
-beforeEach(async () => { p = await startPlatform(); });
-afterEach(async () => { await p.close(); });
+beforeEach(async () => {
+  p = await startPlatform();
+});
+afterEach(async () => {
+  await p.close();
+});
 
 describe('platform request bodies', () => {
   it('an oversized body that stalls gets 413 with Connection: close and the socket is closed at once, unread', async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
-    await expectRefusedAndClosed(`${p.url}/v1/agent/agents`, auth,
-      [[64 * 1024, 64 * 1024 * 1024], [MAX_BODY_BYTES + 64 * 1024, undefined]], '"reason":"payload_too_large"');
+    await expectRefusedAndClosed(
+      `${p.url}/v1/agent/agents`,
+      auth,
+      [
+        [64 * 1024, 64 * 1024 * 1024],
+        [MAX_BODY_BYTES + 64 * 1024, undefined],
+      ],
+      '"reason":"payload_too_large"',
+    );
     // The platform still serves.
     expect((await p.call('POST', '/v1/agent/agents', { name: 'A' })).status).toBe(201);
   });

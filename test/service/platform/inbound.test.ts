@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../src/protocol/webhookSignature.js';
-import { FAST_DELIVERY, liveAgent, minimalConfig, startPlatform, startReceiver, type PlatformServer, type Receiver, type ReceiverScript } from './helpers.js';
+import {
+  FAST_DELIVERY,
+  liveAgent,
+  minimalConfig,
+  startPlatform,
+  startReceiver,
+  type PlatformServer,
+  type Receiver,
+  type ReceiverScript,
+} from './helpers.js';
 
 let cleanup: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -11,20 +20,37 @@ afterEach(async () => {
 const MS_PER_SECOND_IN_TESTS = 40;
 const initTimeouts: number[] = [];
 
-async function setup(script: ReceiverScript, init: Record<string, unknown> = {}): Promise<{ p: PlatformServer; agentId: string; hook: Receiver }> {
+async function setup(
+  script: ReceiverScript,
+  init: Record<string, unknown> = {},
+): Promise<{ p: PlatformServer; agentId: string; hook: Receiver }> {
   const hook = await startReceiver(script, '/init');
   const p = await startPlatform({
     delivery: FAST_DELIVERY,
-    conversationInit: { timeoutMs: (s) => { initTimeouts.push(s); return s * MS_PER_SECOND_IN_TESTS; } },
+    conversationInit: {
+      timeoutMs: (s) => {
+        initTimeouts.push(s);
+        return s * MS_PER_SECOND_IN_TESTS;
+      },
+    },
   });
   cleanup.push(hook, p);
   const agentId = await liveAgent(p, minimalConfig({ webhooks: { conversation_init: { url: hook.url, ...init } } }));
   return { p, agentId, hook };
 }
 
-const answer = (body: unknown, status = 200): ReceiverScript => () => ({ status, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const answer =
+  (body: unknown, status = 200): ReceiverScript =>
+  () => ({ status, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const inbound = (p: PlatformServer, agentId: string, extra: object = {}) =>
-  p.call('POST', `/v1/agent/agents/${agentId}/simulate`, { direction: 'inbound', caller_number: '+14155550100', dialed_number: '+14155550199', carrier_call_sid: 'CA0123', turns: [{ user: 'hi' }], ...extra });
+  p.call('POST', `/v1/agent/agents/${agentId}/simulate`, {
+    direction: 'inbound',
+    caller_number: '+14155550100',
+    dialed_number: '+14155550199',
+    carrier_call_sid: 'CA0123',
+    turns: [{ user: 'hi' }],
+    ...extra,
+  });
 
 describe('inbound calls: conversation_init', () => {
   it('is called first with the call fields, signed, and its variables fill the published placeholders', async () => {
@@ -32,7 +58,12 @@ describe('inbound calls: conversation_init', () => {
     const sim = await inbound(p, agentId);
     expect(hook.requests).toHaveLength(1);
     const q = hook.requests[0]!;
-    expect(q.json).toMatchObject({ event: 'call.inbound', caller_number: '+14155550100', dialed_number: '+14155550199', carrier_call_sid: 'CA0123' });
+    expect(q.json).toMatchObject({
+      event: 'call.inbound',
+      caller_number: '+14155550100',
+      dialed_number: '+14155550199',
+      carrier_call_sid: 'CA0123',
+    });
     const header = q.headers['x-fish-webhook-signature'] as string;
     expect(verifyWebhookSignature({ payload: q.body, header, secret: 'whsec_init' })).toBe(true);
     expect(sim.body.conversation_init).toEqual({ outcome: 'ok', status: 200, variables: { name: 'Ada', company: 'Acme' }, warnings: [] });
@@ -40,7 +71,11 @@ describe('inbound calls: conversation_init', () => {
     const greeting = sim.body.session.items[0];
     expect(greeting).toMatchObject({ role: 'assistant', content: 'Hello Ada, this is Acme.' });
     expect(greeting.tts_usage.tokens[0].tokens).toBe('Hello Ada, this is Acme.'.length);
-    expect(sim.body.session).toMatchObject({ caller_number: '+14155550100', dialed_number: '+14155550199', dynamic_variables: { name: 'Ada', company: 'Acme' } });
+    expect(sim.body.session).toMatchObject({
+      caller_number: '+14155550100',
+      dialed_number: '+14155550199',
+      dynamic_variables: { name: 'Ada', company: 'Acme' },
+    });
   });
 
   it('is unsigned without a secret, and uses timeout_seconds 5 by default', async () => {
@@ -75,9 +110,20 @@ describe('inbound calls: conversation_init', () => {
   });
 
   it('an invalid variable is dropped with a warning and the valid ones are kept', async () => {
-    const { p, agentId } = await setup(answer({
-      dynamic_variables: { '1bad': 'x', name: 'Ada', long: 'x'.repeat(1001), nested: { a: 1 }, company: 'Acme', __proto__x: 'dropped', count: 3, vip: true },
-    }));
+    const { p, agentId } = await setup(
+      answer({
+        dynamic_variables: {
+          '1bad': 'x',
+          name: 'Ada',
+          long: 'x'.repeat(1001),
+          nested: { a: 1 },
+          company: 'Acme',
+          __proto__x: 'dropped',
+          count: 3,
+          vip: true,
+        },
+      }),
+    );
     const sim = await inbound(p, agentId);
     expect(sim.body.conversation_init.outcome).toBe('ok');
     expect(sim.body.conversation_init.variables).toEqual({ name: 'Ada', company: 'Acme', count: 3, vip: true });
@@ -86,7 +132,9 @@ describe('inbound calls: conversation_init', () => {
   });
 
   it('names like constructor and toString are just names; __proto__ is dropped by the name rule', async () => {
-    const { p, agentId } = await setup(answer('{"dynamic_variables":{"__proto__":{"polluted":1},"constructor":"c","toString":"t","name":"Ada"}}'));
+    const { p, agentId } = await setup(
+      answer('{"dynamic_variables":{"__proto__":{"polluted":1},"constructor":"c","toString":"t","name":"Ada"}}'),
+    );
     const sim = await inbound(p, agentId);
     expect(sim.body.conversation_init.variables).toEqual({ constructor: 'c', toString: 't', name: 'Ada' });
     expect(sim.body.conversation_init.warnings).toHaveLength(1);

@@ -31,7 +31,7 @@ async function call(method: string, path: string, body?: unknown, token: string 
 }
 
 describe('the platform in the local service', () => {
-  it('shares the service\'s auth and error body', async () => {
+  it("shares the service's auth and error body", async () => {
     const noToken = await call('POST', '/v1/agent/agents', { name: 'x' }, null);
     expect(noToken.status).toBe(401);
     expect(Object.keys(noToken.body).sort()).toEqual(['message', 'reason', 'status']);
@@ -44,7 +44,8 @@ describe('the platform in the local service', () => {
 
   it('speaks the filled first message with the real engine, so speech usage is real', async () => {
     const created = await call('POST', '/v1/agent/agents', {
-      name: 'Speaker', description: '',
+      name: 'Speaker',
+      description: '',
       config: {
         prompt: { system_prompt: 'You help {{name}}.', first_message: 'Hello {{name}}, thank you for calling Acme. How can I help?' },
         voice: { voice_id: 'en-us-female', speaking_language: 'en' },
@@ -55,7 +56,9 @@ describe('the platform in the local service', () => {
     const id = created.body.agent_id;
     expect((await call('POST', `/v1/agent/agents/${id}/publish`)).body.publication_state).toBe('live');
     const sim = await call('POST', `/v1/agent/agents/${id}/simulate`, {
-      direction: 'outbound', dynamic_variables: { name: 'Ada' }, turns: [{ user: 'I need help with my order.' }, { agent: 'Sure.' }],
+      direction: 'outbound',
+      dynamic_variables: { name: 'Ada' },
+      turns: [{ user: 'I need help with my order.' }, { agent: 'Sure.' }],
       wait_for_deliveries: true,
     });
     expect(sim.status).toBe(200);
@@ -68,15 +71,23 @@ describe('the platform in the local service', () => {
     expect(usage.audio_seconds).toBeLessThan(8);
     expect(sim.body.session.usage.tts_audio_seconds).toBeGreaterThan(usage.audio_seconds);
     expect(sim.body.deliveries.map((d: any) => [d.event, d.state])).toEqual([
-      ['phone_call.dial_finished', 'delivered'], ['call.ended', 'delivered'], ['call.analyzed', 'delivered'],
+      ['phone_call.dial_finished', 'delivered'],
+      ['call.ended', 'delivered'],
+      ['call.analyzed', 'delivered'],
     ]);
     expect(hook.requests.map((q) => q.json.event)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
   });
 
   it('an agent voice the local engine does not know is spoken with the default voice', async () => {
-    const id = (await call('POST', '/v1/agent/agents', {
-      name: 'Real voice id', config: { prompt: { system_prompt: 'x', first_message: 'Hi there.' }, voice: { voice_id: '8ef4a238714b45718ce04243307c57a7', speaking_language: 'en' } },
-    })).body.agent_id;
+    const id = (
+      await call('POST', '/v1/agent/agents', {
+        name: 'Real voice id',
+        config: {
+          prompt: { system_prompt: 'x', first_message: 'Hi there.' },
+          voice: { voice_id: '8ef4a238714b45718ce04243307c57a7', speaking_language: 'en' },
+        },
+      })
+    ).body.agent_id;
     await call('POST', `/v1/agent/agents/${id}/publish`);
     const sim = await call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'web' });
     expect(sim.status).toBe(200);
@@ -84,14 +95,17 @@ describe('the platform in the local service', () => {
   });
 });
 
-describe('the service\'s default platform wiring', () => {
+describe("the service's default platform wiring", () => {
   it('loads this module and keeps agents per server', async () => {
     const plain = await startLocalService();
     try {
       const r = await fetch(`${plain.baseUrl}/v1/agent/agents`, {
         method: 'POST',
         headers: { authorization: `Bearer ${plain.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Default', config: { prompt: { system_prompt: 'x' }, voice: { voice_id: 'default', speaking_language: 'en' } } }),
+        body: JSON.stringify({
+          name: 'Default',
+          config: { prompt: { system_prompt: 'x' }, voice: { voice_id: 'default', speaking_language: 'en' } },
+        }),
       });
       expect(r.status).toBe(201);
       const { agent_id } = (await r.json()) as { agent_id: string };

@@ -28,9 +28,11 @@ describe('micro-dollar money', () => {
   });
 
   it('cost is additive in units up to one micro-dollar of rounding', () => {
-    fc.assert(fc.property(fc.nat(1_000_000), fc.nat(1_000_000), fc.constantFrom('0.15', '0.6', '15', '2.5', '0.000001'), (a, b, rate) => {
-      const diff = costMicros(a + b, rate) - costMicros(a, rate) - costMicros(b, rate);
-      return diff >= -1n && diff <= 1n;
-    }));
+    fc.assert(
+      fc.property(fc.nat(1_000_000), fc.nat(1_000_000), fc.constantFrom('0.15', '0.6', '15', '2.5', '0.000001'), (a, b, rate) => {
+        const diff = costMicros(a + b, rate) - costMicros(a, rate) - costMicros(b, rate);
+        return diff >= -1n && diff <= 1n;
+      }),
+    );
   });
 });

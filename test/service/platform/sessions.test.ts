@@ -3,8 +3,12 @@ import { parseMicros, formatMicros } from '../../../src/service/platform/money.j
 import { liveAgent, minimalConfig, startPlatform, type PlatformServer } from './helpers.js';
 
 let p: PlatformServer;
-beforeEach(async () => { p = await startPlatform(); });
-afterEach(async () => { await p.close(); });
+beforeEach(async () => {
+  p = await startPlatform();
+});
+afterEach(async () => {
+  await p.close();
+});
 
 describe('sessions', () => {
   it('are refused for a draft agent', async () => {
@@ -18,7 +22,12 @@ describe('sessions', () => {
   it('creation echoes end_user_id and metadata exactly and keeps the dynamic variables', async () => {
     const id = await liveAgent(p, minimalConfig());
     const metadata = { crm: { id: 42, tags: ['vip', 'ü'] }, note: 'a "quoted" \u2028 line', n: 1.5e-7, flag: false, nothing: null };
-    const r = await p.call('POST', '/v1/agent/sessions', { agent_id: id, end_user_id: 'user-7', metadata, dynamic_variables: { name: 'Ada', count: 3, ok: true } });
+    const r = await p.call('POST', '/v1/agent/sessions', {
+      agent_id: id,
+      end_user_id: 'user-7',
+      metadata,
+      dynamic_variables: { name: 'Ada', count: 3, ok: true },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ agent_id: id, status: 'pending', source: 'api_key', end_user_id: 'user-7', items: [] });
     expect(r.body.metadata).toEqual(metadata);
@@ -61,8 +70,12 @@ describe('sessions', () => {
     });
     const s = (await p.call('GET', `/v1/agent/sessions/${sim.body.session.session_id}`)).body;
     expect(s.items.map((i: any) => [i.type, i.role ?? i.name, i.turn_id])).toEqual([
-      ['message', 'assistant', 0], ['message', 'user', 1], ['tool_call', 'check_availability', 1],
-      ['tool_result', 'check_availability', 1], ['message', 'assistant', 1], ['message', 'user', 2],
+      ['message', 'assistant', 0],
+      ['message', 'user', 1],
+      ['tool_call', 'check_availability', 1],
+      ['tool_result', 'check_availability', 1],
+      ['message', 'assistant', 1],
+      ['message', 'user', 2],
     ]);
     const call = s.items[2];
     const result = s.items[3];
@@ -71,11 +84,16 @@ describe('sessions', () => {
     expect(result).toMatchObject({ result: { free: true }, is_error: false });
     const user = s.items[1];
     expect(user.llm_usage).toMatchObject({ status: 'complete', billing_mode: 'tokens', turn_id: 1, usage_complete: true });
-    expect(user.llm_usage.tokens.map((t: any) => [t.model, t.category])).toEqual([['my-model', 'input'], ['my-model', 'output']]);
+    expect(user.llm_usage.tokens.map((t: any) => [t.model, t.category])).toEqual([
+      ['my-model', 'input'],
+      ['my-model', 'output'],
+    ]);
     const strings: string[] = [];
     const walk = (v: any, key = ''): void => {
-      if (key.endsWith('cost_usd') || key === 'rate_per_million') { expect(typeof v).toBe('string'); strings.push(v); }
-      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+      if (key.endsWith('cost_usd') || key === 'rate_per_million') {
+        expect(typeof v).toBe('string');
+        strings.push(v);
+      } else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
     };
     walk(s);
     expect(strings.length).toBeGreaterThan(10);
@@ -95,10 +113,14 @@ describe('sessions', () => {
   it('listing filters by status and agent and pages with a cursor until the end', async () => {
     const a = await liveAgent(p, minimalConfig());
     const b = await liveAgent(p, minimalConfig(), 'B');
-    for (let i = 0; i < 5; i++) await p.call('POST', `/v1/agent/agents/${a}/simulate`, { direction: 'outbound', dial_status: i % 2 ? 'busy' : 'answered' });
+    for (let i = 0; i < 5; i++)
+      await p.call('POST', `/v1/agent/agents/${a}/simulate`, { direction: 'outbound', dial_status: i % 2 ? 'busy' : 'answered' });
     await p.call('POST', '/v1/agent/sessions', { agent_id: b });
     const failed = await p.call('GET', '/v1/agent/sessions?status=failed');
-    expect(failed.body.data.map((s: any) => [s.status, s.end_reason])).toEqual([['failed', 'dial_failed'], ['failed', 'dial_failed']]);
+    expect(failed.body.data.map((s: any) => [s.status, s.end_reason])).toEqual([
+      ['failed', 'dial_failed'],
+      ['failed', 'dial_failed'],
+    ]);
     expect(failed.body.next_cursor).toBeNull();
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -117,7 +139,10 @@ describe('sessions', () => {
   });
 
   it('an opening generated from first_message_prompt is billed as unattributed LLM usage', async () => {
-    const id = await liveAgent(p, { prompt: { system_prompt: 'Be brief.', first_message_prompt: 'Greet warmly.' }, voice: { voice_id: 'v', speaking_language: 'en' } });
+    const id = await liveAgent(p, {
+      prompt: { system_prompt: 'Be brief.', first_message_prompt: 'Greet warmly.' },
+      voice: { voice_id: 'v', speaking_language: 'en' },
+    });
     const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'web' });
     expect(sim.body.session.items[0]).toMatchObject({ role: 'assistant', content: 'Hello! How can I help you today?' });
     expect(sim.body.session.unattributed_llm_usage).toHaveLength(1);
@@ -128,7 +153,8 @@ describe('sessions', () => {
   it('the hang_up_call system tool ends the call from the agent side; later turns never happen', async () => {
     const id = await liveAgent(p, minimalConfig({ tools: { system_tools: { hang_up_call: true } } }));
     const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, {
-      direction: 'inbound', turns: [{ user: 'bye' }, { tool: 'hang_up_call' }, { user: 'never said' }],
+      direction: 'inbound',
+      turns: [{ user: 'bye' }, { tool: 'hang_up_call' }, { user: 'never said' }],
     });
     expect(sim.body.session.end_reason).toBe('agent_hangup');
     expect(sim.body.session.items.map((i: any) => i.type)).toEqual(['message', 'message', 'tool_call', 'tool_result']);

@@ -12,17 +12,25 @@ const BOUND_MS = 10_000;
 const AGENT_TURNS = 100;
 
 let p: PlatformServer | null = null;
-afterEach(async () => { await p?.close(); p = null; });
+afterEach(async () => {
+  await p?.close();
+  p = null;
+});
 
 /** A caller's question, then `n` agent answers, each spoken. */
-const turns = (n: number) => [{ user: 'Can you check my order?' }, ...Array.from({ length: n }, (_, i) => ({ agent: `Still checking, step ${i}.` }))];
+const turns = (n: number) => [
+  { user: 'Can you check my order?' },
+  ...Array.from({ length: n }, (_, i) => ({ agent: `Still checking, step ${i}.` })),
+];
 
 describe('a simulation whose client leaves', () => {
   it('stops speaking at once, ends failed, and hands the abort to the speech function', async () => {
     let calls = 0;
     const signals: (AbortSignal | undefined)[] = [];
     let onThird!: () => void;
-    const third = new Promise<void>((resolve) => { onThird = resolve; });
+    const third = new Promise<void>((resolve) => {
+      onThird = resolve;
+    });
     const speak: SpeakFunction = async (text, _voice, options) => {
       calls++;
       signals.push(options?.signal);
@@ -62,7 +70,12 @@ describe('a simulation whose client leaves', () => {
     const seen: (AbortSignal | undefined)[] = [];
     const speak = speakWithSynthesize(async (_request, signal) => {
       seen.push(signal);
-      return { events: [], audio: new Uint8Array(0), words: [], summary: { events: 0, chunks: 0, audioBytes: 0, durationSec: 0.5, words: 0 } };
+      return {
+        events: [],
+        audio: new Uint8Array(0),
+        words: [],
+        summary: { events: 0, chunks: 0, audioBytes: 0, durationSec: 0.5, words: 0 },
+      };
     });
     const controller = new AbortController();
     await speak('Hello.', {}, { signal: controller.signal });
@@ -73,7 +86,10 @@ describe('a simulation whose client leaves', () => {
 describe('the text one simulation may speak', () => {
   it(`agent turns over ${MAX_SIMULATION_SPEECH_CHARS} characters are a 413 naming the limit, and nothing is stored`, async () => {
     let calls = 0;
-    p = await startPlatform({}, async (text) => { calls++; return { characters: text.length, audioSeconds: 1 }; });
+    p = await startPlatform({}, async (text) => {
+      calls++;
+      return { characters: text.length, audioSeconds: 1 };
+    });
     const id = await liveAgent(p, minimalConfig());
     const long = 'word '.repeat(200); // 1,000 characters
     const r = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { turns: Array.from({ length: 51 }, () => ({ agent: long })) });

@@ -13,8 +13,12 @@ function nestedText(depth: number): string {
 }
 
 let p: PlatformServer;
-beforeEach(async () => { p = await startPlatform(); });
-afterEach(async () => { await p.close(); });
+beforeEach(async () => {
+  p = await startPlatform();
+});
+afterEach(async () => {
+  await p.close();
+});
 
 describe('storable JSON over HTTP', () => {
   it('a config PATCH 2,500 deep is a 422 and the agent still reads, publishes and lists its versions', async () => {
@@ -48,7 +52,11 @@ describe('storable JSON over HTTP', () => {
 
   it('dynamic variables holding a deep value are refused (only scalars are kept) and listing still answers 200', async () => {
     const id = await liveAgent(p, minimalConfig());
-    const r = await p.call('POST', '/v1/agent/sessions', `{"agent_id":${JSON.stringify(id)},"dynamic_variables":{"x":${nestedText(6000)}}}`);
+    const r = await p.call(
+      'POST',
+      '/v1/agent/sessions',
+      `{"agent_id":${JSON.stringify(id)},"dynamic_variables":{"x":${nestedText(6000)}}}`,
+    );
     expect(r.body).toMatchObject({ status: 422, reason: 'invalid_dynamic_variables' });
     expect((await p.call('GET', '/v1/agent/sessions')).status).toBe(200);
   });
@@ -93,11 +101,13 @@ describe('jsonDepth', () => {
   });
 
   it('is the nesting of any value, and stops early past the limit without recursing through it', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 200 }), fc.boolean(), (depth, arrays) => {
-      const text = arrays ? '['.repeat(depth) + '0' + ']'.repeat(depth) : nestedText(depth);
-      const d = jsonDepth(JSON.parse(text));
-      expect(d).toBe(depth > MAX_STORED_JSON_DEPTH ? Number.POSITIVE_INFINITY : depth);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 200 }), fc.boolean(), (depth, arrays) => {
+        const text = arrays ? '['.repeat(depth) + '0' + ']'.repeat(depth) : nestedText(depth);
+        const d = jsonDepth(JSON.parse(text));
+        expect(d).toBe(depth > MAX_STORED_JSON_DEPTH ? Number.POSITIVE_INFINITY : depth);
+      }),
+    );
     expect(jsonDepth(JSON.parse(nestedText(200_000)))).toBe(Number.POSITIVE_INFINITY);
   });
 

@@ -18,7 +18,10 @@ afterEach(async () => {
 async function serve(listener: (req: any, res: any) => void): Promise<string> {
   const server: Server = createServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup.push(() => { server.closeAllConnections(); return new Promise((r) => server.close(() => r())); });
+  cleanup.push(() => {
+    server.closeAllConnections();
+    return new Promise((r) => server.close(() => r()));
+  });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 }
 
@@ -33,7 +36,9 @@ describe('receivers built with the toolkit', () => {
     const handled: WebhookEvent[] = [];
     const statuses: number[] = [];
     let sawConflict!: () => void;
-    const conflictAnswered = new Promise<void>((r) => { sawConflict = r; });
+    const conflictAnswered = new Promise<void>((r) => {
+      sawConflict = r;
+    });
     const receiver = createWebhookReceiver({
       secret: 'whsec_toolkit',
       store: new MemoryDedupStore(),
@@ -53,7 +58,11 @@ describe('receivers built with the toolkit', () => {
     });
     const p = await platform({ attempts: 3, backoffMs: [50, 400], timeoutMs: 150 });
     const id = await liveAgent(p, minimalConfig({ webhooks: { post_call: [{ url, secret: 'whsec_toolkit' }] } }));
-    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'outbound', turns: [{ user: 'hi' }], wait_for_deliveries: true });
+    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, {
+      direction: 'outbound',
+      turns: [{ user: 'hi' }],
+      wait_for_deliveries: true,
+    });
     expect(handled.map((e) => e.type)).toEqual(['phone_call.dial_finished', 'call.ended', 'call.analyzed']);
     const first = sim.body.deliveries[0];
     expect(first.attempts.map((a: any) => a.outcome)).toEqual(['timeout', 'rejected', 'delivered']);
@@ -68,14 +77,25 @@ describe('receivers built with the toolkit', () => {
     const receiver = createWebhookReceiver({
       secret: 'whsec_toolkit',
       onEvent: (ev) => {
-        if (ev.type === 'call.ended' && failOnce) { failOnce = false; throw new Error('database down'); }
+        if (ev.type === 'call.ended' && failOnce) {
+          failOnce = false;
+          throw new Error('database down');
+        }
         handled.push(ev.type === 'call.analyzed' ? `${ev.type}:${(ev.payload as any).analysis.status}` : ev.type);
       },
     });
     const url = await serve((req, res) => void receiver.nodeHandler(req, res));
     const p = await platform({ attempts: 3, backoffMs: [20, 40], timeoutMs: 500 });
-    const id = await liveAgent(p, minimalConfig({ webhooks: { post_call: { url, secret: 'whsec_toolkit' } }, analysis: { summary: { enabled: true } } }));
-    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'inbound', turns: [{ user: 'hi' }], analysis_error: 'timeout', wait_for_deliveries: true });
+    const id = await liveAgent(
+      p,
+      minimalConfig({ webhooks: { post_call: { url, secret: 'whsec_toolkit' } }, analysis: { summary: { enabled: true } } }),
+    );
+    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, {
+      direction: 'inbound',
+      turns: [{ user: 'hi' }],
+      analysis_error: 'timeout',
+      wait_for_deliveries: true,
+    });
     expect(sim.body.deliveries[0].attempts.map((a: any) => a.status)).toEqual([500, 200]);
     await p.call('POST', `/v1/agent/sessions/${sim.body.session.session_id}/analysis/rerun`, { wait_for_deliveries: true });
     expect(handled).toEqual(['call.ended', 'call.analyzed:error', 'call.analyzed:completed']);
@@ -93,7 +113,11 @@ describe('receivers built with the toolkit', () => {
     const url = await serve((req, res) => void init.nodeHandler(req, res));
     const p = await platform({});
     const id = await liveAgent(p, minimalConfig({ webhooks: { conversation_init: { url, secret: 'whsec_init' } } }));
-    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, { direction: 'inbound', caller_number: '', dialed_number: '+3225550000' });
+    const sim = await p.call('POST', `/v1/agent/agents/${id}/simulate`, {
+      direction: 'inbound',
+      caller_number: '',
+      dialed_number: '+3225550000',
+    });
     expect(seen).toEqual([expect.objectContaining({ event: 'call.inbound', caller_number: '', dialed_number: '+3225550000' })]);
     expect(sim.body.conversation_init).toMatchObject({ outcome: 'ok', variables: { name: 'Grace', company: 'Hopper Inc' } });
     expect(sim.body.rendered.first_message).toBe('Hello Grace, this is Hopper Inc.');

@@ -50,7 +50,11 @@ export class TwilioPeer {
   readonly messages: Record<string, unknown>[] = [];
   /** When set, mark echoes are held back (a phone that stops answering). */
   holdEchoes = false;
-  private constructor(readonly ws: WebSocket, readonly clock: ManualClock, readonly streamSid: string) {}
+  private constructor(
+    readonly ws: WebSocket,
+    readonly clock: ManualClock,
+    readonly streamSid: string,
+  ) {}
 
   static async connect(url: string, clock: ManualClock, start: PeerStart = {}): Promise<TwilioPeer> {
     const ws = new WebSocket(url);
@@ -87,15 +91,27 @@ export class TwilioPeer {
 
   sendMedia(mulaw: Uint8Array, chunk = 1): void {
     this.send({
-      event: 'media', sequenceNumber: String(this.seq++), streamSid: this.streamSid,
-      media: { track: 'inbound', chunk: String(chunk), timestamp: String(Math.round(this.clock.now())), payload: Buffer.from(mulaw).toString('base64') },
+      event: 'media',
+      sequenceNumber: String(this.seq++),
+      streamSid: this.streamSid,
+      media: {
+        track: 'inbound',
+        chunk: String(chunk),
+        timestamp: String(Math.round(this.clock.now())),
+        payload: Buffer.from(mulaw).toString('base64'),
+      },
     });
   }
   sendDtmf(digit: string): void {
     this.send({ event: 'dtmf', sequenceNumber: String(this.seq++), streamSid: this.streamSid, dtmf: { track: 'inbound_track', digit } });
   }
   sendStop(): void {
-    this.send({ event: 'stop', sequenceNumber: String(this.seq++), streamSid: this.streamSid, stop: { accountSid: 'AC1', callSid: 'CA1' } });
+    this.send({
+      event: 'stop',
+      sequenceNumber: String(this.seq++),
+      streamSid: this.streamSid,
+      stop: { accountSid: 'AC1', callSid: 'CA1' },
+    });
   }
 
   /** Everything received, in order (what the caller's phone was given). */

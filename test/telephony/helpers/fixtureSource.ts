@@ -39,17 +39,24 @@ export class FixtureSpeechStream extends Readable implements SpeechStream {
   readonly playhead = { advanceTo: (sample: number): void => this.advanceTo(sample) };
   readonly alignment: { timeline(): readonly SpeechWord[] };
 
-  constructor(private readonly opts: Required<Pick<FixtureOptions, 'mulaw' | 'words'>> & FixtureOptions, signal?: AbortSignal) {
+  constructor(
+    private readonly opts: Required<Pick<FixtureOptions, 'mulaw' | 'words'>> & FixtureOptions,
+    signal?: AbortSignal,
+  ) {
     super({ objectMode: true, highWaterMark: 4 });
     const words = opts.words;
     const lag = opts.alignmentLagMs;
     this.alignment = {
-      timeline: () => lag === undefined ? words : words.filter((w) => w.end <= this.offset / RATE - lag / 1000),
+      timeline: () => (lag === undefined ? words : words.filter((w) => w.end <= this.offset / RATE - lag / 1000)),
     };
-    signal?.addEventListener('abort', () => {
-      this.aborted = true;
-      this.destroy();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        this.aborted = true;
+        this.destroy();
+      },
+      { once: true },
+    );
   }
 
   override _read(): void {

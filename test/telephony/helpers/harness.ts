@@ -96,7 +96,9 @@ export async function startHarness(defaults: TwilioCallOptions = {}): Promise<Ha
 const REAL_WAIT_LIMIT_MS = 10_000;
 async function waitReal(event: Promise<void>, done: () => boolean): Promise<void> {
   let fired = false;
-  void event.then(() => { fired = true; });
+  void event.then(() => {
+    fired = true;
+  });
   const deadline = Date.now() + REAL_WAIT_LIMIT_MS;
   while (!fired && !done()) {
     if (Date.now() > deadline) throw new Error('nothing happened on the injected clock or the sockets for 10 s');

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createVad, type Vad, type VadBackend, type VadEdgeEvent, type VadEvent, type VadOptions } from '../../../src/telephony/vad/index.js';
+import {
+  createVad,
+  type Vad,
+  type VadBackend,
+  type VadEdgeEvent,
+  type VadEvent,
+  type VadOptions,
+} from '../../../src/telephony/vad/index.js';
 import { InvalidOptionError } from '../../../src/errors.js';
 import { mulawDecode } from '../../../src/dsp/mulaw.js';
 import { Resampler, loadResampler } from '../../../src/dsp/Resampler.js';
@@ -75,10 +82,16 @@ describe('createVad input forms', () => {
     const r = new Resampler(1, 8000, 16000);
     const parts: Float32Array[] = [];
     const keep = (o: Float32Array): void => void parts.push(o.slice());
-    r.process(Float32Array.from(mulawDecode(c.mulaw), (s) => s / 32768), keep);
+    r.process(
+      Float32Array.from(mulawDecode(c.mulaw), (s) => s / 32768),
+      keep,
+    );
     r.flush(keep);
     r.free();
-    const pcm16 = Int16Array.from(parts.flatMap((p) => Array.from(p)), (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32768))));
+    const pcm16 = Int16Array.from(
+      parts.flatMap((p) => Array.from(p)),
+      (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32768))),
+    );
     for (const backend of ['silero', 'webrtc', 'gated'] as const) {
       const out = await events({ backend, sampleRate: 16000, probabilities: true }, pcm16);
       const start = edges(out).find((e) => e.type === 'speechStart');
@@ -152,21 +165,24 @@ describe('createVad lifecycle', () => {
 });
 
 describe('createVad fallback', () => {
-  it.each(['silero', 'gated'] as const)('%s falls back to WebRTC with one notice when the native runtime fails to load', async (backend) => {
-    const notices: string[] = [];
-    const vad = await createVad({
-      backend,
-      onNotice: (m) => notices.push(m),
-      loadOnnxRuntime: () => Promise.reject(new Error("Cannot find module 'onnxruntime-node'\nRequire stack: …")),
-    });
-    expect(vad.backend).toBe('webrtc');
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/Silero VAD unavailable \(Cannot find module 'onnxruntime-node'\); using the WebRTC VAD/);
-    expect(notices[0]).not.toContain('\n');
-    const c = clip('speech-en-us-male-u3-snr20.ul');
-    expect([...vad.push(c.mulaw), ...vad.flush()].some((e) => e.type === 'speechStart')).toBe(true);
-    vad.close();
-  });
+  it.each(['silero', 'gated'] as const)(
+    '%s falls back to WebRTC with one notice when the native runtime fails to load',
+    async (backend) => {
+      const notices: string[] = [];
+      const vad = await createVad({
+        backend,
+        onNotice: (m) => notices.push(m),
+        loadOnnxRuntime: () => Promise.reject(new Error("Cannot find module 'onnxruntime-node'\nRequire stack: …")),
+      });
+      expect(vad.backend).toBe('webrtc');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(/Silero VAD unavailable \(Cannot find module 'onnxruntime-node'\); using the WebRTC VAD/);
+      expect(notices[0]).not.toContain('\n');
+      const c = clip('speech-en-us-male-u3-snr20.ul');
+      expect([...vad.push(c.mulaw), ...vad.flush()].some((e) => e.type === 'speechStart')).toBe(true);
+      vad.close();
+    },
+  );
 
   it('a loader that returns a broken module also falls back instead of throwing', async () => {
     const notices: string[] = [];
