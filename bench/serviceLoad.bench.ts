@@ -137,10 +137,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     { scheduler: 'fifo', workers: 1, label: 'fifo, 1 worker (before)' },
     { scheduler: 'fair', workers: fairWorkers, label: `fair, ${fairWorkers} worker${fairWorkers === 1 ? '' : 's'}` },
   ];
+  // SERVICE_LOAD_TARGETED_ONLY=1: only the two targeted cases (a shorter full run).
+  const targetedOnly = process.env.SERVICE_LOAD_TARGETED_ONLY === '1';
   const cases: Case[] = [
     { format: 'opus', latency: 'low', targeted: true },
     { format: 'pcm', latency: 'low', targeted: true },
-    ...(opts.quick
+    ...(opts.quick || targetedOnly
       ? []
       : ([
           { format: 'opus', latency: 'balanced', targeted: false },
