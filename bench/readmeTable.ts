@@ -66,6 +66,17 @@ export function renderTable(report: Report): string {
       `load average ${m.loadavg1m} at the end), Node ${m.node}; the whole suite took ${report.totalSeconds} s. ` +
       'Regenerate with `npm run bench && node --import tsx bench/readmeTable.ts`.',
   ];
+  const dates = [...new Set(report.runs.map((r) => (r.date ?? report.date).slice(0, 16)))];
+  if (dates.length > 1) {
+    lines.push(
+      '',
+      'Modules measured at different times (a partial run replaces only its modules): ' +
+        report.runs
+          .map((r) => `${r.module.replace('.bench.ts', '')} ${(r.date ?? report.date).slice(0, 16).replace('T', ' ')}`)
+          .join(', ') +
+        ' UTC.',
+    );
+  }
   for (const s of report.scenarios) {
     const v = verdict(s);
     lines.push('', `**${s.id}. ${s.title}** — ${v === 'TARGET MISSED' ? '**target missed**' : v}`, '', ...HEADER, ...s.results.map(row));
@@ -119,9 +130,12 @@ function otherGroups(results: BenchResult[]): Array<{ title: string; results: Be
 
 export function renderSummary(report: Report): string {
   const m = report.machine;
+  const oldest = report.runs.map((r) => r.date ?? report.date).sort()[0] ?? report.date;
+  const when =
+    oldest.slice(0, 16) === report.date.slice(0, 16) ? report.date.slice(0, 16) : `${oldest.slice(0, 16)} to ${report.date.slice(0, 16)}`;
   const lines = [
-    `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (load average ${m.loadavg1m} at the end), ` +
-      `Node ${m.node}. Every row, figure and command: [bench/README.md](bench/README.md#the-full-table).`,
+    `Measured ${when.replace(/T/g, ' ')} UTC on ${m.cores} cores (load average ${m.loadavg1m} at the end of the last run), ` +
+      `Node ${m.node}. Every row, figure, date and command: [bench/README.md](bench/README.md#the-full-table).`,
     '',
     '| what | rows | vs anchor | target | met |',
     '|---|---|---|---|---|',

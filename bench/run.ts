@@ -60,6 +60,8 @@ interface ModuleRun {
   results: BenchResult[];
   error?: string;
   seconds: number;
+  /** When it ran, for a run carried over from an earlier results file (else: now). */
+  date?: string;
 }
 
 export interface ScenarioEntry {
@@ -77,7 +79,8 @@ export interface Report {
   totalSeconds: number;
   scenarios: ScenarioEntry[];
   other: (BenchResult & { module: string })[];
-  runs: { module: string; seconds: number; results: number; error?: string }[];
+  /** Each module's run; `date` is when it ran (a partial run keeps the other modules' rows and dates). */
+  runs: { module: string; date?: string; seconds: number; results: number; error?: string }[];
 }
 
 function runChild(file: string): Promise<BenchResult[]> {
@@ -134,14 +137,37 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`bench: ${file} took ${runs.at(-1)!.seconds.toFixed(1)} s\n`);
   }
-  const report = buildReport(runs, (performance.now() - startedAll) / 1000);
   const outPath = quick ? join(here, 'out', 'results.quick.json') : join(here, 'results.json');
+  // A full run of some modules (`npm run bench -- NAME`) replaces only their rows: the others keep
+  // the rows (and the dates, in `runs`) of the run that measured them.
+  const kept = quick || filters.length === 0 ? [] : await earlierRuns(outPath, new Set(selected));
+  const report = buildReport([...kept, ...runs], (performance.now() - startedAll) / 1000);
   await mkdir(dirname(outPath), { recursive: true });
   await writeFile(outPath, JSON.stringify(report, null, 2) + '\n');
   printTable(report);
   process.stderr.write(`bench: ${runs.length} modules in ${report.totalSeconds.toFixed(0)} s; wrote ${outPath}\n`);
   // Only a crash fails the run: a missed target is a finding, reported in the table.
   if (runs.some((r) => r.error)) process.exitCode = 1;
+}
+
+/** The module runs of an earlier results file, rebuilt from its rows, less the modules run now. */
+async function earlierRuns(path: string, replaced: Set<string>): Promise<ModuleRun[]> {
+  let earlier: Report;
+  try {
+    earlier = JSON.parse(await readFile(path, 'utf8')) as Report;
+  } catch {
+    return [];
+  }
+  const rows = [...earlier.scenarios.flatMap((x) => x.results), ...earlier.other] as (BenchResult & { module?: string })[];
+  return earlier.runs
+    .filter((r) => !replaced.has(r.module))
+    .map((r) => ({
+      module: r.module,
+      seconds: r.seconds,
+      date: r.date ?? earlier.date,
+      results: rows.filter((x) => x.module === r.module).map(({ module: _module, ...x }) => x),
+      ...(r.error === undefined ? {} : { error: r.error }),
+    }));
 }
 
 export function buildReport(runs: ModuleRun[], totalSeconds: number): Report {
@@ -161,8 +187,9 @@ export function buildReport(runs: ModuleRun[], totalSeconds: number): Report {
     const verdicts = results.filter((r) => r.met !== undefined).map((r) => r.met);
     return { id, title: SCENARIO_TITLES[id], ...(verdicts.length > 0 ? { met: verdicts.every(Boolean) } : {}), results };
   });
+  const now = new Date().toISOString();
   return {
-    date: new Date().toISOString(),
+    date: now,
     quick,
     machine: {
       node: process.version,
@@ -176,6 +203,7 @@ export function buildReport(runs: ModuleRun[], totalSeconds: number): Report {
     other,
     runs: runs.map((r) => ({
       module: r.module,
+      date: r.date ?? now,
       seconds: Math.round(r.seconds * 10) / 10,
       results: r.results.length,
       ...(r.error ? { error: r.error } : {}),
