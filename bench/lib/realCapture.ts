@@ -97,7 +97,7 @@ function opusPackets(events: CapturedEvent[]): { packets: Uint8Array[][]; endSec
     reader.push(e.audio);
     packets.push(current);
     current = [];
-    endSec.push(Math.max(0, granule - preSkip) / 48_000);
+    endSec.push(Math.max(0, granule - preSkip) / OPUS_RATE);
   }
   return { packets, endSec, channels };
 }
@@ -126,6 +126,8 @@ export interface CaptureSpec {
 }
 
 const PCM_RATE = 48_000;
+const OPUS_RATE = 48_000;
+const WAV_HEADER_BYTES = 44;
 
 /**
  * Records one capture per spec from an in-process local service (`latency: 'normal'`, the
@@ -143,44 +145,47 @@ export async function recordCaptures(specs: CaptureSpec[]): Promise<RealCapture[
         body: JSON.stringify({ text: spec.text, format: spec.format, latency: 'normal', ...(spec.format === 'pcm' || spec.format === 'wav' ? { sample_rate: rate } : {}) }),
       });
       if (res.status !== 200) throw new Error(`capture ${spec.format}: HTTP ${res.status}: ${await res.text()}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const events = splitEvents(body);
-      const payloads = events.map((e) => e.audio);
-      let endSec: number[];
-      let sampleRate = rate;
-      let channels = 1;
-      let packets: Uint8Array[][] | undefined;
-      if (spec.format === 'opus') {
-        const o = opusPackets(events);
-        ({ endSec, channels, packets } = o);
-        sampleRate = 48_000;
-      } else if (spec.format === 'mp3') {
-        const m = await mp3Seconds(events);
-        ({ endSec } = m);
-        sampleRate = m.rate;
-      } else {
-        let bytes = spec.format === 'wav' ? -44 : 0;
-        endSec = payloads.map((p) => (bytes += p.length) / (rate * 2));
-      }
-      const audioSec = endSec.at(-1) ?? 0;
-      out.push({
-        format: spec.format,
-        text: spec.text,
-        sampleRate,
-        channels,
-        audioSec,
-        events: events.map((e) => e.bytes),
-        payloads,
-        ...(packets ? { packets } : {}),
-        body,
-        dueSec: endSec.map((s) => Math.max(0, s - REALTIME_LEAD_SEC)),
-        changedSnapshots: events.filter((e) => e.alignmentChanged).length,
-      });
+      out.push(await parseCapture(spec, Buffer.from(await res.arrayBuffer())));
     }
     return out;
   } finally {
     await svc.close();
   }
+}
+
+/** A recorded body as a {@link RealCapture} (also for a body saved to a file and read back in a child process). */
+export async function parseCapture(spec: CaptureSpec, body: Buffer): Promise<RealCapture> {
+  const rate = spec.sampleRate ?? PCM_RATE;
+  const events = splitEvents(body);
+  const payloads = events.map((e) => e.audio);
+  let endSec: number[];
+  let sampleRate = rate;
+  let channels = 1;
+  let packets: Uint8Array[][] | undefined;
+  if (spec.format === 'opus') {
+    ({ endSec, channels, packets } = opusPackets(events));
+    sampleRate = OPUS_RATE;
+  } else if (spec.format === 'mp3') {
+    const m = await mp3Seconds(events);
+    ({ endSec } = m);
+    sampleRate = m.rate;
+  } else {
+    let bytes = spec.format === 'wav' ? -WAV_HEADER_BYTES : 0;
+    endSec = payloads.map((p) => (bytes += p.length) / (rate * 2));
+  }
+  return {
+    format: spec.format,
+    text: spec.text,
+    sampleRate,
+    channels,
+    audioSec: endSec.at(-1) ?? 0,
+    events: events.map((e) => e.bytes),
+    payloads,
+    ...(packets ? { packets } : {}),
+    body,
+    dueSec: endSec.map((s) => Math.max(0, s - REALTIME_LEAD_SEC)),
+    changedSnapshots: events.filter((e) => e.alignmentChanged).length,
+  };
 }
 
 /** "763 chars, 41.2 s, 425 events (88 new snapshots)": what a real row was measured on. */
