@@ -26,7 +26,6 @@ import { readFileSync } from 'node:fs';
 import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
-import { processCpuMs } from './measure.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
@@ -59,6 +58,8 @@ export interface StreamsResult {
   errors: string[];
   /** Process CPU (all threads) inside the measuring window. */
   cpuMs: number;
+  /** Its system (kernel) part: timers' epoll wake-ups and the like. */
+  systemMs: number;
   /** Length of the measuring window. */
   windowMs: number;
   audioSec: number;
@@ -275,19 +276,20 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   if (win.to <= win.from) throw new Error(`streams: a ${audioSec.toFixed(1)} s capture leaves no steady-state window`);
   // The CPU clock is read when the window opens and closes (the timers' own lateness is taken
   // from the window's length, so the stream-seconds match the CPU read).
-  let c0 = NaN;
-  let c1 = NaN;
+  const cpu: { from?: NodeJS.CpuUsage; to?: NodeJS.CpuUsage } = {};
   let w0 = NaN;
   let w1 = NaN;
-  setTimeout(() => ((c0 = processCpuMs()), (w0 = performance.now())), win.from - performance.now());
-  setTimeout(() => ((c1 = processCpuMs()), (w1 = performance.now())), win.to - performance.now());
+  setTimeout(() => ((cpu.from = process.cpuUsage()), (w0 = performance.now())), win.from - performance.now());
+  setTimeout(() => ((cpu.to = process.cpuUsage()), (w1 = performance.now())), win.to - performance.now());
   await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + (i * spec.startSpreadMs) / spec.streams, win, rec)));
   return {
     hist: rec.hist.toJSON(),
     frames: rec.frames,
     underruns: rec.underruns,
     errors: rec.errors.slice(0, 5),
-    cpuMs: c1 - c0,
+    // process.cpuUsage(): user + system of every thread (what processCpuMs() reads).
+    cpuMs: cpu.from && cpu.to ? (cpu.to.user - cpu.from.user + cpu.to.system - cpu.from.system) / MS : NaN,
+    systemMs: cpu.from && cpu.to ? (cpu.to.system - cpu.from.system) / MS : NaN,
     windowMs: w1 - w0,
     audioSec,
     rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
