@@ -7,7 +7,7 @@
  *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
  *    mpg123 on the audio of each event as it arrives, as a streaming decoder is fed). Measured
  *    as scenario 2 is (bench/lib/measure.ts `interleave`): the contenders alternate round by
- *    round on the main thread's CPU clock, each sample a fresh decoder/pipeline over the whole
+ *    round on the process CPU clock (all threads, no forced GC), each sample a fresh decoder/pipeline over the whole
  *    stream, and the ratio is the median of the per-round ratios, so load from other processes
  *    hits both sides. (Until 2026-11-25 this bench timed
  *    raw, then pipeline, one after the other with the process clock: its ratio moved by ±15 %
@@ -271,7 +271,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario: `opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
+      scenario: `synthetic: opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
       figures: {
         'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
         'Ogg decoder CPU ms/audio s': +(core / audioSec).toFixed(3),
@@ -280,10 +280,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       anchor: 'raw codec',
       ratio: +t.ratio['pipeline']!.toFixed(3),
-      target: 'overhead ≤ 10 %',
-      ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
+      // Synthetic input (looped fixture, alignment null, whole body in one write): reported, not
+      // judged. The ≤ 10 % verdict is scenario 2's, on real captures (decodeOverhead.bench.ts).
+      target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes: `ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
+      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
     });
   }
   {
@@ -322,14 +323,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario: `mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
+      scenario: `synthetic: mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
       figures: { 'raw CPU ms/audio s': +(raw / audioSec).toFixed(3), 'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3), 'overhead %': +(overhead * 100).toFixed(1) },
       anchor: 'raw codec',
       ratio: +t.ratio['pipeline']!.toFixed(3),
-      target: 'overhead ≤ 10 %',
-      ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
+      target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes: `raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
+      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
     });
   }
 
