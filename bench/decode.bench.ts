@@ -87,12 +87,12 @@ const cpuMs = (): number => {
 /**
  * Median CPU ms of one `fn` run over `samples` samples (after warm-up). Each sample repeats `fn`
  * until it has used `minSampleMs` of CPU, so timer resolution and JIT warm-up do not dominate.
+ * No forced GC between samples (issue 21: a forced full GC de-optimises the code measured).
  */
 export async function medianCpuMs(fn: () => unknown, samples: number, minSampleMs = 60): Promise<number> {
   for (let i = 0; i < 3; i++) await fn();
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
-    (globalThis as { gc?: () => void }).gc?.();
     const t0 = cpuMs();
     let runs = 0;
     let used = 0;
