@@ -1,13 +1,13 @@
 /**
  * Decoding cost and latency of the codec layer (Ogg Opus, MP3).
  *
- *   the command in COMMAND below (run from the repository root)
+ *   node --expose-gc --import tsx -e "import('./bench/decode.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"
  *
  * 1. CPU per second of audio: the whole engine (SSE body → events → ring → Ogg/MP3 → framer)
  *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
  *    mpg123 on the audio of each event as it arrives, as a streaming decoder is fed). Measured
  *    as scenario 2 is (bench/lib/measure.ts `interleave`): the contenders alternate round by
- *    round on the main thread's CPU clock, each sample a fresh decoder/pipeline over the whole
+ *    round on the process CPU clock (all threads, no forced GC), each sample a fresh decoder/pipeline over the whole
  *    stream, and the ratio is the median of the per-round ratios, so load from other processes
  *    hits both sides. (Until 2026-11-25 this bench timed
  *    raw, then pipeline, one after the other with the process clock: its ratio moved by ±15 %
@@ -35,8 +35,7 @@ import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  "node --expose-gc --import tsx -e \"import('./bench/decode.bench.ts').then(m=>m.run({quick:false}))" +
-  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
+  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
 const OPUS_RATE = 48000;
 const EVENT_AUDIO_BYTES = 4096;
 const FRAME_MS = 20;
@@ -98,12 +97,12 @@ const cpuMs = (): number => {
 /**
  * Median CPU ms of one `fn` run over `samples` samples (after warm-up). Each sample repeats `fn`
  * until it has used `minSampleMs` of CPU, so timer resolution and JIT warm-up do not dominate.
+ * No forced GC between samples (issue 21: a forced full GC de-optimises the code measured).
  */
 export async function medianCpuMs(fn: () => unknown, samples: number, minSampleMs = 60): Promise<number> {
   for (let i = 0; i < 3; i++) await fn();
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
-    (globalThis as { gc?: () => void }).gc?.();
     const t0 = cpuMs();
     let runs = 0;
     let used = 0;
@@ -294,9 +293,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario:
-        `opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s` +
-        ` / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
+      scenario: `synthetic: opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
       figures: {
         'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
         'Ogg decoder CPU ms/audio s': +(core / audioSec).toFixed(3),
@@ -305,12 +302,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       anchor: 'raw codec',
       ratio: +t.ratio['pipeline']!.toFixed(3),
-      target: 'overhead ≤ 10 %',
-      ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
+      // Synthetic input (looped fixture, alignment null, whole body in one write): reported, not
+      // judged. The ≤ 10 % verdict is scenario 2's, on real captures (decodeOverhead.bench.ts).
+      target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes:
-        `ratio = median of ${t.rounds} interleaved per-round ratios ` +
-        `(range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
+      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
     });
   }
   {
@@ -349,7 +345,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario: `mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
+      scenario: `synthetic: mp3 22.05 kHz mono / ${audioSec.toFixed(2)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw mpg123`,
       figures: {
         'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
         'pipeline CPU ms/audio s': +(pipe / audioSec).toFixed(3),
@@ -357,12 +353,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       anchor: 'raw codec',
       ratio: +t.ratio['pipeline']!.toFixed(3),
-      target: 'overhead ≤ 10 %',
-      ...(opts.quick ? {} : { met: overhead <= OVERHEAD_TARGET }),
+      target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes:
-        `raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ` +
-        `ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); main-thread CPU clock`,
+      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
     });
   }
 
@@ -402,10 +395,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met: beyond <= LATENCY_TARGET_MS }),
       command: COMMAND,
       notes:
-        'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. ' +
-        'Pipeline: one SSE event per page, to its last (and first) data event. ' +
-        'Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): a 1 s page holds 50 packets, ' +
-        'so its absolute p99 cannot be under 1 ms on this machine, and the target is judged beyond that floor, as in scenario 3',
+        'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. Pipeline: one SSE event per page, to its last (and first) data event. Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): a 1 s page holds 50 packets, so its absolute p99 cannot be under 1 ms on this machine, and the target is judged beyond that floor, as in scenario 3',
     });
   }
 

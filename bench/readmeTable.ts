@@ -5,6 +5,8 @@
  *   the target, met or not, and the command), then the other benches;
  * - `README.md` gets the short table a reader of the front page needs: one row per section, with
  *   the range of its ratios, its targets and how many rows met them, and a link to the full one.
+ * Rows keep their input's label ("real:" for captures recorded from the local service, where
+ * every target is judged; "synthetic:" for looped fixtures), real rows first.
  *
  *   node --import tsx bench/readmeTable.ts            # rewrite both files
  *   node --import tsx bench/readmeTable.ts --print    # print the full table only
@@ -54,6 +56,19 @@ function row(r: BenchResult): string {
   );
 }
 
+/** Where a row's input came from, by its scenario label's prefix ("real:" / "synthetic:"). */
+function inputKind(r: BenchResult): number {
+  return r.scenario.startsWith('real:') ? 0 : r.scenario.startsWith('synthetic:') ? 2 : 1;
+}
+
+/** Rows measured on real captures first (the verdicts), synthetic ones last; order kept within each. */
+function byInput(results: BenchResult[]): BenchResult[] {
+  return results
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => inputKind(a.r) - inputKind(b.r) || a.i - b.i)
+    .map((x) => x.r);
+}
+
 /** Commands, once each, in order of first use. */
 function commands(results: BenchResult[]): string[] {
   return [...new Set(results.map((r) => r.command))];
@@ -79,17 +94,23 @@ export function renderTable(report: Report): string {
   }
   for (const s of report.scenarios) {
     const v = verdict(s);
-    lines.push('', `**${s.id}. ${s.title}** — ${v === 'TARGET MISSED' ? '**target missed**' : v}`, '', ...HEADER, ...s.results.map(row));
+    lines.push(
+      '',
+      `**${s.id}. ${s.title}** — ${v === 'TARGET MISSED' ? '**target missed**' : v}`,
+      '',
+      ...HEADER,
+      ...byInput(s.results).map(row),
+    );
     if (s.results.length > 0) lines.push('', ...commands(s.results).map((c) => `\`${c}\``));
   }
   if (report.other.length > 0) {
     lines.push(
       '',
-      "**Other benches** (each area's own bench; `decode.bench.ts` " +
-        'measures the codec layer with the process CPU clock and 4 KiB events: the side-by-side scenario 2 figures are the ones above)',
+      "**Other benches** (each area's own bench; `decode.bench.ts` measures the codec layer on synthetic 4 KiB events: " +
+        'the scenario 2 verdicts, on real captures, are the ones above)',
       '',
       ...HEADER,
-      ...report.other.map(row),
+      ...byInput(report.other).map(row),
       '',
       ...commands(report.other).map((c) => `\`${c}\``),
     );

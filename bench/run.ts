@@ -27,9 +27,11 @@ const filters = args.filter((a) => !a.startsWith('--'));
 const MODULE_TIMEOUT_MS = quick ? 90_000 : 300_000;
 /**
  * Full-run limits of modules that need longer: serviceLoad serves 200 whole requests eight times
- * (two schedulers × four cases), each run until every stream is complete and checked.
+ * (two schedulers × four cases), each run until every stream is complete and checked; the
+ * concurrency search runs each step on ~41 s real streams (steady-state window inside them), up
+ * to 12 steps for the engine, its floor and the pool.
  */
-const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = { 'serviceLoad.bench.ts': 1_200_000 };
+const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = { 'serviceLoad.bench.ts': 1_200_000, 'concurrency.bench.ts': 15 * 60_000 };
 
 export const SCENARIO_TITLES: Record<IssueScenario, string> = {
   1: 'Event stage (SSE + JSON + base64 into the ring) vs the naive pipeline',

@@ -62,8 +62,8 @@ export interface Contender {
 
 export interface InterleaveOptions {
   rounds: number;
-  /** Each contender repeats its unit within a round until it has used this much time (the thread
-   * CPU clock is only tick-accurate: keep this ≥ 200 ms for claims). @defaultValue 200 */
+  /** Each contender repeats its unit within a round until it has used this much time (keep this
+   * ≥ 200 ms for claims: the process clock counts other threads' bursts too). @defaultValue 200 */
   minSampleMs?: number;
   /** @defaultValue 'cpu' */
   clock?: Clock;
@@ -101,7 +101,9 @@ async function sample(c: Contender, minMs: number, now: () => number, maxRepeats
  * the ratios.
  */
 export async function interleave(contenders: Contender[], opts: InterleaveOptions): Promise<InterleaveResult> {
-  const now = (opts.clock ?? 'cpu') === 'cpu' ? threadCpuMs : wallMs;
+  // The process clock (all threads), not the thread clock: V8's GC and compiler threads work for
+  // the code measured, and a user's process pays for them (issue 21).
+  const now = (opts.clock ?? 'cpu') === 'cpu' ? processCpuMs : wallMs;
   const minMs = opts.minSampleMs ?? 200;
   const maxRepeats = opts.maxRepeats ?? 10_000;
   for (const c of contenders) {
@@ -114,8 +116,11 @@ export async function interleave(contenders: Contender[], opts: InterleaveOption
   for (let round = 0; round < opts.rounds; round++) {
     const order = contenders.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
+    // No forced gc() between samples: on a real stream nothing collects on cue, and a forced full
+    // GC before each sample de-optimised the engine's code (hundreds of deopts, reason "weak
+    // objects"), so every sample measured re-optimisation (issue 21). Memory is measured in runs
+    // of its own (alloc.ts, longStream.ts, concurrentPeak.ts).
     for (const i of order) {
-      gc();
       times[i]!.push(await sample(contenders[i]!, minMs, now, maxRepeats));
     }
   }

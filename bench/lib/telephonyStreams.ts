@@ -1,38 +1,54 @@
 /**
- * N real-time telephony streams in one thread (scenario 5): each a SpeechPipeline turning an
- * Ogg Opus 48 kHz speech stream into 8 kHz μ-law 20 ms frames (libopus decodes at 8 kHz
- * natively), fed on the real clock a little ahead of playback, and read one frame every 20 ms on
- * the real clock, as a phone line would take them.
+ * N real-time telephony streams in one thread (scenario 5): each turns a real Ogg Opus 48 kHz
+ * speech capture (recorded from the local service, bench/lib/realCapture.ts) into 8 kHz μ-law
+ * 20 ms frames, fed as a live response arrives and read one frame every 20 ms on the real clock,
+ * as a phone line takes them.
  *
- * Frame lateness = when a frame was actually taken − when it was due. Timers are scheduled on
- * absolute times (`due − now`), so one late tick does not shift the rest. Streams start spread
- * over a second, as calls do.
+ * - Feed: each SSE event becomes readable when a real-time service would have sent it (the end of
+ *   its audio minus the service's 0.5 s lead, `dueSec`), cut into 1460 B reads (TCP segments),
+ *   each its own `write()`.
+ * - Frame lateness = when a frame was actually taken − when it was due. Timers are scheduled on
+ *   absolute times (`due − now`), so one late tick does not shift the rest. Streams start spread
+ *   over a second, as calls do.
+ * - The measuring window holds only streams in steady state: it opens once every stream has
+ *   started and warmed up, and closes before the first stream's last frame. Lateness and CPU
+ *   (process CPU, all threads) count only inside it.
+ *
+ * Contenders, same capture, same schedule, same timers:
+ * - `engine`: a SpeechPipeline (opus → native 8 kHz decode → μ-law), frames taken with `read()`;
+ * - `floor`: raw libopus (the engine's backend, decoding at 8 kHz) on each event's packets when
+ *   the event arrives, a 20 ms frame taken from a queue per tick: no SSE, no JSON, no ring, no
+ *   framer, no μ-law, no stream machinery — the least any implementation must do;
+ * - `bare`: the frame timers alone (the machine's own lateness).
  */
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
-import { threadCpuMs as cpuMs } from './measure.js';
-import { timedSpeechStream } from './speechStream.js';
+import { sliceReads, tcpReads } from './readSizes.js';
+import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
 
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
 
+export type StreamsContender = 'engine' | 'floor' | 'bare';
+
 export interface StreamsSpec {
   streams: number;
-  /** Audio per stream. */
-  seconds: number;
+  contender: StreamsContender;
+  /** The recorded opus SSE body (a file, so child processes and workers read the same bytes). */
+  capturePath: string;
   /** Frames due before this long after the LAST stream started are not measured (JIT, each
    * stream's first decode: a steady state of N open calls, not N calls starting). */
   warmupSec: number;
-  /** Events arrive this far ahead of their playback (a service streaming faster than real time). */
-  leadSec: number;
-  /** Audio per SSE event (one Ogg page). */
-  eventSec: number;
+  /** The window closes this long before the first stream's last frame is due. */
+  endMarginSec: number;
+  /** Calls start spread evenly over this window. */
+  startSpreadMs: number;
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
-  /** The machine's floor: the same timers on the same schedule, with no pipeline (the anchor). */
-  bare?: boolean;
 }
 
 export interface StreamsResult {
@@ -40,56 +56,79 @@ export interface StreamsResult {
   frames: number;
   underruns: number;
   errors: string[];
+  /** Process CPU (all threads) inside the measuring window. */
   cpuMs: number;
-  wallMs: number;
+  /** Its system (kernel) part: timers' epoll wake-ups and the like. */
+  systemMs: number;
+  /** Length of the measuring window. */
+  windowMs: number;
+  audioSec: number;
   rssMiB: number;
 }
 
-/**
- * Calls start spread evenly over this window, so their Ogg pages arrive at different phases (real
- * calls start at random times; starting all within one 20 ms period would make every stream
- * decode its page in the same few milliseconds, a burst no real server sees).
- */
-const START_SPREAD_MS = 1000;
-/** Playback starts this long after a stream's first event is written. */
+/** Playback starts this long after a stream starts. */
 const PLAYOUT_DELAY_MS = 40;
 const START_DELAY_MS = 100;
+/** Samples per 20 ms frame at 8 kHz. */
+const FRAME_SAMPLES = (TELEPHONY_RATE * FRAME_MS) / 1000;
+const MS = 1000;
 
-/** Loads the conversion stage's wasm and runs one stream flat out, so the measured run starts warm. */
-async function warmUp(): Promise<void> {
-  await loadResampler();
-  const p = createSpeechPipeline({ format: 'opus', output: { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 } });
-  p.on('data', () => undefined);
-  const ended = once(p, 'end');
-  for (const e of timedSpeechStream({ format: 'opus', seconds: 3, eventSec: 0.2 }).events) p.write(e.event);
-  p.end();
-  await ended;
+interface Wire {
+  capture: RealCapture;
+  /** Per event: its bytes cut into 1460 B reads. */
+  reads: Buffer[][];
 }
 
-export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
-  if (spec.bare) return bareClock(spec);
-  await warmUp();
-  const hist = new LatencyHistogram();
-  const errors: string[] = [];
-  let frames = 0;
-  let underruns = 0;
-  let rss = 0;
-  // The wire bytes are built before the clock starts and shared by every stream (they are the
-  // network's work, not the engine's).
-  const wire = Array.from(timedSpeechStream({ format: 'opus', seconds: spec.seconds, eventSec: spec.eventSec }).events);
-  const t0 = performance.now() + START_DELAY_MS;
-  const c0 = cpuMs();
-  const oneStream = (i: number): Promise<void> =>
+async function loadWire(path: string): Promise<Wire> {
+  const capture = await parseCapture({ format: 'opus', text: '' }, readFileSync(path));
+  return { capture, reads: capture.events.map((e) => sliceReads(e, tcpReads())) };
+}
+
+const mulaw = { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 } as const;
+
+/** Loads the conversion stage's wasm and runs the capture through once flat out, so the measured run starts warm. */
+async function warmUp(wire: Wire, contender: StreamsContender): Promise<void> {
+  if (contender === 'engine') {
+    await loadResampler();
+    const p = createSpeechPipeline({ format: 'opus', output: mulaw });
+    p.on('data', () => undefined);
+    const ended = once(p, 'end');
+    for (const e of wire.reads) for (const r of e) p.write(r);
+    p.end();
+    await ended;
+  } else if (contender === 'floor') {
+    const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
+    for (const page of wire.capture.packets!) for (const packet of page) dec.decode(packet);
+    dec.free();
+  }
+}
+
+interface Window {
+  from: number;
+  to: number;
+}
+
+/** Per stream: the feed timer (events released on the capture's real-time schedule) and the frame timer. */
+type StreamBody = (i: number, start: number, win: Window, rec: Recorder) => Promise<void>;
+
+interface Recorder {
+  hist: LatencyHistogram;
+  frames: number;
+  underruns: number;
+  errors: string[];
+  rss: number;
+}
+
+function engineStream(wire: Wire, spec: StreamsSpec): StreamBody {
+  const { dueSec } = wire.capture;
+  return (i, start, win, rec) =>
     new Promise((resolve) => {
-      const source = { events: wire.values() };
       const p = createSpeechPipeline({
         format: 'opus',
-        output: { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 },
+        output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
       });
-      const start = t0 + (i * START_SPREAD_MS) / spec.streams;
       const playStart = start + PLAYOUT_DELAY_MS;
-      const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
       let done = false;
       const finish = (): void => {
         if (done) return;
@@ -97,21 +136,21 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
         resolve();
       };
       p.on('error', (e: Error) => {
-        errors.push(`stream ${i}: ${e.message}`);
+        rec.errors.push(`stream ${i}: ${e.message}`);
         finish();
       });
       p.once('end', finish);
       p.on('word', () => undefined);
 
-      let next = source.events.next();
+      let ev = 0;
       const feedTick = (): void => {
         const now = performance.now();
-        while (!next.done && start + (next.value.start - spec.leadSec) * 1000 <= now) {
-          p.write(next.value.event);
-          next = source.events.next();
+        while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
+          for (const r of wire.reads[ev]!) p.write(r);
+          ev++;
         }
-        if (next.done) p.end();
-        else setTimeout(feedTick, start + (next.value.start - spec.leadSec) * 1000 - now);
+        if (ev >= dueSec.length) p.end();
+        else setTimeout(feedTick, start + dueSec[ev]! * MS - now);
       };
 
       let k = 0;
@@ -125,71 +164,139 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
         if (frame === null) {
           if (!waiting) {
             waiting = true;
-            if (due >= measureFrom && !next.done) underruns++;
+            if (due >= win.from && due < win.to && ev < dueSec.length) rec.underruns++;
             p.once('readable', tick);
           }
           return;
         }
-        if (due >= measureFrom) {
-          hist.record(now - due);
-          frames++;
+        if (due >= win.from && due < win.to) {
+          rec.hist.record(now - due);
+          rec.frames++;
         }
         k++;
-        if (i === 0 && (k & 63) === 0) rss = Math.max(rss, process.memoryUsage.rss());
+        if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
     });
-  const w0 = performance.now();
-  await Promise.all(Array.from({ length: spec.streams }, (_, i) => oneStream(i)));
-  return {
-    hist: hist.toJSON(),
-    frames,
-    underruns,
-    errors: errors.slice(0, 5),
-    cpuMs: cpuMs() - c0,
-    wallMs: performance.now() - w0,
-    rssMiB: rss / 2 ** 20,
-  };
+}
+
+/** Raw libopus at 8 kHz on each event's packets as it arrives; one 20 ms frame taken per tick. */
+function floorStream(wire: Wire): StreamBody {
+  const { dueSec, packets } = wire.capture;
+  return (i, start, win, rec) =>
+    new Promise((resolve) => {
+      const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
+      const queue: Int16Array[] = [];
+      let head = 0;
+      let offset = 0;
+      const playStart = start + PLAYOUT_DELAY_MS;
+      let ev = 0;
+      const feedTick = (): void => {
+        const now = performance.now();
+        while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
+          for (const packet of packets![ev]!) queue.push(dec.decode(packet));
+          ev++;
+        }
+        if (ev < dueSec.length) setTimeout(feedTick, start + dueSec[ev]! * MS - now);
+      };
+      /** Takes 160 samples off the queue (a frame); false when too few have arrived. */
+      const take = (): boolean => {
+        let need = FRAME_SAMPLES;
+        let available = -offset;
+        for (let q = head; q < queue.length && available < need; q++) available += queue[q]!.length;
+        if (available < need) return false;
+        while (need > 0) {
+          const n = Math.min(need, queue[head]!.length - offset);
+          need -= n;
+          offset += n;
+          if (offset === queue[head]!.length) {
+            queue[head++] = undefined as unknown as Int16Array;
+            offset = 0;
+          }
+        }
+        return true;
+      };
+      let k = 0;
+      const tick = (): void => {
+        const now = performance.now();
+        const due = playStart + k * FRAME_MS;
+        if (!take()) {
+          if (ev >= dueSec.length) {
+            dec.free();
+            resolve();
+            return;
+          }
+          if (due >= win.from && due < win.to) rec.underruns++;
+          setTimeout(tick, 1);
+          return;
+        }
+        if (due >= win.from && due < win.to) {
+          rec.hist.record(now - due);
+          rec.frames++;
+        }
+        k++;
+        if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
+        setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+      };
+      setTimeout(feedTick, start - performance.now());
+      setTimeout(tick, playStart - performance.now());
+    });
 }
 
 /** The same per-stream 20 ms timers with no work: what the machine and event loop force. */
-async function bareClock(spec: StreamsSpec): Promise<StreamsResult> {
-  const hist = new LatencyHistogram();
-  const total = Math.round((spec.seconds * 1000) / FRAME_MS);
+function bareStream(audioSec: number): StreamBody {
+  const total = Math.round((audioSec * MS) / FRAME_MS);
+  return (_i, start, win, rec) =>
+    new Promise((resolve) => {
+      const playStart = start + PLAYOUT_DELAY_MS;
+      let k = 0;
+      const tick = (): void => {
+        const due = playStart + k * FRAME_MS;
+        if (due >= win.from && due < win.to) {
+          rec.hist.record(performance.now() - due);
+          rec.frames++;
+        }
+        if (++k >= total) resolve();
+        else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+      };
+      setTimeout(tick, playStart - performance.now());
+    });
+}
+
+export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
+  const wire = await loadWire(spec.capturePath);
+  await warmUp(wire, spec.contender);
+  const audioSec = wire.capture.audioSec;
+  const body =
+    spec.contender === 'engine' ? engineStream(wire, spec) : spec.contender === 'floor' ? floorStream(wire) : bareStream(audioSec);
+  const rec: Recorder = { hist: new LatencyHistogram(), frames: 0, underruns: 0, errors: [], rss: 0 };
   const t0 = performance.now() + START_DELAY_MS;
-  const c0 = cpuMs();
-  const w0 = performance.now();
-  let frames = 0;
-  await Promise.all(
-    Array.from(
-      { length: spec.streams },
-      (_, i) =>
-        new Promise<void>((resolve) => {
-          const playStart = t0 + (i * START_SPREAD_MS) / spec.streams + PLAYOUT_DELAY_MS;
-          const measureFrom = t0 + START_SPREAD_MS + PLAYOUT_DELAY_MS + spec.warmupSec * 1000;
-          let k = 0;
-          const tick = (): void => {
-            const due = playStart + k * FRAME_MS;
-            if (due >= measureFrom) {
-              hist.record(performance.now() - due);
-              frames++;
-            }
-            if (++k >= total) resolve();
-            else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
-          };
-          setTimeout(tick, playStart - performance.now());
-        }),
-    ),
-  );
+  // Steady state only: every stream started and warmed up, none finished.
+  const win: Window = {
+    from: t0 + spec.startSpreadMs + PLAYOUT_DELAY_MS + spec.warmupSec * MS,
+    to: t0 + PLAYOUT_DELAY_MS + (audioSec - spec.endMarginSec) * MS,
+  };
+  if (win.to <= win.from) throw new Error(`streams: a ${audioSec.toFixed(1)} s capture leaves no steady-state window`);
+  // The CPU clock is read when the window opens and closes (the timers' own lateness is taken
+  // from the window's length, so the stream-seconds match the CPU read).
+  const cpu: { from?: NodeJS.CpuUsage; to?: NodeJS.CpuUsage } = {};
+  let w0 = NaN;
+  let w1 = NaN;
+  setTimeout(() => ((cpu.from = process.cpuUsage()), (w0 = performance.now())), win.from - performance.now());
+  setTimeout(() => ((cpu.to = process.cpuUsage()), (w1 = performance.now())), win.to - performance.now());
+  await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + (i * spec.startSpreadMs) / spec.streams, win, rec)));
   return {
-    hist: hist.toJSON(),
-    frames,
-    underruns: 0,
-    errors: [],
-    cpuMs: cpuMs() - c0,
-    wallMs: performance.now() - w0,
-    rssMiB: process.memoryUsage.rss() / 2 ** 20,
+    hist: rec.hist.toJSON(),
+    frames: rec.frames,
+    underruns: rec.underruns,
+    errors: rec.errors.slice(0, 5),
+    // process.cpuUsage(): user + system of every thread (what processCpuMs() reads).
+    cpuMs: cpu.from && cpu.to ? (cpu.to.user - cpu.from.user + cpu.to.system - cpu.from.system) / MS : NaN,
+    systemMs: cpu.from && cpu.to ? (cpu.to.system - cpu.from.system) / MS : NaN,
+    windowMs: w1 - w0,
+    audioSec,
+    rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
   };
 }

@@ -7,6 +7,8 @@ import { concatBytes, fixtureBytes, loopedOggOpus, opusPacketSamples, readOpus }
 import { allocationPerUnit } from '../../bench/lib/alloc.js';
 import { mp3Input, opusInput, pcmInput } from '../../bench/lib/formatInputs.js';
 import { interleave } from '../../bench/lib/measure.js';
+import { randomReads, sliceReads, tcpReads, undiciReads } from '../../bench/lib/readSizes.js';
+import { recordCaptures, SHORT_TEXT } from '../../bench/lib/realCapture.js';
 import { speechStream } from '../../bench/lib/speechStream.js';
 import { LatencyHistogram, percentile, summarize } from '../../bench/lib/stats.js';
 
@@ -113,4 +115,38 @@ describe('bench harness', () => {
     keep.length = 0;
     if (r.arrayBuffersClean) expect(r.arrayBuffersPerUnit).toBeGreaterThanOrEqual(65536);
   });
+});
+
+describe('bench real inputs', () => {
+  it('reads cut a body into consecutive views of the planned sizes, nothing lost', () => {
+    const body = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i & 0xff));
+    for (const plan of [tcpReads(), undiciReads(), randomReads(1, 64)]) {
+      const reads = sliceReads(body, plan);
+      expect(Buffer.concat(reads).equals(body)).toBe(true);
+      const sizes = reads.slice(0, -1).map((r) => r.length);
+      if (plan.label.startsWith('1460')) expect(new Set(sizes)).toEqual(new Set([1460]));
+      else if (plan.label.startsWith('16')) expect(sizes.every((n) => n >= 16 * 1024 && n <= 64 * 1024)).toBe(true);
+      else expect(sizes.every((n) => n >= 1 && n <= 64)).toBe(true);
+    }
+  });
+
+  it('a capture from the local service is its body cut into events, with changing snapshots and a real-time schedule', async () => {
+    const [opus] = await recordCaptures([{ format: 'opus', text: SHORT_TEXT }]);
+    const c = opus!;
+    expect(Buffer.concat(c.events).equals(c.body)).toBe(true);
+    expect(c.audioSec).toBeGreaterThan(2);
+    expect(c.changedSnapshots).toBeGreaterThan(1);
+    expect(c.dueSec).toHaveLength(c.events.length);
+    expect(c.dueSec.every((d, i) => i === 0 || d >= c.dueSec[i - 1]!)).toBe(true);
+    expect(c.dueSec.at(-1)).toBeCloseTo(c.audioSec - 0.5, 3);
+    // The engine decodes the whole capture to the length its granules say.
+    const p = createSpeechPipeline({ format: 'opus' });
+    let samples = 0;
+    p.on('data', (f: { sampleCount: number }) => (samples += f.sampleCount));
+    const ended = once(p, 'end');
+    for (const r of sliceReads(c.body, tcpReads())) p.write(r);
+    p.end();
+    await ended;
+    expect(Math.abs(samples / 48_000 - c.audioSec)).toBeLessThan(0.021);
+  }, 30_000);
 });
