@@ -1,7 +1,7 @@
 /**
  * Decoding cost and latency of the codec layer (Ogg Opus, MP3).
  *
- *   node --expose-gc --import tsx -e "import('./bench/decode.bench.ts').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"
+ *   the command in COMMAND below (run from the repository root)
  *
  * 1. CPU per second of audio: the whole engine (SSE body → events → ring → Ogg/MP3 → framer)
  *    against the raw codec decoding the same packets/frames directly (libopus packet by packet,
@@ -35,7 +35,8 @@ import { interleave } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
-  'node --expose-gc --import tsx -e "import(\'./bench/decode.bench.ts\').then(m=>m.run({quick:false})).then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
+  "node --expose-gc --import tsx -e \"import('./bench/decode.bench.ts').then(m=>m.run({quick:false}))" +
+  '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,ratio:x.ratio,met:x.met}))))"';
 const OPUS_RATE = 48000;
 const EVENT_AUDIO_BYTES = 4096;
 const FRAME_MS = 20;
@@ -293,7 +294,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const pipe = t.ms['pipeline']!;
     const overhead = t.ratio['pipeline']! - 1;
     results.push({
-      scenario: `synthetic: opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s / SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
+      scenario:
+        `synthetic: opus ${name} × ${links} chained links / ${audioSec.toFixed(1)} s / ` +
+        `SSE events of ${EVENT_AUDIO_BYTES} B: pipeline vs raw libopus`,
       figures: {
         'raw CPU ms/audio s': +(raw / audioSec).toFixed(3),
         'Ogg decoder CPU ms/audio s': +(core / audioSec).toFixed(3),
@@ -306,7 +309,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       // judged. The ≤ 10 % verdict is scenario 2's, on real captures (decodeOverhead.bench.ts).
       target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
+      notes:
+        `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; ` +
+        `ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); ` +
+        `process CPU clock, no forced GC`,
     });
   }
   {
@@ -355,7 +361,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ratio: +t.ratio['pipeline']!.toFixed(3),
       target: 'reported; judged on real captures in decodeOverhead',
       command: COMMAND,
-      notes: `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); process CPU clock, no forced GC`,
+      notes:
+        `${overhead <= OVERHEAD_TARGET ? 'within' : 'beyond'} 10 % on this synthetic input; ` +
+        `raw = a fresh mpg123 decoder, decode() on each ${EVENT_AUDIO_BYTES} B piece of the bare file (the audio the events carry); ` +
+        `ratio = median of ${t.rounds} interleaved per-round ratios (range ${t.ratioRange['pipeline']!.join('–')}); ` +
+        `process CPU clock, no forced GC`,
     });
   }
 
@@ -395,7 +405,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ...(opts.quick ? {} : { met: beyond <= LATENCY_TARGET_MS }),
       command: COMMAND,
       notes:
-        'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. Pipeline: one SSE event per page, to its last (and first) data event. Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): a 1 s page holds 50 packets, so its absolute p99 cannot be under 1 ms on this machine, and the target is judged beyond that floor, as in scenario 3',
+        'wall clock, on a shared 2-core machine: p99 includes preemption by other processes; core CPU p99 is the work itself. ' +
+        'Pipeline: one SSE event per page, to its last (and first) data event. ' +
+        'Every frame of a page is readable no sooner than libopus has decoded the page ("raw libopus"): ' +
+        'a 1 s page holds 50 packets, so its absolute p99 cannot be under 1 ms on this machine, ' +
+        'and the target is judged beyond that floor, as in scenario 3',
     });
   }
 

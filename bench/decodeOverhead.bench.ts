@@ -251,7 +251,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           ? 'raw mpg123 per event'
           : 'base64 decode + copy into 20 ms frames';
     results.push({
-      scenario: `${row.kind}: decode overhead / ${label} / ${input.audioSec.toFixed(1)} s in ${input.events.length} SSE events / ${row.readLabel}`,
+      scenario:
+        `${row.kind}: decode overhead / ${label} / ` +
+        `${input.audioSec.toFixed(1)} s in ${input.events.length} SSE events / ${row.readLabel}`,
       figures: {
         'engine CPU ms/audio s': perSec('engine'),
         'raw CPU ms/audio s': perSec('raw'),
@@ -274,12 +276,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       issueScenario: 2,
       notes:
-        `${row.source}; ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); process CPU clock (all threads), no forced GC` +
+        `${row.source}; ratio = median of ${t.rounds} per-round ratios (range ${t.ratioRange['engine']!.join('–')}); ` +
+        `process CPU clock (all threads), no forced GC` +
         (input.format === 'opus' && x !== null
           ? `; prism = naive SSE → OggDemuxer → opus.Decoder, ${round(x!.ratio['prism']!, 3)}× raw`
           : '') +
         (input.format === 'mp3' && x !== null
-          ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: "wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor`
+          ? `; the engine drives mpg123's wasm without MPEGDecoder.decode()'s copies: ` +
+            `"wasm direct" (${round(x!.ratio['wasmDirect']!, 3)}× raw) is that floor`
           : '') +
         (x === null ? '' : `; that comparison in ${x.rounds} rounds of its own, the three side by side`),
     });
