@@ -38,12 +38,14 @@ export const PARAGRAPH =
 const FULL_N = 200;
 const QUICK_N = 6;
 /**
- * Requests of a warm-up load per service before anything is measured. A fresh espeak worker's
- * wasm runs its first units at 40–50 ms of CPU each, ~10 ms once V8 has tiered its hot
- * functions up (40 first-clause units, 2 workers, measured 2026-11-25); a lone request warms one
- * worker only partly.
+ * Requests of a warm-up load per service before anything is measured, so that the figures are a
+ * running service's, not a cold start's. A fresh espeak worker's wasm runs its first units at
+ * 40–50 ms of CPU each, ~10 ms once V8 has tiered its hot functions up (40 first-clause units,
+ * 2 workers, measured 2026-11-25). 16 requests were not enough: the first case measured after
+ * them (opus `low`) still paid the tier-up, 572 ms first-audio p50 against 413 ms after 100
+ * (20:13 and 20:41 UTC runs, same tree); 100 leaves both workers warm.
  */
-const WARMUP_N = 16;
+const WARMUP_N = 100;
 const QUICK_WARMUP_N = 2;
 const TARGET_P50_MS = 500;
 const TARGET_P99_MS = 2000;
