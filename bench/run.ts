@@ -3,7 +3,7 @@
  * `bench/results.json` (`--quick`: a smoke run written to `bench/out/results.quick.json`, never a
  * timing claim: it fails only when a module crashes, never on a missed target).
  *
- *   npm run bench                 # full suite (< 10 min on the 2-core reference machine)
+ *   npm run bench                 # full suite (about 25 min on the 2-core reference machine)
  *   npm run bench -- --quick      # about a minute; what CI runs
  *   npm run bench -- eventStage   # only modules whose file name contains 'eventStage'
  *   npm run bench -- --inline     # run modules in this process (debugging; figures less clean)
