@@ -9,7 +9,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { mulawDecode } from '../../dsp/mulaw.js';
 import { S16_SCALE } from '../../internal/s16.js';
 import { Hysteresis, type HysteresisConfig } from './hysteresis.js';
-import { GatedScorer, SileroScorer, WebrtcScorer, type Scorer } from './scorers.js';
+import { FramedScorer, GatedScorer, type Scorer } from './scorers.js';
 import { SileroVad, loadSilero } from './silero.js';
 import { WebrtcVad } from './webrtc.js';
 import {
@@ -71,7 +71,7 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
   const floor = S16_SCALE ** 2 * 10 ** (levelDb / 10);
   let scorer: Scorer;
   if (backend === 'webrtc') {
-    scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
+    scorer = FramedScorer.webrtc(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
   } else {
     let silero: SileroVad | null = null;
     try {
@@ -83,11 +83,11 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
     }
     if (silero === null) {
       backend = 'webrtc';
-      scorer = new WebrtcScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
+      scorer = FramedScorer.webrtc(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
     } else if (backend === 'gated') {
       scorer = new GatedScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), silero, sampleRate, floor);
     } else {
-      scorer = new SileroScorer(silero, floor);
+      scorer = FramedScorer.silero(silero, floor);
     }
   }
   let config: HysteresisConfig;

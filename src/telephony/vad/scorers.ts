@@ -27,62 +27,57 @@ export interface Scorer {
   readonly stats: { windows: number; modelWindows: number };
 }
 
-export class WebrtcScorer implements Scorer {
-  readonly stats = { windows: 0, modelWindows: 0 };
-  private readonly framer: Framer;
-
-  constructor(
-    private readonly vad: WebrtcVad,
-    private readonly floor = 0,
-  ) {
-    this.framer = new Framer(vad.frameSamples);
-  }
-
-  feed(pcm: Int16Array, onWindow: OnWindow): void {
-    this.framer.push(pcm, (frame, start) => {
-      this.stats.windows++;
-      const voiced = this.vad.process(frame);
-      onWindow(start, frame.length, loudEnough(frame, this.floor) ? voiced : 0);
-    });
-  }
-
-  reset(): void {
-    this.framer.reset();
-    this.vad.reset();
-  }
-
-  close(): void {
-    this.vad.close();
-  }
+/** What a single-detector scorer needs of its detector: a score per fixed-size window. */
+interface WindowDetector {
+  process(window: Int16Array): number;
+  reset(): void;
 }
 
-export class SileroScorer implements Scorer {
+/**
+ * One detector on its own windows (WebRTC's 10 ms frames, or Silero's windows). The detector sees
+ * every window, so a network's state follows the whole stream; the level floor masks after.
+ */
+export class FramedScorer implements Scorer {
   readonly stats = { windows: 0, modelWindows: 0 };
   private readonly framer: Framer;
 
-  constructor(
-    private readonly vad: SileroVad,
-    private readonly floor = 0,
+  private constructor(
+    private readonly detector: WindowDetector,
+    windowSamples: number,
+    /** Whether the detector is the Silero network (counted in `stats.modelWindows`). */
+    private readonly isModel: boolean,
+    private readonly floor: number,
+    private readonly release: () => void,
   ) {
-    this.framer = new Framer(vad.windowSamples);
+    this.framer = new Framer(windowSamples);
   }
 
-  /** The network sees every window (its state follows the whole stream); the floor masks after. */
+  static webrtc(vad: WebrtcVad, floor = 0): FramedScorer {
+    return new FramedScorer(vad, vad.frameSamples, false, floor, () => vad.close());
+  }
+
+  /** The Silero session is shared by the process: closing a scorer leaves it open. */
+  static silero(vad: SileroVad, floor = 0): FramedScorer {
+    return new FramedScorer(vad, vad.windowSamples, true, floor, () => undefined);
+  }
+
   feed(pcm: Int16Array, onWindow: OnWindow): void {
     this.framer.push(pcm, (window, start) => {
       this.stats.windows++;
-      this.stats.modelWindows++;
-      const p = this.vad.process(window);
-      onWindow(start, window.length, loudEnough(window, this.floor) ? p : 0);
+      if (this.isModel) this.stats.modelWindows++;
+      const score = this.detector.process(window);
+      onWindow(start, window.length, loudEnough(window, this.floor) ? score : 0);
     });
   }
 
   reset(): void {
     this.framer.reset();
-    this.vad.reset();
+    this.detector.reset();
   }
 
-  close(): void {}
+  close(): void {
+    this.release();
+  }
 }
 
 /** The gate stays open this long after the last frame WebRTC called voice. */
