@@ -8,6 +8,7 @@
  * null until the chunk's first word has ended, the same object repeated while no word ends,
  * replaced when one does, and a final one (full `audio_duration`) on the chunk's last event.
  */
+import { S16_MAX, S16_MIN, S16_SCALE } from '../../internal/s16.js';
 import type { Alignment, AlignmentSegment } from '../../events/SpeechEvent.js';
 import { LoudnessStage } from '../audio/LoudnessStage.js';
 import { loadResampler, Resampler } from '../../dsp/Resampler.js';
@@ -59,21 +60,20 @@ export interface SynthesizeOptions {
 
 const MS = 1000;
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const INT16_SCALE = 32768;
 const round3 = (x: number): number => Math.round(x * MS) / MS;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 function toFloat(samples: Int16Array): Float32Array {
   const out = new Float32Array(samples.length);
-  for (let i = 0; i < samples.length; i++) out[i] = samples[i]! / INT16_SCALE;
+  for (let i = 0; i < samples.length; i++) out[i] = samples[i]! / S16_SCALE;
   return out;
 }
 
 function toInt16(x: Float32Array): Int16Array {
   const out = new Int16Array(x.length);
   for (let i = 0; i < x.length; i++) {
-    const v = Math.round(x[i]! * INT16_SCALE);
-    out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+    const v = Math.round(x[i]! * S16_SCALE);
+    out[i] = v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
   }
   return out;
 }
