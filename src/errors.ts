@@ -61,6 +61,14 @@ export type ErrorCode =
   // telephony
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'
+  // telephony authentication: the answer webhook's X-Twilio-Signature and per-call stream tokens
+  | 'TWILIO_SIGNATURE_MISSING'
+  | 'TWILIO_SIGNATURE_MALFORMED'
+  | 'TWILIO_SIGNATURE_MISMATCH'
+  | 'STREAM_TOKEN_MISSING'
+  | 'STREAM_TOKEN_MALFORMED'
+  | 'STREAM_TOKEN_INVALID'
+  | 'STREAM_TOKEN_EXPIRED'
   // options given to a voicewire API
   | 'INVALID_OPTION'
   // an optional peer dependency an API needs is not installed
@@ -289,3 +297,9 @@ export class DedupStoreUnavailableError extends VoicewireError {
 
 export class SinkError extends VoicewireError {}
 export class TelephonyError extends VoicewireError {}
+/**
+ * A telephony request or stream that failed authentication: a missing, malformed or wrong
+ * `X-Twilio-Signature`, or a per-call stream token that is missing, malformed, forged, for another
+ * call, or expired. The message never echoes a secret, a signature or a token.
+ */
+export class TelephonyAuthError extends VoicewireError {}
