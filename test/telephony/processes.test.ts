@@ -61,6 +61,13 @@ describe('whole processes', () => {
     try {
       await waitFor(() => /twilio bridge: (ws:\/\/\S+)/.test(run.out()), 'the bridge to listen', [[run.child.stdout, 'data']]);
       const url = /twilio bridge: (ws:\/\/\S+)/.exec(run.out())![1]!;
+      // The bridge only speaks on a stream that shows the per-call token its TwiML issued.
+      const twiml = await fetch(url.replace(/^ws:/, 'http:').replace(/\/media$/, '/twiml'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'CallSid=CAex',
+      });
+      const token = /name="vw_token" value="([A-Za-z0-9_-]+)"/.exec(await twiml.text())![1]!;
       const ws = new WebSocket(url);
       await once(ws, 'open');
       const events: { event: string; payload?: string }[] = [];
@@ -79,7 +86,7 @@ describe('whole processes', () => {
             callSid: 'CAex',
             accountSid: 'AC',
             tracks: ['inbound'],
-            customParameters: { greeting: 'Welcome to the test line.' },
+            customParameters: { greeting: 'Welcome to the test line.', vw_token: token },
             mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
           },
         }),
