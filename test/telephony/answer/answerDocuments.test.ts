@@ -202,6 +202,14 @@ describe('Exotel stream URL (no answer document)', () => {
     expect(exotelStreamUrl({ url: URL_ })).toBe(URL_);
   });
 
+  it('carries a stream token for a Twilio-length call id within Exotel’s 256 characters, and it verifies', () => {
+    const secret = 'a-secret-of-32-bytes-for-tests!!';
+    const callId = 'CA' + 'f'.repeat(32);
+    const token = createStreamToken({ secret, callId, ttlMs: 60_000, now: 1_000 });
+    const url = new URL(exotelStreamUrl({ url: URL_, parameters: { vw_token: token } }));
+    expect(verifyStreamToken(url.searchParams.get('vw_token')!, { secret, now: 1_000, callId }).callId).toBe(callId);
+  });
+
   it('refuses a fourth parameter and parameters over 256 characters', () => {
     expect(() => exotelStreamUrl({ url: URL_, parameters: { a: '1', b: '2', c: '3', d: '4' } })).toThrow(/at most 3/);
     expect(() => exotelStreamUrl({ url: URL_, parameters: { a: 'x'.repeat(255) } })).toThrow(/256/);
