@@ -48,3 +48,5 @@ export {
 } from './twilioMessages.js';
 export { TelephonyError } from '../errors.js';
 export * from './vad/index.js';
+export * from './auth/index.js';
+export * from './answer/index.js';
