@@ -61,6 +61,7 @@ export type ErrorCode =
   // telephony
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'
+  | 'TELEPHONY_FORMAT_UNSUPPORTED'
   // options given to a voicewire API
   | 'INVALID_OPTION'
   // an optional peer dependency an API needs is not installed
