@@ -84,6 +84,7 @@ export function checkEngineCanEncode(format: LineFormat, field = 'format.encodin
  */
 export function frameLineBytes(frame: AudioFrame, format: LineFormat): Uint8Array {
   const s = frame.samples;
+  if (s instanceof Uint8Array) return s; // G.711 codes as they are (no view made per frame)
   const bytes = new Uint8Array(s.buffer, s.byteOffset, s.byteLength);
   if (format.encoding !== 'l16' || (format.byteOrder ?? 'le') === 'le') return bytes;
   const swapped = new Uint8Array(bytes.length);
