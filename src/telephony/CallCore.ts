@@ -51,7 +51,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   ) {
     super();
     this.config = resolveCallOptions(options);
-    this.outbound = new OutboundMedia(socket, adapter as ProviderAdapter<unknown>, this.config, () => this.currentUtterance());
+    this.outbound = new OutboundMedia(socket, adapter, this.config, () => this.currentUtterance());
     this.stats = this.outbound.stats;
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
     socket.on('message', this.onMessage);

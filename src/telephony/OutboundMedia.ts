@@ -20,6 +20,9 @@ import { SendPacer } from './SendPacer.js';
 import { TELEPHONY_FRAME_MS } from './speechSource.js';
 import type { Utterance, UtteranceSink } from './Utterance.js';
 
+/** The part of a provider adapter that writes (none of it depends on the provider's start type). */
+export type OutboundAdapter = Pick<ProviderAdapter<unknown>, 'chunking' | 'media' | 'ackRequest' | 'clear'>;
+
 /** `WebSocket.OPEN`, without importing `ws` as a value. */
 export const WS_OPEN = 1;
 
@@ -41,7 +44,7 @@ export class OutboundMedia {
   /** `current` is the utterance being spoken, or null when the call is not speaking. */
   constructor(
     private readonly socket: MediaSocket,
-    private readonly adapter: ProviderAdapter<unknown>,
+    private readonly adapter: OutboundAdapter,
     private readonly config: ResolvedCallOptions,
     private readonly current: () => Utterance | null,
   ) {

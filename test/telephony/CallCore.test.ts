@@ -280,6 +280,53 @@ describe('the call core on another provider’s dialect', () => {
     expect(firstTell).toBeGreaterThan(firstPlay);
   });
 
+  it('a mark of your own waits for the batch holding the audio before it, and comes back as a mark event once played', async () => {
+    const chunking = { quantumBytes: 320, minBatchBytes: 3200 };
+    const begin: ToyBegin = { id: 'toy-3', call: 'call-3', enc: 'l16', rate: 8000, order: 'le' };
+    harness = await dialToy(begin, { chunking }, { source: lineGreetingSource(), leadMs: 200 });
+    const h = harness;
+    const marks: { name: string; at: number }[] = [];
+    h.call.on('mark', (name) => marks.push({ name, at: h.clock.now() }));
+    h.call.sendMark('before-speech'); // nothing held: asked at once, answered at once
+    await h.settle();
+    expect(marks.map((m) => m.name)).toEqual(['before-speech']);
+    const { result } = speakAndRecord(h);
+    await h.runFor(1000);
+    const sentBytesBefore = h.peer.receivedSamples * L16_BYTES; // audio the mark must follow
+    h.call.sendMark('mid-speech');
+    await h.runUntil(() => result() !== null);
+    const tells = h.peer.texts.filter((m) => m['t'] === 'tell').map((m) => m['n']);
+    expect(tells).toContain('mid-speech');
+    const mid = marks.find((m) => m.name === 'mid-speech');
+    expect(mid).toBeDefined();
+    // Answered only after everything sent before it (and its batch) had played.
+    const lastSampleBefore = sentBytesBefore / L16_BYTES - 1;
+    expect(mid!.at).toBeGreaterThan(h.peer.timeOfSample(lastSampleBefore)!);
+    expect(h.call.stats.markMessages).toBe(tells.filter((n) => typeof n === 'string' && n.startsWith('vw:')).length);
+  });
+
+  it('a clear confirmation from the provider changes nothing: the buffer counted as empty from our clear', async () => {
+    harness = await dialToy(L16_16K_LE, { binary: true }, { source: lineGreetingSource() });
+    const h = harness;
+    void h.call.speak('one');
+    await h.runFor(600);
+    h.call.interrupt();
+    await h.settle();
+    expect(h.peer.texts.filter((m) => m['t'] === 'flush')).toHaveLength(1);
+    const warnings: VoicewireError[] = [];
+    h.call.on('warning', (w) => warnings.push(w));
+    h.peer.send({ t: 'flushed' }); // a second, late confirmation
+    await h.settle();
+    expect(warnings).toEqual([]);
+    expect(h.call.state.status).toBe('idle');
+    let done: UtteranceResult | null = null;
+    void h.call.speak('two').then((r) => {
+      done = r;
+    });
+    await h.runUntil(() => done !== null);
+    expect(done!.status).toBe('completed');
+  });
+
   it('caller audio in binary L16 frames comes out as s16le PCM at the line rate; DTMF, unknown and bad messages', async () => {
     harness = await dialToy(L16_16K_BE, { binary: true }, { source: lineGreetingSource() });
     const h = harness;
