@@ -61,6 +61,7 @@ export type ErrorCode =
   // telephony
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'
+  | 'TELEPHONY_FORMAT_UNSUPPORTED'
   // telephony authentication: the answer webhook's X-Twilio-Signature and per-call stream tokens
   | 'TWILIO_SIGNATURE_MISSING'
   | 'TWILIO_SIGNATURE_MALFORMED'

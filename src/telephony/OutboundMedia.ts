@@ -1,36 +1,50 @@
 /**
- * Everything a call writes to Twilio, and when: the current utterance's frames and marks paced
- * against the phone's estimated buffer, `clear`, and the user's own marks.
+ * Everything a call writes to its provider, and when: the current utterance's frames and
+ * acknowledgement requests paced against the phone's estimated buffer, `clear`, and the user's
+ * own marks. Provider-neutral: the adapter builds the messages, {@link MediaBatcher} cuts the
+ * media to the provider's sizes, and every duration is counted at the line's sample rate.
  *
  * Three things may hold sending back, and each one wakes the pump when it lets go: the pacer's
  * timer (the phone has enough buffered), the socket (too much queued: its send callback), and the
- * unechoed bound (a mark echo, through the call). The call owns which utterance is current;
- * this owns the socket's write side, so backpressure is decided in one place.
+ * unechoed bound (an acknowledgement, through the call). The call owns which utterance is
+ * current; this owns the socket's write side, so "send now" is decided in one place
+ * ({@link OutboundMedia.pumpOnce}).
  */
 import type { ResolvedCallOptions } from './callOptions.js';
 import type { MediaSocket } from './mediaSocket.js';
 import type { TwilioCallStats } from './callTypes.js';
+import { bytesPerSample, MULAW_8K, samplesPerMs, silenceByte, type LineFormat } from './lineFormat.js';
+import { MediaBatcher } from './MediaBatcher.js';
+import { type ProviderAdapter, type ProviderMessage } from './providerAdapter.js';
 import { SendPacer } from './SendPacer.js';
-import { clearMessage, markMessage, mediaMessage, TWILIO_SAMPLES_PER_MS } from './twilioMessages.js';
+import { TELEPHONY_FRAME_MS } from './speechSource.js';
 import type { Utterance, UtteranceSink } from './Utterance.js';
+
+/** The part of a provider adapter that writes (none of it depends on the provider's start type). */
+export type OutboundAdapter = Pick<ProviderAdapter<unknown>, 'chunking' | 'media' | 'ackRequest' | 'clear'>;
 
 /** `WebSocket.OPEN`, without importing `ws` as a value. */
 export const WS_OPEN = 1;
 
 export class OutboundMedia {
   readonly stats: TwilioCallStats;
-  /** Before `start` the stream has no sid; nothing is sent then but a user's mark. */
-  private streamSidJson = '""';
   private readonly pacer: SendPacer;
   private socketBlocked = false;
   private pumping = false;
   private repump = false;
-  /** What an utterance writes through: counted, then sent with this stream's sid. */
+  private line: LineFormat = MULAW_8K;
+  private batcher: MediaBatcher;
+  /** The unacknowledged audio that pauses sending, in line samples. */
+  private maxUnacknowledgedSamples = 0;
+  /** Bytes the batcher let out during the current frame (what the pacer counts). */
+  private released = 0;
+  /** What an utterance writes through: batched, counted, then built by the adapter. */
   private readonly sink: UtteranceSink;
 
   /** `current` is the utterance being spoken, or null when the call is not speaking. */
   constructor(
     private readonly socket: MediaSocket,
+    private readonly adapter: OutboundAdapter,
     private readonly config: ResolvedCallOptions,
     private readonly current: () => Utterance | null,
   ) {
@@ -43,32 +57,31 @@ export class OutboundMedia {
       socketPauses: 0,
       maxUnacknowledgedMs: 0,
     };
+    this.batcher = this.makeBatcher();
     this.sink = {
-      sendMedia: (mulaw) => {
-        this.stats.mediaMessages++;
-        this.stats.mediaBytes += mulaw.length;
-        this.sendText(mediaMessage(this.streamSidJson, mulaw));
+      sendMedia: (audio) => {
+        this.released += this.batcher.push(audio);
       },
-      sendMark: (name) => {
-        this.stats.markMessages++;
-        this.sendText(markMessage(this.streamSidJson, name));
-      },
+      sendMark: (name) => this.batcher.ack(name, true),
     };
   }
 
-  /** The `start` message named the stream every later message must carry. */
-  setStreamSid(streamSid: string): void {
-    this.streamSidJson = JSON.stringify(streamSid);
+  /** The stream started on `format`: durations are counted at its rate, media cut to its sizes. */
+  setLine(format: LineFormat): void {
+    this.line = format;
+    this.batcher = this.makeBatcher();
   }
 
   /** Sends a mark that is not an utterance's (not counted in the stats). */
   sendMark(name: string): void {
-    this.sendText(markMessage(this.streamSidJson, name));
+    this.batcher.ack(name, false);
   }
 
   /** Sends `clear`: the phone drops what it buffered, so pacing starts again from nothing. */
   clear(): void {
-    this.sendText(clearMessage(this.streamSidJson));
+    const userMarks = this.batcher.drop();
+    this.send(this.adapter.clear());
+    for (const name of userMarks) this.send(this.adapter.ackRequest(name));
     this.pacer.reset();
   }
 
@@ -103,10 +116,36 @@ export class OutboundMedia {
     }
   }
 
+  private makeBatcher(): MediaBatcher {
+    const chunking = this.adapter.chunking(this.line);
+    // Never below the lead plus a batch (or a frame), or pacing itself would stall.
+    const batchMs = this.bytesToMs(Math.max(chunking.minBatchBytes, chunking.quantumBytes));
+    this.maxUnacknowledgedSamples =
+      Math.max(this.config.maxUnacknowledgedMs, this.config.leadMs + batchMs + TELEPHONY_FRAME_MS) * samplesPerMs(this.line);
+    return new MediaBatcher(chunking, {
+      media: (audio) => {
+        this.stats.mediaMessages++;
+        this.stats.mediaBytes += audio.length;
+        this.send(this.adapter.media(audio));
+      },
+      ack: (name, counted) => {
+        if (counted) this.stats.markMessages++;
+        this.send(this.adapter.ackRequest(name));
+      },
+    });
+  }
+
+  /** Line bytes → milliseconds of audio. */
+  private bytesToMs(bytes: number): number {
+    return bytes / bytesPerSample(this.line) / samplesPerMs(this.line);
+  }
+
+  /** The one place that decides whether the next frame goes out now. */
   private pumpOnce(): void {
     const utterance = this.current();
     if (utterance === null) return;
     if (utterance.stream === null) return; // still starting
+    const perMs = samplesPerMs(this.line);
     for (;;) {
       if (this.current() !== utterance) return;
       if (this.socket.bufferedAmount > this.config.maxSocketBufferedBytes) {
@@ -114,7 +153,7 @@ export class OutboundMedia {
         this.socketBlocked = true; // the send callback wakes us
         return;
       }
-      if (utterance.unacknowledgedSamples >= this.config.maxUnacknowledgedSamples) return; // a mark echo wakes us
+      if (utterance.unacknowledgedSamples >= this.maxUnacknowledgedSamples) return; // an ack wakes us
       const now = this.config.clock.now();
       const due = this.pacer.due;
       if (due > now) {
@@ -123,20 +162,28 @@ export class OutboundMedia {
       }
       const frame = utterance.nextFrame();
       if (frame === null) {
-        this.pacer.idle();
-        if (utterance.sourceDone && !utterance.endMarkSent) utterance.sendEndMark(this.sink);
-        return; // 'readable' or the end mark's echo wakes us
+        if (utterance.sourceDone && !utterance.endMarkSent) {
+          const padded = this.batcher.flushPadded(silenceByte(this.line));
+          if (padded > 0) this.pacer.sent(now, due, this.bytesToMs(padded));
+          else this.pacer.idle();
+          utterance.sendEndMark(this.sink);
+        } else {
+          this.pacer.idle();
+        }
+        return; // 'readable' or the end mark's ack wakes us
       }
-      const samples = utterance.sendFrame(frame, this.sink);
-      this.pacer.sent(now, due, samples / TWILIO_SAMPLES_PER_MS);
-      const unackMs = utterance.unacknowledgedSamples / TWILIO_SAMPLES_PER_MS;
+      this.released = 0;
+      utterance.sendFrame(frame, this.sink);
+      // Batched, a frame may only fill the batch: the phone gets nothing yet, so nothing is paced.
+      if (this.released > 0) this.pacer.sent(now, due, this.bytesToMs(this.released));
+      const unackMs = utterance.unacknowledgedSamples / perMs;
       if (unackMs > this.stats.maxUnacknowledgedMs) this.stats.maxUnacknowledgedMs = unackMs;
     }
   }
 
-  private sendText(text: string): void {
+  private send(message: ProviderMessage): void {
     if (this.socket.readyState !== WS_OPEN) return;
-    this.socket.send(text, this.onSent);
+    this.socket.send(message, this.onSent);
   }
 
   private readonly onSent = (err?: Error): void => {

@@ -1,5 +1,5 @@
 /**
- * One utterance on a call: reads μ-law frames from its speech source, decides where marks go
+ * One utterance on a call: reads frames in the line's format from its speech source, decides where marks go
  * (exactly at known word starts, split inside a frame if need be, plus every N frames and at the
  * end), and moves the source's playhead only when a mark comes back played. It never touches the
  * socket or the clock: the call hands it a sink and decides when to send.
@@ -8,13 +8,14 @@ import type { AudioFrame } from '../codec/types.js';
 import { TelephonyError, VoicewireError } from '../errors.js';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
 import type { SpeechStream, SpeechWord, SpeechWordEvent } from './speechSource.js';
-import { TWILIO_SAMPLE_RATE } from './twilioMessages.js';
+import { bytesPerSample, describeLineFormat, frameEncodingFor, frameLineBytes, MULAW_8K, type LineFormat } from './lineFormat.js';
 
 /** Prefix of every mark name the bridge sends; echoes of other names belong to the user. */
 export const MARK_PREFIX = 'vw:';
 
 export interface UtteranceSink {
-  sendMedia(mulaw: Uint8Array): void;
+  /** Line bytes (μ-law, A-law or L16 in the line's byte order). */
+  sendMedia(audio: Uint8Array): void;
   sendMark(name: string): void;
 }
 
@@ -53,12 +54,12 @@ interface PendingMark {
  * engine's word clock counts a word as reached when `start < position`, so advancing the playhead
  * here fires it, and not a sample earlier.
  */
-export function wordMarkSample(sec: number): number {
-  return Math.floor(sec * TWILIO_SAMPLE_RATE) + 1;
+export function wordMarkSample(sec: number, sampleRate: number = MULAW_8K.sampleRate): number {
+  return Math.floor(sec * sampleRate) + 1;
 }
 
-function reached(word: SpeechWord, playedSamples: number): boolean {
-  return word.start < playedSamples / TWILIO_SAMPLE_RATE;
+function reached(word: SpeechWord, playedSamples: number, sampleRate: number): boolean {
+  return word.start < playedSamples / sampleRate;
 }
 
 export class Utterance {
@@ -85,6 +86,8 @@ export class Utterance {
     readonly request: TtsRequest,
     private readonly options: UtteranceMarkOptions,
     readonly settle: (result: UtteranceResult) => void,
+    /** The line's format: what frames must be, and the rate every sample count is at. */
+    readonly line: LineFormat = MULAW_8K,
   ) {
     this.markPrefix = `${MARK_PREFIX}${id}:`;
   }
@@ -142,11 +145,13 @@ export class Utterance {
     if (stream === null || this.sourceDone) return null;
     const frame = stream.read() as AudioFrame | null;
     if (frame === null) return null;
-    if (frame.encoding !== 'mulaw' || frame.sampleRate !== TWILIO_SAMPLE_RATE || frame.channels !== 1) {
+    const line = this.line;
+    if ((frame.encoding as string) !== frameEncodingFor(line) || frame.sampleRate !== line.sampleRate || frame.channels !== 1) {
+      const needs = line.encoding === 'mulaw' ? 'mulaw 8000 Hz mono' : `${frameEncodingFor(line)} frames for ${describeLineFormat(line)}`;
       this.fail(
         new TelephonyError(
           'FORMAT_MISMATCH',
-          `speech source gave ${frame.encoding} ${frame.sampleRate} Hz ×${frame.channels}; a phone line needs mulaw 8000 Hz mono`,
+          `speech source gave ${frame.encoding} ${frame.sampleRate} Hz ×${frame.channels}; a phone line needs ${needs}`,
           { field: 'frame.encoding' },
         ),
       );
@@ -157,8 +162,10 @@ export class Utterance {
 
   /** Sends one frame, split at known word starts with a mark at each; returns its samples. */
   sendFrame(frame: AudioFrame, sink: UtteranceSink): number {
-    const bytes = frame.samples as Uint8Array;
-    const n = Math.min(frame.sampleCount, bytes.length);
+    const bytes = frameLineBytes(frame, this.line);
+    const bps = bytesPerSample(this.line);
+    const rate = this.line.sampleRate;
+    const n = Math.min(frame.sampleCount, Math.floor(bytes.length / bps));
     const a = this.sentSamples;
     const b = a + n;
     let cur = a;
@@ -168,19 +175,19 @@ export class Utterance {
       // Audio past the last known word may hold words whose timing has not arrived yet: mark
       // each such frame, so a late word is still heard within one frame.
       const last = words[words.length - 1];
-      uncovered = this.stream?.alignmentFinal !== true && (last === undefined || wordMarkSample(last.end) < b);
+      uncovered = this.stream?.alignmentFinal !== true && (last === undefined || wordMarkSample(last.end, rate) < b);
       if (this.wordCursor > words.length) this.wordCursor = 0; // timeline revised shorter
       while (this.wordCursor < words.length) {
-        const p = wordMarkSample(words[this.wordCursor]!.start);
+        const p = wordMarkSample(words[this.wordCursor]!.start, rate);
         if (p > b) break;
         this.wordCursor++;
         if (p < cur || p <= this.lastMarkSample) continue; // already sent: a later mark covers it
-        if (p > cur) sink.sendMedia(bytes.subarray(cur - a, p - a));
+        if (p > cur) sink.sendMedia(bytes.subarray((cur - a) * bps, (p - a) * bps));
         cur = p;
         this.mark(sink, p, false);
       }
     }
-    if (cur < b) sink.sendMedia(cur === a ? bytes.subarray(0, n) : bytes.subarray(cur - a, n));
+    if (cur < b) sink.sendMedia(bytes.subarray((cur - a) * bps, n * bps));
     this.sentSamples = b;
     this.framesSent++;
     const every = this.options.markEveryFrames;
@@ -240,20 +247,21 @@ export class Utterance {
   /** What the caller heard: the words the playhead reached, and the known words it did not. */
   result(status: UtteranceStatus): UtteranceResult {
     const played = this.playedSamples;
+    const rate = this.line.sampleRate;
     const heard = this.heard
-      .filter((w) => reached(w, played))
+      .filter((w) => reached(w, played, rate))
       .map(({ text, start, end }) => ({ text, start, end }))
       .sort((x, y) => x.start - y.start);
     const timeline = this.stream?.alignment?.timeline() ?? NO_WORDS;
-    const cut = timeline.filter((w) => !reached(w, played)).map(({ text, start, end }) => ({ text, start, end }));
+    const cut = timeline.filter((w) => !reached(w, played, rate)).map(({ text, start, end }) => ({ text, start, end }));
     const result: UtteranceResult = {
       id: this.id,
       status,
       heardText: heard.map((w) => w.text).join(' '),
       heard,
       cut,
-      playedSec: played / TWILIO_SAMPLE_RATE,
-      sentSec: this.sentSamples / TWILIO_SAMPLE_RATE,
+      playedSec: played / rate,
+      sentSec: this.sentSamples / rate,
     };
     if (this.error !== undefined) result.error = this.error;
     return result;

@@ -6,7 +6,6 @@ import type { TtsRequest } from '../protocol/ttsRequest.js';
 import type { TelephonyClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { TELEPHONY_FRAME_MS, type SpeechSource } from './speechSource.js';
-import { TWILIO_SAMPLES_PER_MS } from './twilioMessages.js';
 
 /** @defaultValue 200 ms of audio buffered at the phone ahead of what it plays. */
 export const DEFAULT_LEAD_MS = 200;
@@ -18,7 +17,8 @@ export const DEFAULT_MAX_SOCKET_BUFFERED_BYTES = 64 * 1024;
 export const UNACKNOWLEDGED_SLACK_MS = 1000;
 export const DEFAULT_MAX_QUEUED_UTTERANCES = 16;
 
-export interface TwilioCallOptions {
+/** Options of a call on any provider (`TwilioCallOptions` is this). */
+export interface CallOptions {
   /**
    * Where speech comes from.
    * @defaultValue `createClientSpeechSource()`: the voicewire client from `VOICEWIRE_BASE_URL`.
@@ -38,7 +38,7 @@ export interface TwilioCallOptions {
   maxInboundBufferBytes?: number;
   /** @defaultValue 16 */
   maxQueuedUtterances?: number;
-  /** Merged under the request when `speak()` gets text. @defaultValue `{format:'pcm', sample_rate:8000}` */
+  /** Merged under the request when `speak()` gets text. @defaultValue `{format:'pcm', sample_rate:` the line's rate `}` */
   requestDefaults?: Partial<TtsRequest>;
   /** @defaultValue the system clock */
   clock?: TelephonyClock;
@@ -50,12 +50,15 @@ export interface ResolvedCallOptions {
   leadMs: number;
   markEveryFrames: number;
   wordMarks: boolean;
-  maxUnacknowledgedSamples: number;
+  /** Sent-but-unacknowledged audio that pauses sending (the outbound side floors it at lead + a batch). */
+  maxUnacknowledgedMs: number;
   maxSocketBufferedBytes: number;
   maxQueuedUtterances: number;
 }
 
-export function resolveCallOptions(options: TwilioCallOptions): ResolvedCallOptions {
+export type TwilioCallOptions = CallOptions;
+
+export function resolveCallOptions(options: CallOptions): ResolvedCallOptions {
   const leadMs = checked(options.leadMs ?? DEFAULT_LEAD_MS, 'leadMs', true);
   const every = Math.floor(checked(options.markEveryFrames ?? DEFAULT_MARK_EVERY_FRAMES, 'markEveryFrames', true));
   const markSpacingMs = (every === 0 ? FALLBACK_MARK_SPACING_FRAMES : every) * TELEPHONY_FRAME_MS;
@@ -65,8 +68,7 @@ export function resolveCallOptions(options: TwilioCallOptions): ResolvedCallOpti
     leadMs,
     markEveryFrames: every,
     wordMarks: options.wordMarks ?? true,
-    // Never below the lead plus a frame, or pacing itself would stall.
-    maxUnacknowledgedSamples: Math.max(maxUnackMs, leadMs + TELEPHONY_FRAME_MS) * TWILIO_SAMPLES_PER_MS,
+    maxUnacknowledgedMs: maxUnackMs,
     maxSocketBufferedBytes: checked(options.maxSocketBufferedBytes ?? DEFAULT_MAX_SOCKET_BUFFERED_BYTES, 'maxSocketBufferedBytes', false),
     maxQueuedUtterances: checked(options.maxQueuedUtterances ?? DEFAULT_MAX_QUEUED_UTTERANCES, 'maxQueuedUtterances', false),
   };

@@ -10,32 +10,40 @@ import type { Utterance, UtteranceResult } from './Utterance.js';
 
 export type CallEndReason = 'stop' | 'socketClosed' | 'closed' | 'error';
 
-/** The call's life: one discriminated union, changed only by `transition()`. */
-export type CallState =
+/**
+ * The call's life: one discriminated union, changed only by `transition()`. `S` is the provider's
+ * start details (Twilio's `start` message by default).
+ */
+export type CallState<S = StartInfo> =
   | { status: 'awaitingStart' }
-  | { status: 'idle'; stream: StartInfo }
-  | { status: 'speaking'; stream: StartInfo; utterance: Utterance }
-  | { status: 'ended'; reason: CallEndReason; stream: StartInfo | null; error?: VoicewireError };
+  | { status: 'idle'; stream: S }
+  | { status: 'speaking'; stream: S; utterance: Utterance }
+  | { status: 'ended'; reason: CallEndReason; stream: S | null; error?: VoicewireError };
 
 export interface TelephonyWordEvent extends SpeechWordEvent {
   utteranceId: number;
 }
 
-export interface TwilioCallEvents {
+/** The events of a call on any provider; `S` is the provider's start details. */
+export interface CallEvents<S> {
   connected: [];
-  start: [info: StartInfo];
+  start: [info: S];
   word: [word: TelephonyWordEvent];
   dtmf: [dtmf: { digit: string; track: string }];
-  /** The echo of a mark the bridge did not send (e.g. one the user sent through `sendMark`). */
+  /** The acknowledgement of a mark the bridge did not send (e.g. one the user sent through `sendMark`). */
   mark: [name: string];
   utteranceStart: [info: { id: number; request: TtsRequest }];
   utteranceEnd: [result: UtteranceResult];
   interrupted: [result: UtteranceResult];
   warning: [warning: VoicewireError];
-  stateChange: [previous: CallState, next: CallState];
+  stateChange: [previous: CallState<S>, next: CallState<S>];
   close: [info: { reason: CallEndReason; error?: VoicewireError }];
 }
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- kept an interface, as it was
+export interface TwilioCallEvents extends CallEvents<StartInfo> {}
+
+/** A call's counters (on any provider). */
 export interface TwilioCallStats {
   mediaMessages: number;
   markMessages: number;
@@ -47,3 +55,5 @@ export interface TwilioCallStats {
   /** Most audio (ms) ever sent ahead of the last echoed mark. */
   maxUnacknowledgedMs: number;
 }
+
+export type CallStats = TwilioCallStats;

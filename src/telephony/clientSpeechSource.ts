@@ -1,11 +1,13 @@
 /**
- * The default speech source: the voicewire client, asked for frames a phone line can take
- * (μ-law 8 kHz mono, 20 ms) with an external playhead that only mark echoes move.
+ * The default speech source: the voicewire client, asked for frames the call's line takes
+ * (`context.format`: μ-law 8 kHz mono when absent; 20 ms frames) through the engine's conversion
+ * stage, with an external playhead that only acknowledgements move. A line encoding the engine
+ * cannot output yet rejects with a `TELEPHONY_FORMAT_UNSUPPORTED` TelephonyError.
  */
 import { createClient, type ClientOptions } from '../client/createClient.js';
 import type { TtsApi, TtsStreamOptions } from '../client/tts.js';
 import type { SpeechSource } from './speechSource.js';
-import { TELEPHONY_OUTPUT } from './speechSource.js';
+import { TELEPHONY_OUTPUT, telephonyOutputFor } from './speechSource.js';
 
 /** Per-request options passed through to `streamWithTimestamps` (model, headers, timeouts). */
 export type ClientSpeechSourceOptions = Omit<TtsStreamOptions, 'signal' | 'output' | 'playhead'>;
@@ -24,11 +26,12 @@ export function createClientSpeechSource(
   options: ClientSpeechSourceOptions = {},
 ): SpeechSource {
   const tts = 'tts' in client ? client.tts : createClient(client).tts;
-  return async (request, { signal }) => {
+  return async (request, { signal, format }) => {
+    const output = format === undefined ? TELEPHONY_OUTPUT : telephonyOutputFor(format);
     const { stream } = await tts.streamWithTimestamps(request, {
       ...options,
       signal,
-      output: TELEPHONY_OUTPUT,
+      output,
       playhead: 'external',
     });
     return stream;

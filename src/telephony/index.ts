@@ -1,5 +1,6 @@
 /**
- * `voicewire/telephony`: speak into a Twilio bidirectional Media Stream with word events timed by
+ * `voicewire/telephony`: speak into a phone call's media stream (Twilio today, other providers
+ * through a {@link ProviderAdapter} on the same {@link CallCore}) with word events timed by
  * what the caller actually heard (mark echoes), and barge-in that clears the phone and tells the
  * truth about what was heard.
  */
@@ -20,12 +21,37 @@ export {
   DEFAULT_MAX_QUEUED_UTTERANCES,
   UNACKNOWLEDGED_SLACK_MS,
 } from './callOptions.js';
+export { CallCore } from './CallCore.js';
+export type { CallOptions } from './callOptions.js';
+export type { CallEvents, CallStats } from './callTypes.js';
+export {
+  UNBATCHED,
+  socketBytes,
+  socketText,
+  type CallStart,
+  type OutboundChunking,
+  type ProviderAdapter,
+  type ProviderEvent,
+  type ProviderMessage,
+} from './providerAdapter.js';
+export {
+  MULAW_8K,
+  bytesPerSample,
+  decodeLineAudio,
+  describeLineFormat,
+  type LineEncoding,
+  type LineFormat,
+  type LineSampleRate,
+} from './lineFormat.js';
+export { TwilioAdapter } from './twilioAdapter.js';
 export { createTwilioBridge, type TwilioBridge, type TwilioBridgeOptions } from './TwilioBridgeServer.js';
 export type { MediaSocket, MediaSocketData, MediaSocketServer } from './mediaSocket.js';
 export { createClientSpeechSource, type ClientSpeechSourceOptions } from './clientSpeechSource.js';
 export {
   TELEPHONY_OUTPUT,
   TELEPHONY_REQUEST_DEFAULTS,
+  telephonyOutputFor,
+  telephonyRequestDefaults,
   type SpeechSource,
   type SpeechSourceContext,
   type SpeechStream,

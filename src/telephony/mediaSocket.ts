@@ -12,14 +12,15 @@ import type { AddressInfo } from 'node:net';
 export type MediaSocketData = Buffer | ArrayBuffer | Buffer[];
 
 /**
- * A Twilio Media Stream connection: 'message' `(data: MediaSocketData, isBinary: boolean)`,
+ * A provider's media stream connection (Twilio Media Stream …): 'message' `(data: MediaSocketData, isBinary: boolean)`,
  * 'close' and 'error' `(err: Error)` events, the `readyState` numbers of the WebSocket standard
  * (1 = open), and how many bytes are queued but not yet sent.
  */
 export interface MediaSocket extends EventEmitter {
   readonly readyState: number;
   readonly bufferedAmount: number;
-  send(data: string, cb?: (err?: Error) => void): void;
+  /** Text (JSON) frames, or binary frames for providers that send audio raw (Vonage). */
+  send(data: string | Uint8Array, cb?: (err?: Error) => void): void;
   close(code?: number): void;
 }
 

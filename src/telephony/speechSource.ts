@@ -5,6 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
+import { checkEngineCanEncode, frameEncodingFor, type LineFormat } from './lineFormat.js';
+import type { SampleEncoding } from '../codec/types.js';
 import { TWILIO_CHANNELS, TWILIO_SAMPLE_RATE } from './twilioMessages.js';
 
 /** A word on the utterance's timeline, seconds from the utterance's first sample. */
@@ -42,11 +44,16 @@ export interface SpeechStream extends Readable {
 export interface SpeechSourceContext {
   /** Fires on interrupt, `stop` or socket close: stop synthesis and the network read. */
   signal: AbortSignal;
+  /**
+   * The line format the frames must be in: μ-law or A-law codes, or s16 for L16 (the call puts
+   * the bytes in the line's order), at `format.sampleRate`, mono. Absent: μ-law 8 kHz.
+   */
+  format?: LineFormat;
 }
 
 /**
  * Starts one utterance. Resolves once audio can be read (for the client: the response head is in).
- * Must deliver μ-law 8 kHz mono frames with an external playhead.
+ * Must deliver mono frames in `context.format` (μ-law 8 kHz when absent) with an external playhead.
  */
 export type SpeechSource = (request: TtsRequest, context: SpeechSourceContext) => Promise<SpeechStream>;
 
@@ -65,3 +72,28 @@ export const TELEPHONY_OUTPUT = {
  * resampled (the service's own telephony recipe), then μ-law conversion in the engine.
  */
 export const TELEPHONY_REQUEST_DEFAULTS: Partial<TtsRequest> = { format: 'pcm', sample_rate: TWILIO_SAMPLE_RATE };
+
+/**
+ * The conversion a line needs (`output` for the engine): its encoding (s16 for L16), its rate,
+ * mono, 20 ms frames. Throws a `TELEPHONY_FORMAT_UNSUPPORTED` TelephonyError for an encoding the
+ * engine cannot output yet.
+ */
+export function telephonyOutputFor(format: LineFormat): {
+  sampleRate: number;
+  encoding: SampleEncoding;
+  channels: 1;
+  frameMs: number;
+} {
+  checkEngineCanEncode(format);
+  return {
+    sampleRate: format.sampleRate,
+    encoding: frameEncodingFor(format) as SampleEncoding,
+    channels: TWILIO_CHANNELS,
+    frameMs: TELEPHONY_FRAME_MS,
+  };
+}
+
+/** {@link TELEPHONY_REQUEST_DEFAULTS} for a line: PCM at the line's rate, so nothing is resampled. */
+export function telephonyRequestDefaults(format: LineFormat): Partial<TtsRequest> {
+  return { ...TELEPHONY_REQUEST_DEFAULTS, sample_rate: format.sampleRate };
+}
