@@ -48,3 +48,4 @@ export {
 } from './twilioMessages.js';
 export { TelephonyError } from '../errors.js';
 export * from './vad/index.js';
+export * from './bargeIn/index.js';
