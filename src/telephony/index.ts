@@ -76,3 +76,4 @@ export { TelephonyError } from '../errors.js';
 export * from './vad/index.js';
 export * from './auth/index.js';
 export * from './answer/index.js';
+export * from './bargeIn/index.js';

@@ -1,0 +1,191 @@
+/**
+ * The barge-in state machine: per VAD window (its speech probability, and whether the echo gate
+ * says it may be the caller) and "is the bot speaking", decides pause / resume +
+ * falseInterruption / interrupt and the caller's turn edges. Pure: no audio, no clock; windows
+ * arrive in order, so any split of the audio into pushes gives the same decisions.
+ *
+ *  idle ──p ≥ start──▶ candidate ──a window p ≥ start that may be the caller──▶ speaking
+ *   ▲                    │ (echo alone never leaves it)                        │ pause if the bot speaks
+ *   └── silence ≥ falseInterruptionSilenceMs ◀┘                                 │ interrupt at minInterruptionMs
+ *   └──────────────── silence ≥ endOfTurnSilenceMs: callerSpeechEnded ◀─────────┘ resume if silent first
+ */
+import { InvalidOptionError } from '../../errors.js';
+import {
+  DEFAULT_BARGE_IN_START_THRESHOLD,
+  DEFAULT_BARGE_IN_STOP_THRESHOLD,
+  DEFAULT_END_OF_TURN_SILENCE_MS,
+  DEFAULT_FALSE_INTERRUPTION_SILENCE_MS,
+  DEFAULT_INTERRUPT_THRESHOLD,
+  DEFAULT_PRESENT_ABOVE_FLOOR_DB,
+  DEFAULT_MIN_INTERRUPTION_MS,
+  LINE_RATE,
+  type BargeInDecision,
+  type BargeInPolicyOptions,
+} from './types.js';
+
+const MS_PER_SECOND = 1000;
+/**
+ * When the caller starts over a run of echo, the turn starts this long before the first window
+ * that can only be the caller (the onset is usually one window earlier), not at the echo's start.
+ */
+export const EVIDENCE_LOOKBACK_MS = 100;
+
+type State = 'idle' | 'candidate' | 'speaking';
+
+export class BargeInPolicy {
+  readonly interruptible: boolean;
+  private readonly start: number;
+  private readonly stop: number;
+  private readonly interruptAt: number;
+  private readonly presentDb: number;
+  private readonly minInterruption: number;
+  private readonly falseSilence: number;
+  private readonly endSilence: number;
+  private readonly lookback: number;
+  private state: State = 'idle';
+  private botSpeaking = false;
+  private paused = false;
+  private interrupted = false;
+  /** Candidate run start, then the caller's onset. */
+  private runStart = 0;
+  /** Silence since the last voiced window. */
+  private silence = 0;
+  private lastVoicedEnd = 0;
+
+  constructor(options: BargeInPolicyOptions = {}) {
+    this.interruptible = options.interruptible ?? true;
+    this.start = options.startThreshold ?? DEFAULT_BARGE_IN_START_THRESHOLD;
+    this.stop = options.stopThreshold ?? Math.min(this.start, DEFAULT_BARGE_IN_STOP_THRESHOLD);
+    if (!(this.start >= 0 && this.start <= 1))
+      throw new InvalidOptionError('startThreshold', `startThreshold must be within 0..1, got ${this.start}`);
+    if (!(this.stop >= 0 && this.stop <= this.start)) {
+      throw new InvalidOptionError('stopThreshold', `stopThreshold must be within 0..startThreshold (${this.start}), got ${this.stop}`);
+    }
+    this.interruptAt = options.interruptThreshold ?? DEFAULT_INTERRUPT_THRESHOLD;
+    if (!(this.interruptAt >= 0 && this.interruptAt <= 1)) {
+      throw new InvalidOptionError('interruptThreshold', `interruptThreshold must be within 0..1, got ${this.interruptAt}`);
+    }
+    this.presentDb = options.presentAboveFloorDb ?? DEFAULT_PRESENT_ABOVE_FLOOR_DB;
+    const samples = (field: string, ms: number): number => {
+      if (!(ms >= 0 && Number.isFinite(ms))) throw new InvalidOptionError(field, `${field} must be a finite number ≥ 0, got ${ms}`);
+      return Math.round((ms * LINE_RATE) / MS_PER_SECOND);
+    };
+    this.minInterruption = samples('minInterruptionMs', options.minInterruptionMs ?? DEFAULT_MIN_INTERRUPTION_MS);
+    this.falseSilence = samples('falseInterruptionSilenceMs', options.falseInterruptionSilenceMs ?? DEFAULT_FALSE_INTERRUPTION_SILENCE_MS);
+    this.endSilence = samples('endOfTurnSilenceMs', options.endOfTurnSilenceMs ?? DEFAULT_END_OF_TURN_SILENCE_MS);
+    if (this.endSilence < this.falseSilence) {
+      throw new InvalidOptionError('endOfTurnSilenceMs', 'endOfTurnSilenceMs must not be shorter than falseInterruptionSilenceMs');
+    }
+    this.lookback = samples('lookback', EVIDENCE_LOOKBACK_MS);
+  }
+
+  /** Whether new media is held back now (between `pause` and `resume` / `interrupt`). */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Whether a caller turn is open (between callerSpeechStarted and callerSpeechEnded). */
+  get inTurn(): boolean {
+    return this.state === 'speaking';
+  }
+
+  /**
+   * The bot started or stopped speaking (an utterance began, ended, or was interrupted). Stopping
+   * while paused drops the pause: there is nothing left to resume.
+   */
+  setBotSpeaking(speaking: boolean): void {
+    this.botSpeaking = speaking;
+    if (!speaking) this.paused = false;
+  }
+
+  /** One VAD window [sample, sample + samples) on the line timeline. Decisions go to `out`. */
+  window(
+    sample: number,
+    samples: number,
+    probability: number,
+    possiblyCaller: boolean,
+    out: BargeInDecision[],
+    aboveFloorDb = Infinity,
+  ): void {
+    const end = sample + samples;
+    const voiced = probability >= (this.state === 'idle' ? this.start : this.stop);
+    if (this.state === 'idle') {
+      if (!voiced) return;
+      this.state = 'candidate';
+      this.runStart = sample;
+      this.silence = 0;
+    } else if (voiced) {
+      this.silence = 0;
+    } else {
+      this.silence += samples;
+    }
+    if (voiced) this.lastVoicedEnd = end;
+    const strong = probability >= this.interruptAt && aboveFloorDb >= this.presentDb;
+    if (this.state === 'candidate') {
+      if (voiced && probability >= this.start && possiblyCaller) {
+        this.confirm(sample, end, strong, out);
+      } else if (this.silence >= this.falseSilence) {
+        this.state = 'idle';
+      }
+      return;
+    }
+    if (this.paused && !this.interrupted && strong && end - this.runStart >= this.minInterruption) {
+      this.paused = false;
+      this.interrupted = true;
+      out.push(decision('interrupt', this.runStart, end));
+    }
+    if (this.paused && this.silence >= this.falseSilence) {
+      this.paused = false;
+      out.push(decision('resume', this.runStart, end), decision('falseInterruption', this.runStart, end));
+    }
+    if (this.silence >= this.endSilence) this.endTurn(end, out);
+  }
+
+  private confirm(sample: number, end: number, strong: boolean, out: BargeInDecision[]): void {
+    this.state = 'speaking';
+    this.runStart = Math.max(this.runStart, sample - this.lookback);
+    this.interrupted = false;
+    out.push(decision('callerSpeechStarted', this.runStart, end));
+    if (this.interruptible && this.botSpeaking) {
+      this.paused = true;
+      out.push(decision('pause', this.runStart, end));
+      if (strong && end - this.runStart >= this.minInterruption) {
+        this.paused = false;
+        this.interrupted = true;
+        out.push(decision('interrupt', this.runStart, end));
+      }
+    }
+  }
+
+  private endTurn(at: number, out: BargeInDecision[]): void {
+    if (this.paused) {
+      this.paused = false;
+      out.push(decision('resume', this.runStart, at), decision('falseInterruption', this.runStart, at));
+    }
+    out.push(decision('callerSpeechEnded', this.lastVoicedEnd, at));
+    this.state = 'idle';
+    this.silence = 0;
+  }
+
+  /** End of input at `endSample`: an open turn ends where its last voiced window ended. */
+  flush(endSample: number, out: BargeInDecision[]): void {
+    if (this.state === 'speaking') this.endTurn(endSample, out);
+    this.reset();
+  }
+
+  reset(): void {
+    this.state = 'idle';
+    this.paused = false;
+    this.interrupted = false;
+    this.silence = 0;
+  }
+}
+
+function decision(
+  type: 'callerSpeechStarted' | 'pause' | 'resume' | 'falseInterruption' | 'interrupt' | 'callerSpeechEnded',
+  sample: number,
+  detectedAt: number,
+): BargeInDecision {
+  const atMs = (detectedAt * MS_PER_SECOND) / LINE_RATE;
+  return type === 'resume' ? { type, detectedAt, atMs } : { type, sample, detectedAt, atMs };
+}

@@ -1,0 +1,261 @@
+/**
+ * Barge-in by voice through createBargeInDetector on the committed corpus (test/fixtures/vad):
+ * real espeak-ng callers over phone-band noise, the bot's echo with the reference it came from,
+ * real Silero (onnxruntime-node) and WebRTC (wasm). Audio goes in as 20 ms μ-law frames, with the
+ * bot's frames noted just before, as the bridge will do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  BargeInPolicy,
+  EchoGate,
+  createBargeInDetector,
+  DEFAULT_MIN_INTERRUPTION_MS,
+  DEFAULT_PRE_ROLL_MS,
+  type BargeInDecision,
+  type BargeInDetector,
+  type CallerTurn,
+} from '../../../src/telephony/bargeIn/index.js';
+import { InvalidOptionError } from '../../../src/errors.js';
+import { mulawDecode } from '../../../src/dsp/mulaw.js';
+import { clip, CORPUS_RATE, loadCorpus, type LoadedClip } from '../../fixtures/vad/corpus.js';
+
+const MS = CORPUS_RATE / 1000;
+const FRAME = 20 * MS;
+/** What the bot plays while the caller speaks in the speech clips (a bot line, looped). */
+const BOT = clip('echo-20-120ms.ul').referenceMulaw!;
+const SPEECH_300 = ['speech-en-us-male-u3-snr20.ul', 'speech-en-gb-female-u2-snr10.ul', 'speech-espeak-en-us+f4-u4-snr5.ul'];
+
+function loop(x: Uint8Array, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += x.length) out.set(x.subarray(0, Math.min(x.length, n - i)), i);
+  return out;
+}
+
+/** The clip in 20 ms frames with the bot speaking; `played` (if any) noted frame by frame first. */
+function play(d: BargeInDetector, audio: Uint8Array, played?: Uint8Array, botSpeaking = true): BargeInDecision[] {
+  d.reset();
+  d.setBotSpeaking(botSpeaking);
+  const out: BargeInDecision[] = [];
+  for (let i = 0; i < audio.length; i += FRAME) {
+    if (played && i < played.length) d.notePlayed(played.subarray(i, i + FRAME), i / MS);
+    out.push(...d.push(audio.subarray(i, i + FRAME)));
+  }
+  return [...out, ...d.flush()];
+}
+
+const types = (ds: BargeInDecision[]): string[] => ds.map((d) => d.type);
+const turns = (ds: BargeInDecision[]): CallerTurn[] => ds.flatMap((d) => (d.type === 'callerTurn' ? [d.turn] : []));
+
+/** The first 150 ms of a caller's speech, then the line's noise again (a cough-length sound). */
+function burst(c: LoadedClip, ms: number): Uint8Array {
+  const out = c.mulaw.slice();
+  const cut = c.onset! + ms * MS;
+  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
+  return out;
+}
+
+let detector: BargeInDetector;
+beforeAll(async () => {
+  detector = await createBargeInDetector({ vad: { onNotice: () => undefined } });
+});
+afterAll(() => detector.close());
+
+describe('createBargeInDetector on the corpus', () => {
+  it.each(SPEECH_300)('pauses then interrupts when the caller speaks 300 ms or more while the bot speaks (%s)', (file) => {
+    const c = clip(file);
+    const ds = play(detector, c.mulaw, loop(BOT, c.mulaw.length));
+    const t = types(ds).filter((x) => x !== 'callerTurn' && x !== 'callerSpeechEnded');
+    expect(t).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
+    const pause = ds.find((d) => d.type === 'pause')!;
+    const interrupt = ds.find((d) => d.type === 'interrupt')!;
+    expect(pause.detectedAt).toBeGreaterThanOrEqual(c.onset!);
+    expect(interrupt.detectedAt - pause.detectedAt).toBeGreaterThan(0);
+    // The interruption is not decided before minInterruptionMs of speech could have passed.
+    expect(interrupt.detectedAt - c.onset!).toBeGreaterThanOrEqual(DEFAULT_MIN_INTERRUPTION_MS * MS);
+  });
+
+  it('pauses on a 150 ms burst of speech, then resumes and reports a false interruption', () => {
+    const c = clip('speech-en-us-male-u1-snr10.ul');
+    const ds = play(detector, burst(c, 150), loop(BOT, c.mulaw.length));
+    expect(types(ds)).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption', 'callerSpeechEnded', 'callerTurn']);
+    expect(ds.find((d) => d.type === 'pause')!.detectedAt).toBeGreaterThanOrEqual(c.onset!);
+  });
+
+  it('never interrupts or pauses on the bot echo alone, given what the bot played', () => {
+    const echoes = loadCorpus().filter((c) => c.kind === 'echo');
+    expect(echoes.length).toBeGreaterThan(0);
+    for (const c of echoes) {
+      expect(types(play(detector, c.mulaw, c.referenceMulaw)), c.file).toEqual([]);
+    }
+  });
+
+  it('fires on the echo clips when the gate is off (so the gate is what keeps them quiet)', async () => {
+    const ungated = await createBargeInDetector({ echoGate: false, vad: { onNotice: () => undefined } });
+    const fired = loadCorpus()
+      .filter((c) => c.kind === 'echo')
+      .filter((c) => types(play(ungated, c.mulaw, c.referenceMulaw)).includes('interrupt'));
+    ungated.close();
+    expect(fired.length).toBeGreaterThan(0);
+  });
+
+  it('never interrupts on music on hold, noise, DTMF tones or clicks while the bot speaks', () => {
+    const others = loadCorpus().filter((c) => ['silence', 'white', 'pink', 'moh', 'dtmf', 'clicks'].includes(c.kind));
+    for (const c of others) expect(types(play(detector, c.mulaw)), c.file).not.toContain('interrupt');
+  });
+
+  it('interrupts when the caller speaks over the bot echo (double talk), held-out voices included', () => {
+    const dt = loadCorpus().filter((c) => c.kind === 'doubletalk');
+    expect(dt.some((c) => c.heldOut)).toBe(true);
+    for (const c of dt) {
+      const ds = play(detector, c.mulaw, c.referenceMulaw);
+      const interrupt = ds.find((d) => d.type === 'interrupt');
+      expect(interrupt, c.file).toBeDefined();
+      expect(interrupt!.detectedAt, c.file).toBeGreaterThanOrEqual(c.onset!);
+    }
+  });
+
+  it('with interruptible: false never pauses or interrupts, and still reports the turn', async () => {
+    const d = await createBargeInDetector({ interruptible: false, vad: { onNotice: () => undefined } });
+    const c = clip(SPEECH_300[0]!);
+    const ds = play(d, c.mulaw, loop(BOT, c.mulaw.length));
+    d.close();
+    expect(types(ds)).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'callerTurn']);
+  });
+
+  it('reports turns, without pausing, while the bot is silent', () => {
+    const c = clip(SPEECH_300[1]!);
+    expect(types(play(detector, c.mulaw, undefined, false))).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'callerTurn']);
+  });
+
+  it("gives each turn's audio from onset − pre-roll to the speech's end, sample for sample", () => {
+    const c = clip('speech-en-gb-u3-snr20.ul');
+    const ds = play(detector, c.mulaw, undefined, false);
+    const [turn] = turns(ds);
+    const started = ds.find((d) => d.type === 'callerSpeechStarted');
+    const ended = ds.find((d) => d.type === 'callerSpeechEnded');
+    expect(turn).toBeDefined();
+    expect(started?.type === 'callerSpeechStarted' && turn!.onsetSample).toBe(started?.type === 'callerSpeechStarted' && started.sample);
+    expect(turn!.startSample).toBe(turn!.onsetSample - DEFAULT_PRE_ROLL_MS * MS);
+    expect(ended?.type === 'callerSpeechEnded' && ended.sample).toBe(turn!.endSample);
+    expect(turn!.audio.length).toBe(turn!.endSample - turn!.startSample);
+    expect(turn!.audio).toEqual(mulawDecode(c.mulaw.subarray(turn!.startSample, turn!.endSample)));
+    // The turn covers the labelled speech.
+    expect(turn!.onsetSample).toBeLessThanOrEqual(c.onset! + 100 * MS);
+    expect(turn!.endSample).toBeGreaterThanOrEqual(c.offset! - 100 * MS);
+    expect(turn!.truncated).toBe(false);
+  });
+
+  it('resamples turn audio to 16 kHz to exactly twice the samples, and cuts turns at maxTurnMs', async () => {
+    const d = await createBargeInDetector({ turnSampleRate: 16000, maxTurnMs: 1000, preRollMs: 100, vad: { onNotice: () => undefined } });
+    const c = clip('speech-en-us-female-u4-snr20.ul');
+    const [turn] = turns(play(d, c.mulaw, undefined, false));
+    d.close();
+    expect(turn!.sampleRate).toBe(16000);
+    expect(turn!.truncated).toBe(true);
+    expect(turn!.endSample - turn!.startSample).toBe(1000 * MS);
+    expect(turn!.audio.length).toBe(2 * 1000 * MS);
+    expect(turn!.startSample).toBe(turn!.onsetSample - 100 * MS);
+  });
+
+  it('fills a gap in the inbound times with silence (lost packets) and ignores early times', async () => {
+    const d = await createBargeInDetector({ vad: { onNotice: () => undefined } });
+    d.push(new Uint8Array(FRAME).fill(0xff), 0);
+    d.push(new Uint8Array(FRAME).fill(0xff), 100); // 80 ms lost
+    expect(d.position).toBe(100 * MS + FRAME);
+    d.push(new Uint8Array(FRAME).fill(0xff), 50);
+    expect(d.position).toBe(100 * MS + 2 * FRAME);
+    d.close();
+  });
+
+  it('gives the same decisions for any split of the same audio into pushes', () => {
+    const c = clip('doubletalk-en-gb-u3.ul');
+    const ref = c.referenceMulaw!;
+    const whole = (): BargeInDecision[] => {
+      detector.reset();
+      detector.setBotSpeaking(true);
+      detector.notePlayed(ref, 0);
+      return [...detector.push(c.mulaw), ...detector.flush()];
+    };
+    const expected = whole();
+    expect(types(expected)).toContain('interrupt');
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 1, maxLength: 40 }), (sizes) => {
+        detector.reset();
+        detector.setBotSpeaking(true);
+        detector.notePlayed(ref, 0);
+        const out: BargeInDecision[] = [];
+        let at = 0;
+        for (let k = 0; at < c.mulaw.length; k++) {
+          const n = sizes[k % sizes.length]!;
+          out.push(...detector.push(c.mulaw.subarray(at, at + n)));
+          at += n;
+        }
+        out.push(...detector.flush());
+        expect(out).toEqual(expected);
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it('rejects bad options and bad audio with typed errors naming the field', async () => {
+    await expect(createBargeInDetector({ minInterruptionMs: -1 })).rejects.toThrow(InvalidOptionError);
+    await expect(createBargeInDetector({ echoMaxDelayMs: 5000 })).rejects.toThrow(/echo delays/);
+    await expect(createBargeInDetector({ preRollMs: 10_000 })).rejects.toThrow(/preRollMs/);
+    await expect(createBargeInDetector({ turnSampleRate: 44100 as 8000 })).rejects.toThrow(/turnSampleRate/);
+    expect(() => detector.push('abc' as unknown as Uint8Array)).toThrow(InvalidOptionError);
+    expect(() => detector.notePlayed(new Uint8Array(4), Number.NaN)).toThrow(/atMs/);
+  });
+});
+
+describe('EchoGate', () => {
+  const tone = (n: number, amp: number): Int16Array => Int16Array.from({ length: n }, (_, i) => Math.round(amp * Math.sin(i / 3)));
+
+  it('bounds the echo by the loudest block played within the delay range, less the return loss', () => {
+    const gate = new EchoGate({ echoMinDelayMs: 0, echoMaxDelayMs: 100, echoReturnLossDb: 12 });
+    // A square wave: its mean square is exactly its amplitude squared.
+    gate.notePlayed(
+      Int16Array.from({ length: 160 }, (_, i) => (i % 2 === 0 ? 10_000 : -10_000)),
+      800,
+    ); // 100–120 ms
+    const played = 10_000 ** 2;
+    expect(gate.echoBound(800, 80)).toBeCloseTo(played * 10 ** -1.2, -3);
+    expect(gate.echoBound(1600, 80)).toBeCloseTo(played * 10 ** -1.2, -3); // 100 ms later: still in range
+    expect(gate.echoBound(2800, 80)).toBe(0); // 250 ms later: out of range
+    expect(gate.echoBound(0, 80)).toBe(0); // before it played
+  });
+
+  it('lets a caller louder than the echo bound through and holds back an echo below it', () => {
+    const gate = new EchoGate();
+    gate.notePlayed(tone(1600, 8000), 0);
+    expect(gate.possiblyCaller(tone(256, 8000 * 10 ** (-20 / 20)), 800)).toBe(false);
+    expect(gate.possiblyCaller(tone(256, 8000 * 10 ** (-3 / 20)), 800)).toBe(true);
+  });
+});
+
+describe('BargeInPolicy', () => {
+  const W = 256;
+  const feed = (p: BargeInPolicy, probs: number[], caller = true): BargeInDecision[] => {
+    const out: BargeInDecision[] = [];
+    probs.forEach((x, k) => p.window(k * W, W, x, caller, out));
+    return out;
+  };
+
+  it('never leaves the candidate state on speech windows the echo gate holds back', () => {
+    const p = new BargeInPolicy();
+    p.setBotSpeaking(true);
+    expect(feed(p, Array(40).fill(0.9), false)).toEqual([]);
+  });
+
+  it('drops the pause without a resume when the bot stops speaking', () => {
+    const p = new BargeInPolicy();
+    p.setBotSpeaking(true);
+    expect(types(feed(p, [0.9]))).toEqual(['callerSpeechStarted', 'pause']);
+    p.setBotSpeaking(false);
+    expect(p.isPaused).toBe(false);
+  });
+
+  it('rejects an end-of-turn silence shorter than the false-interruption silence', () => {
+    expect(() => new BargeInPolicy({ endOfTurnSilenceMs: 100, falseInterruptionSilenceMs: 200 })).toThrow(InvalidOptionError);
+  });
+});
