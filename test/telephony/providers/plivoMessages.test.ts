@@ -46,7 +46,8 @@ describe('Plivo messages in', () => {
   it('media, dtmf and clearedAudio keep their fields', () => {
     expect(
       parsePlivoMessage(
-        '{"event":"media","sequenceNumber":42,"streamId":"S","media":{"track":"inbound","timestamp":"1705312200000","chunk":41,"payload":"AAE="}}',
+        '{"event":"media","sequenceNumber":42,"streamId":"S",' +
+          '"media":{"track":"inbound","timestamp":"1705312200000","chunk":41,"payload":"AAE="}}',
       ),
     ).toEqual({
       event: 'media',

@@ -48,7 +48,8 @@ describe('Telnyx messages in', () => {
   it('media, dtmf, mark, stop and error keep their fields (numbers may be strings)', () => {
     expect(
       parseTelnyxMessage(
-        '{"event":"media","sequence_number":"4","stream_id":"S-1","media":{"track":"inbound","chunk":"2","timestamp":"40","payload":"1dU="}}',
+        '{"event":"media","sequence_number":"4","stream_id":"S-1",' +
+          '"media":{"track":"inbound","chunk":"2","timestamp":"40","payload":"1dU="}}',
       ),
     ).toEqual({ event: 'media', sequenceNumber: 4, streamId: 'S-1', track: 'inbound', chunk: 2, timestamp: 40, payload: '1dU=' });
     expect(parseTelnyxMessage('{"event":"dtmf","sequence_number":"5","stream_id":"S-1","dtmf":{"digit":"#"}}')).toEqual({
