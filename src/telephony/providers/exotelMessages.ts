@@ -18,7 +18,10 @@ export const EXOTEL_BITS = 16;
 export const EXOTEL_L16_BYTE_ORDER = 'le';
 /** Every chunk we send is a multiple of this many bytes (20 ms at 8 kHz). */
 export const EXOTEL_CHUNK_MULTIPLE = 320;
-/** Smallest chunk (3.2 KB, 100 ms at 8 kHz): below it, network jitter breaks the audio. */
+/**
+ * Smallest chunk: 3.2 KB (below it, network jitter breaks the audio). Exotel labels it "100 ms";
+ * in s16 that is 100 ms at 16 kHz but 200 ms at 8 kHz: the byte figure is the rule kept here.
+ */
 export const EXOTEL_MIN_CHUNK = 3200;
 /** Largest chunk ("100k" in Exotel's chunk-size window, read as 100 000 bytes): above it, timeouts. */
 export const EXOTEL_MAX_CHUNK = 100_000;
