@@ -1,6 +1,6 @@
 /**
  * `voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
- *    [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
+ *    [--encoding <s16le|f32le|mulaw|alaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
  * the final word timeline (as JSON and/or captions). Without --format the container is told from
@@ -21,7 +21,7 @@ import { probeFormat, type ProbeResult } from './decodeProbe.js';
 import { EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 
 export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
-                        [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]
+                        [--encoding <s16le|f32le|mulaw|alaw>] --out <out.wav> [--words <words.json>]
                         [--captions <file.vtt|file.srt> [--text-file <file>]]
 
   <capture.sse|->    a captured SSE body of POST /v1/tts/stream/with-timestamp ('-' reads stdin)
