@@ -75,10 +75,12 @@ export { OggPageReader, type OggPacket, type OggPageReaderOptions } from './code
 export { sniffContainer, checkDeclaredFormat, type SniffedContainer } from './codec/sniff.js';
 export { Framer, DEFAULT_FRAME_MS } from './codec/Framer.js';
 
-// ---- conversion (resample, μ-law, downmix, reframe)
+// ---- conversion (resample, μ-law, A-law, L16, downmix, reframe)
 export { ConversionStage, DEFAULT_OUTPUT_FRAME_MS } from './dsp/ConversionStage.js';
 export { Resampler, loadResampler, DEFAULT_RESAMPLER_QUALITY } from './dsp/Resampler.js';
 export { mulawEncode, mulawDecode, mulawEncodeSample, mulawDecodeSample } from './dsp/mulaw.js';
+export { alawEncode, alawDecode, alawEncodeSample, alawDecodeSample } from './dsp/alaw.js';
+export { l16Encode, l16Decode, type L16ByteOrder } from './dsp/l16.js';
 
 // ---- the speech request (one module for client and service)
 export {

@@ -1,6 +1,6 @@
 /**
  * `voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
- *    [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
+ *    [--encoding <s16le|f32le|mulaw|alaw>] --out <out.wav> [--words <words.json>] [--captions <file.vtt|file.srt> [--text-file <file>]]`
  *
  * Decodes a captured speech SSE stream into a 16-bit WAV at the stream's native rate and writes
  * the final word timeline (as JSON and/or captions). Without --format the container is told from
@@ -11,7 +11,8 @@
 import { open, readFile, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { AUDIO_FORMATS, SAMPLE_ENCODINGS, type AudioFormat, type SampleEncoding } from '../codec/types.js';
+import { AUDIO_FORMATS, type AudioFormat, type SampleEncoding } from '../codec/types.js';
+import { WAV_SAMPLE_ENCODINGS } from '../codec/wavFormat.js';
 import { createSpeechPipeline, type OutputFormat, type SpeechPipeline } from '../engine/SpeechPipeline.js';
 import { AbortError, SinkError, VoicewireError } from '../errors.js';
 import { WavWriter } from '../sinks/WavWriter.js';
@@ -20,7 +21,7 @@ import { probeFormat, type ProbeResult } from './decodeProbe.js';
 import { EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, exitCodeFor, UsageError } from './exitCodes.js';
 
 export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> [--format <wav|pcm|mp3|opus>] [--sample-rate <hz>] [--resample <hz>]
-                        [--encoding <s16le|f32le|mulaw>] --out <out.wav> [--words <words.json>]
+                        [--encoding <s16le|f32le|mulaw|alaw>] --out <out.wav> [--words <words.json>]
                         [--captions <file.vtt|file.srt> [--text-file <file>]]
 
   <capture.sse|->    a captured SSE body of POST /v1/tts/stream/with-timestamp ('-' reads stdin)
@@ -28,7 +29,7 @@ export const DECODE_USAGE = `usage: voicewire decode <capture.sse|-> [--format <
                      no signature: give --format pcm, or --sample-rate alone); given, it is checked
   --sample-rate      the request's sample_rate (required for pcm; for the others the stream's own wins)
   --resample         output rate in Hz (default: the stream's own; opus decodes natively at 8/12/16/24/48 kHz)
-  --encoding         s16le (default, WAV format 1), f32le (float WAV, format 3) or mulaw (G.711 WAV, format 7)
+  --encoding         s16le (default, WAV format 1), f32le (float WAV, format 3), mulaw or alaw (G.711 WAV, format 7 or 6)
   --out              the WAV to write
   --words            the final word timeline as JSON [{text, start, end, chunk_seq}] (global seconds)
   --captions         the final word timeline as WebVTT (.vtt) or SRT (.srt) captions
@@ -106,8 +107,8 @@ function parse(argv: string[]): DecodeArgs | 'help' {
     if (Number.isNaN(resample)) throw new UsageError(`--resample must be a positive integer (Hz), got '${values.resample}'`);
   }
   const encoding = (values.encoding ?? 's16le') as SampleEncoding;
-  if (!SAMPLE_ENCODINGS.includes(encoding))
-    throw new UsageError(`--encoding must be one of ${SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
+  if (!WAV_SAMPLE_ENCODINGS.includes(encoding))
+    throw new UsageError(`--encoding must be one of ${WAV_SAMPLE_ENCODINGS.join(', ')}, got '${values.encoding}'`);
   const captions = values.captions === undefined ? undefined : parseCaptionsTarget(values.captions);
   if (values['text-file'] !== undefined && captions === undefined)
     throw new UsageError('--text-file is the text of the captions: give --captions too');

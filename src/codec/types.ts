@@ -7,8 +7,12 @@ import type { CodecError } from '../errors.js';
 export const AUDIO_FORMATS = ['wav', 'pcm', 'mp3', 'opus'] as const;
 export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 
-/** Sample encodings the engine can output: the one list (output options and the CLI read it). */
-export const SAMPLE_ENCODINGS = ['s16le', 'f32le', 'mulaw'] as const;
+/**
+ * Sample encodings the engine can output: the one list (output options and the CLI read it).
+ * `alaw` is G.711 A-law (one byte a sample); `s16be` is L16 in network byte order (RTP, RFC 3551),
+ * its bytes in a Uint8Array: no WAV form, for telephony lines that carry it.
+ */
+export const SAMPLE_ENCODINGS = ['s16le', 'f32le', 'mulaw', 'alaw', 's16be'] as const;
 export type SampleEncoding = (typeof SAMPLE_ENCODINGS)[number];
 
 export interface PcmFormat {
@@ -18,7 +22,8 @@ export interface PcmFormat {
 
 /**
  * One fixed-size block of audio, owned by the consumer: nothing later overwrites it.
- * `samples` is interleaved: Int16Array for s16le, Float32Array for f32le, Uint8Array for μ-law.
+ * `samples` is interleaved: Int16Array for s16le, Float32Array for f32le, Uint8Array for μ-law,
+ * A-law and s16be (two bytes a sample, high byte first).
  * It may be a view into a slab shared with neighbouring frames (src/codec/FrameSlab.ts): read
  * `samples.buffer` only with `byteOffset`/`byteLength`, and transfer `samples.slice()`, never
  * `samples.buffer`, to a worker.

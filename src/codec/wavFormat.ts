@@ -10,6 +10,7 @@ import type { SampleEncoding } from './types.js';
 
 export const WAVE_FORMAT_PCM = 0x0001;
 export const WAVE_FORMAT_IEEE_FLOAT = 0x0003;
+export const WAVE_FORMAT_ALAW = 0x0006;
 export const WAVE_FORMAT_MULAW = 0x0007;
 export const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 /** Shortest legal `fmt ` body (WAVEFORMAT + wBitsPerSample): also the PCM body we write. */
@@ -41,6 +42,7 @@ const S24_BYTES = 3;
 const S32_BYTES = 4;
 const F32_BYTES = 4;
 const MULAW_BYTES = 1;
+const ALAW_BYTES = 1;
 
 export type WavSampleKind = 'u8' | 's16' | 's24' | 's32' | 'f32';
 
@@ -141,13 +143,18 @@ export interface WavFormat {
   encoding?: SampleEncoding;
 }
 
-const SPECS: Record<SampleEncoding, { tag: number; bytes: number }> = {
+/** Encodings a WAV file can hold (WAV PCM is little-endian: `s16be` has no WAV form). */
+const SPECS: Partial<Record<SampleEncoding, { tag: number; bytes: number }>> = {
   s16le: { tag: WAVE_FORMAT_PCM, bytes: S16_BYTES },
   f32le: { tag: WAVE_FORMAT_IEEE_FLOAT, bytes: F32_BYTES },
   mulaw: { tag: WAVE_FORMAT_MULAW, bytes: MULAW_BYTES },
+  alaw: { tag: WAVE_FORMAT_ALAW, bytes: ALAW_BYTES },
 };
 
-/** Header length in bytes for `encoding` (44 for s16le, 58 with `fact` for f32le / μ-law). */
+/** The output encodings a WAV file can hold (all but `s16be`). */
+export const WAV_SAMPLE_ENCODINGS = Object.keys(SPECS) as SampleEncoding[];
+
+/** Header length in bytes for `encoding` (44 for s16le, 58 with `fact` for f32le / μ-law / A-law). */
 export function wavHeaderLength(encoding: SampleEncoding = 's16le'): number {
   return encoding === 's16le'
     ? RIFF_HEADER_BYTES + CHUNK_HEADER_BYTES + FMT_MIN_BYTES + CHUNK_HEADER_BYTES
@@ -156,13 +163,18 @@ export function wavHeaderLength(encoding: SampleEncoding = 's16le'): number {
 
 /**
  * A WAV header for `dataBytes` of audio; `undefined` writes "size unknown" (streaming). s16le is
- * format 1 with a 16-byte `fmt `; f32le (format 3, IEEE float) and μ-law (format 7, G.711) carry
+ * format 1 with a 16-byte `fmt `; f32le (format 3, IEEE float), A-law (format 6) and μ-law (format 7) carry
  * cbSize and the `fact` chunk that non-PCM formats need. An odd `dataBytes` is followed by a pad
  * byte the caller writes (the RIFF size counts it).
  */
 export function wavHeader(format: WavFormat, dataBytes?: number): Buffer {
   const encoding = format.encoding ?? 's16le';
   const spec = SPECS[encoding];
+  if (spec === undefined) {
+    throw new CodecError('WAV_UNSUPPORTED', `WAV cannot hold ${encoding} audio (WAV PCM is little-endian); use s16le`, {
+      field: 'encoding',
+    });
+  }
   const length = wavHeaderLength(encoding);
   const h = Buffer.alloc(length);
   const blockAlign = spec.bytes * format.channels;

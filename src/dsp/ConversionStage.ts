@@ -2,7 +2,8 @@ import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
 import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
-import { S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
+import { S16_BYTES, S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
+import { ALAW_ENCODE_TABLE } from './alaw.js';
 import { MULAW_ENCODE_TABLE } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
@@ -275,10 +276,13 @@ export class ConversionStage {
     if (this.encoding === 'f32le') {
       samples = this.slab.float32(n);
       samples.set(acc.subarray(0, n));
-    } else if (this.encoding === 'mulaw') {
-      const t = MULAW_ENCODE_TABLE;
+    } else if (this.encoding === 'mulaw' || this.encoding === 'alaw') {
+      const t = this.encoding === 'mulaw' ? MULAW_ENCODE_TABLE : ALAW_ENCODE_TABLE;
       samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
+    } else if (this.encoding === 's16be') {
+      samples = this.slab.uint8(n * S16_BYTES);
+      for (let i = 0, p = 0; i < n; i++, p += S16_BYTES) writeS16BE(samples, p, toS16(acc[i]!));
     } else {
       samples = this.slab.int16(n);
       for (let i = 0; i < n; i++) samples[i] = toS16(acc[i]!);
@@ -293,10 +297,13 @@ export class ConversionStage {
     let samples: Int16Array | Float32Array | Uint8Array;
     if (this.encoding === 's16le') {
       samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
-    } else if (this.encoding === 'mulaw') {
-      const t = MULAW_ENCODE_TABLE;
+    } else if (this.encoding === 'mulaw' || this.encoding === 'alaw') {
+      const t = this.encoding === 'mulaw' ? MULAW_ENCODE_TABLE : ALAW_ENCODE_TABLE;
       samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
+    } else if (this.encoding === 's16be') {
+      samples = this.slab.uint8(n * S16_BYTES);
+      for (let i = 0, p = 0; i < n; i++, p += S16_BYTES) writeS16BE(samples, p, s[i]!);
     } else {
       const k = 1 / S16_SCALE;
       samples = this.slab.float32(n);
@@ -323,4 +330,12 @@ export class ConversionStage {
 function toS16(x: number): number {
   const v = Math.round(x * S16_SCALE);
   return v > S16_MAX ? S16_MAX : v < S16_MIN ? S16_MIN : v;
+}
+
+const BYTE_BITS = 8;
+const LOW_BYTE = 0xff;
+/** One s16 sample as two bytes, high byte first (L16 network order). */
+function writeS16BE(out: Uint8Array, p: number, v: number): void {
+  out[p] = (v >> BYTE_BITS) & LOW_BYTE;
+  out[p + 1] = v & LOW_BYTE;
 }

@@ -111,7 +111,7 @@ describe('ConversionStage', () => {
 
   it('rejects bad options with InvalidOptionError naming the field', () => {
     expect(() => new ConversionStage({ sampleRate: 0 })).toThrow(InvalidOptionError);
-    expect(() => new ConversionStage({ encoding: 'alaw' as never })).toThrow(/output.encoding/);
+    expect(() => new ConversionStage({ encoding: 'g722' as never })).toThrow(/output.encoding/);
     expect(() => new ConversionStage({ channels: 3 as never })).toThrow(/output.channels/);
     expect(() => new ConversionStage({ frameMs: 0 })).toThrow(/output.frameMs/);
   });

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  checkVonageAudioFrame,
+  parseVonageCommand,
+  parseVonageContentType,
+  parseVonageMessage,
+  vonageClearMessage,
+  vonageFrameBytes,
+  vonageNotifyMessage,
+} from '../../../src/telephony/providers/vonageMessages.js';
+import { assertOnlyProtocolErrors, awkwardText, fault } from './fuzz.js';
+
+describe('Vonage messages in', () => {
+  it('websocket:connected gives the rate from the content type and every other field as a header', () => {
+    expect(
+      parseVonageMessage('{"event":"websocket:connected","content-type":"audio/l16;rate=16000","token":"t1","caller":"+4420","n":3}'),
+    ).toEqual({
+      event: 'websocket:connected',
+      contentType: 'audio/l16;rate=16000',
+      sampleRate: 16000,
+      headers: { token: 't1', caller: '+4420', n: '3' },
+    });
+    expect(parseVonageContentType('audio/L16; rate=8000')).toBe(8000);
+  });
+
+  it('cleared, notify (with our name in the payload) and dtmf (digit at the top level) keep their fields', () => {
+    expect(parseVonageMessage('{"event":"websocket:cleared"}')).toEqual({ event: 'websocket:cleared' });
+    expect(parseVonageMessage('{"event":"websocket:notify","payload":{"name":"vw:2","x":1}}')).toEqual({
+      event: 'websocket:notify',
+      name: 'vw:2',
+      payload: { name: 'vw:2', x: 1 },
+    });
+    expect(parseVonageMessage('{"event":"websocket:notify","payload":{"reply_id":"r"}}')).toMatchObject({ name: '' });
+    expect(parseVonageMessage('{"event":"websocket:dtmf","digit":"5","duration":260}')).toEqual({
+      event: 'websocket:dtmf',
+      digit: '5',
+      duration: 260,
+    });
+    expect(parseVonageMessage('{"event":"websocket:other"}')).toEqual({ event: 'unknown', name: 'websocket:other' });
+  });
+
+  it('a content type other than L16 at 8 or 16 kHz, or a digitless dtmf, is refused by field', () => {
+    expect(fault(() => parseVonageMessage('{"event":"websocket:connected","content-type":"audio/l16;rate=44100"}')).field).toBe(
+      'content-type',
+    );
+    expect(fault(() => parseVonageMessage('{"event":"websocket:connected","content-type":"audio/pcmu"}')).field).toBe('content-type');
+    expect(fault(() => parseVonageMessage('{"event":"websocket:connected"}')).field).toBe('message.content-type');
+    expect(fault(() => parseVonageMessage('{"event":"websocket:dtmf","duration":3}')).field).toBe('message.digit');
+  });
+
+  it('audio frames are 20 ms: 320 bytes at 8 kHz, 640 at 16 kHz; other sizes are refused', () => {
+    expect(vonageFrameBytes(8000)).toBe(320);
+    expect(vonageFrameBytes(16000)).toBe(640);
+    expect(checkVonageAudioFrame(new Uint8Array(640), 16000)).toBe(320);
+    expect(fault(() => checkVonageAudioFrame(new Uint8Array(320), 16000)).field).toBe('audio');
+    expect(checkVonageAudioFrame(new Uint8Array(100), 16000, false)).toBe(50);
+    expect(fault(() => checkVonageAudioFrame(new Uint8Array(101), 16000, false)).field).toBe('audio');
+  });
+
+  it('any text either parses or is a TelephonyError, never anything else', () => {
+    assertOnlyProtocolErrors(
+      parseVonageMessage,
+      'event',
+      ['websocket:connected', 'websocket:cleared', 'websocket:notify', 'websocket:dtmf', 'other'],
+      ['content-type', 'payload', 'digit', 'duration'],
+    );
+  });
+});
+
+describe('Vonage messages out', () => {
+  it('clear and notify are the JSON commands Vonage documents', () => {
+    expect(JSON.parse(vonageClearMessage())).toEqual({ action: 'clear' });
+    expect(JSON.parse(vonageNotifyMessage('a"b'))).toEqual({ action: 'notify', payload: { name: 'a"b' } });
+  });
+
+  it('what we build reads back as what was meant, for any name', () => {
+    fc.assert(
+      fc.property(awkwardText, (name) => {
+        expect(parseVonageCommand(vonageNotifyMessage(name))).toEqual({ action: 'notify', name, payload: { name } });
+        expect(parseVonageCommand(vonageClearMessage())).toEqual({ action: 'clear' });
+        // and Vonage's echo of it parses to the same name
+        expect(parseVonageMessage(JSON.stringify({ event: 'websocket:notify', payload: { name } }))).toMatchObject({ name });
+      }),
+    );
+  });
+
+  it('reading back any text gives a command or a TelephonyError', () => {
+    assertOnlyProtocolErrors(parseVonageCommand, 'action', ['clear', 'notify'], ['payload']);
+  });
+});
