@@ -31,9 +31,6 @@ const MS_PER_SECOND = 1000;
  */
 export const EVIDENCE_LOOKBACK_MS = 100;
 
-/** Held-back strong windows remembered per candidate run (the lookback spans at most this many). */
-const MAX_HELD_WINDOWS = 8;
-
 type State = 'idle' | 'candidate' | 'speaking';
 
 export class BargeInPolicy {
@@ -58,8 +55,6 @@ export class BargeInPolicy {
   /** Speech counted towards minInterruptionMs in this turn (samples of strong windows). */
   private counted = 0;
   private readonly countSpeech: boolean;
-  /** Strong windows of the candidate run that the echo gate held back: their starts (counted once confirmed, from the turn's start). */
-  private readonly held: number[] = [];
 
   constructor(options: BargeInPolicyOptions = {}) {
     this.interruptible = options.interruptible ?? true;
@@ -138,7 +133,6 @@ export class BargeInPolicy {
       this.state = 'candidate';
       this.runStart = sample;
       this.silence = 0;
-      this.held.length = 0;
     } else if (voiced) {
       this.silence = 0;
     } else {
@@ -147,10 +141,6 @@ export class BargeInPolicy {
     if (voiced) this.lastVoicedEnd = end;
     const strong = probability >= this.interruptAt && aboveFloorDb >= this.presentDb;
     if (this.state === 'candidate') {
-      if (strong && !possiblyCaller) {
-        if (this.held.length === MAX_HELD_WINDOWS) this.held.shift();
-        this.held.push(sample);
-      }
       if (voiced && probability >= this.start && possiblyCaller) {
         this.confirm(sample, end, strong, out);
       } else if (this.silence >= this.falseSilence) {
@@ -176,10 +166,6 @@ export class BargeInPolicy {
     this.runStart = Math.max(this.runStart, sample - this.lookback);
     this.interrupted = false;
     this.counted = strong ? end - sample : 0;
-    // Strong windows of the run the echo gate held back, from the turn's start on: the caller's
-    // first syllable is often under the echo bound while the bot is loud.
-    for (const at of this.held) if (at >= this.runStart && at < sample) this.counted += end - sample;
-    this.held.length = 0;
     out.push(decision('callerSpeechStarted', this.runStart, end));
     if (this.interruptible && this.botSpeaking) {
       this.paused = true;

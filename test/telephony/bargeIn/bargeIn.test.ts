@@ -322,19 +322,6 @@ describe('BargeInPolicy', () => {
     expect(types(run(elapsed))).toContain('interrupt');
   });
 
-  it('counts the strong windows the echo gate held back once the caller is confirmed', () => {
-    const p = new BargeInPolicy({ minInterruptionMs: (3 * W) / 8 });
-    p.setBotSpeaking(true);
-    const out: BargeInDecision[] = [];
-    p.window(0, W, 0.9, false, out); // under the echo bound
-    p.window(W, W, 0.9, false, out);
-    expect(out).toEqual([]);
-    p.window(2 * W, W, 0.9, true, out);
-    // Lookback 100 ms: the turn starts 800 samples before the confirming window, so both held
-    // windows count (3 windows: interrupt at once).
-    expect(types(out)).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
-  });
-
   it('rejects an unknown interruptAfter rule', () => {
     expect(() => new BargeInPolicy({ interruptAfter: 'soon' as 'speech' })).toThrow(/interruptAfter/);
   });
