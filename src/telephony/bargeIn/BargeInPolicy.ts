@@ -93,11 +93,6 @@ export class BargeInPolicy {
     return this.paused;
   }
 
-  /** A turn is open or a possible onset awaits confirmation: the VAD's answer matters on every window. */
-  get engaged(): boolean {
-    return this.state !== 'idle';
-  }
-
   /** A possible onset awaits confirmation, or the bot is paused until the turn is long enough or ends. */
   get deciding(): boolean {
     return this.state === 'candidate' || this.paused;

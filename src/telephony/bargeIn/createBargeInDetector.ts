@@ -196,7 +196,11 @@ class Detector implements BargeInDetector {
     this.turns.append(pcm);
     for (const e of this.vad.push(pcm)) {
       if (e.type !== 'probability') continue;
-      const f = this.measure(e.sample, this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples)));
+      // Measured when the gated VAD asked; read back from the ring only for the other backends.
+      const f =
+        this.features.start === e.sample
+          ? this.features
+          : this.measure(e.sample, this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples)));
       const before = out.length;
       this.policy.window(e.sample, e.samples, e.probability, f.possiblyCaller, out, f.aboveFloorDb);
       this.afterDecisions(out, before);
