@@ -8,6 +8,7 @@
  * - non-speech clips (nothing noted: no masking helps them) and echo clips (their reference
  *   noted): `interrupt` and `pause` rates;
  * - latency from the labelled onset to `pause` and to `interrupt`;
+ * - coughs and 150 ms "mm-hm"s (the bot's line noted, as for speech): `pause` and `interrupt` rates;
  * - CPU of VAD + gate + policy per call-second on a mix where the caller speaks ~30 % of the time
  *   and the bot half of it, pushed and noted in 20 ms frames; process CPU beside the thread's.
  * Figures and choices: native-notes/vad.md, "Barge-in".
@@ -48,6 +49,8 @@ export interface ClipOutcome {
   early: boolean;
   pauseMs?: number;
   interruptMs?: number;
+  /** callerSpeechStarted decisions (one utterance: one turn). */
+  turns: number;
 }
 
 /** The clip pushed in 20 ms frames, `reference` (if any) noted frame by frame just before. */
@@ -73,6 +76,7 @@ export function playClip(
     pause: pause !== undefined || early,
     interrupt: interrupt !== undefined || (early && decisions.some((d) => d.type === 'interrupt')),
     early,
+    turns: decisions.filter((d) => d.type === 'callerSpeechStarted').length,
     ...(pause ? { pauseMs: (pause.detectedAt - onset) / MS } : {}),
     ...(interrupt ? { interruptMs: (interrupt.detectedAt - onset) / MS } : {}),
   };
@@ -89,6 +93,8 @@ export interface Evaluation {
   echoPause: number;
   shortInterrupt: number;
   early: number;
+  /** Speech clips (one utterance each) reported as more than one turn (%). */
+  splitTurns: number;
   pauseP50: number;
   pauseP95: number;
   interruptP50: number;
@@ -96,6 +102,11 @@ export interface Evaluation {
   /** Speech cut to its first 150 / 200 / 250 ms (a cough, "mm-hm"): % interrupted, % paused. */
   burstInterrupt: Record<string, number>;
   burstPause: Record<string, number>;
+  /** Cough and 150 ms "mm-hm" clips: % paused, % interrupted (they should pause, then resume). */
+  coughPause: number;
+  coughInterrupt: number;
+  humPause: number;
+  humInterrupt: number;
   byKind: Record<string, string>;
 }
 
@@ -112,15 +123,18 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
   const dtHeld: boolean[] = [];
   const short: boolean[] = [];
   const early: boolean[] = [];
+  const split: boolean[] = [];
   const pauses: number[] = [];
   const interrupts: number[] = [];
   const kinds: Record<string, ClipOutcome[]> = {};
+  const short_: Record<string, ClipOutcome[]> = {};
   let k = 0;
   for (const c of clips) {
     if (c.kind === 'speech') {
       // A long bot reference, so that the bot is heard over the whole clip.
       const o = playClip(detector, c, loopTo(refs[k++ % refs.length]!, c.mulaw.length));
       early.push(o.early);
+      split.push(o.turns > 1);
       if (c.offset! - c.onset! < MIN_INTERRUPT_UTTERANCE_MS * MS) {
         short.push(o.interrupt);
         continue;
@@ -133,9 +147,17 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
       }
       continue;
     }
-    const o = playClip(detector, c, c.referenceMulaw);
+    const o = playClip(
+      detector,
+      c,
+      c.referenceMulaw ?? (c.kind === 'cough' || c.kind === 'hum' ? loopTo(refs[k++ % refs.length]!, c.mulaw.length) : undefined),
+    );
     if (c.kind === 'doubletalk') {
       (c.heldOut ? dtHeld : dt).push(o.interrupt);
+      continue;
+    }
+    if (c.kind === 'cough' || c.kind === 'hum') {
+      (short_[c.kind] ??= []).push(o);
       continue;
     }
     (kinds[c.kind] ??= []).push(o);
@@ -168,12 +190,17 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
     echoPause: rate(echo.map((o) => o.pause)),
     shortInterrupt: rate(short),
     early: rate(early),
+    splitTurns: rate(split),
     pauseP50: round(percentile(p, 0.5), 0),
     pauseP95: round(percentile(p, 0.95), 0),
     interruptP50: round(percentile(q, 0.5), 0),
     interruptP95: round(percentile(q, 0.95), 0),
     burstInterrupt: Object.fromEntries(BURST_MS.map((ms) => [`${ms}ms`, rate(bursts[ms] ?? [])])),
     burstPause: Object.fromEntries(BURST_MS.map((ms) => [`${ms}ms`, rate(burstPaused[ms] ?? [])])),
+    coughPause: rate((short_['cough'] ?? []).map((o) => o.pause)),
+    coughInterrupt: rate((short_['cough'] ?? []).map((o) => o.interrupt)),
+    humPause: rate((short_['hum'] ?? []).map((o) => o.pause)),
+    humInterrupt: rate((short_['hum'] ?? []).map((o) => o.interrupt)),
     byKind: Object.fromEntries(
       Object.entries(kinds).map(([kind, os]) => [kind, `${rate(os.map((o) => o.pause))}/${rate(os.map((o) => o.interrupt))}`]),
     ),
@@ -198,7 +225,10 @@ function loopTo(x: Uint8Array, n: number): Uint8Array {
 }
 
 /** Thread and process CPU ms per call-second: caller mix pushed, the bot's frames noted half of the time. */
-export async function cpuPerCallSecond(options: BargeInDetectorOptions, mix: Uint8Array): Promise<{ thread: number; process: number }> {
+export async function cpuPerCallSecond(
+  options: BargeInDetectorOptions,
+  mix: Uint8Array,
+): Promise<{ thread: number; process: number; modelShare: number }> {
   const detector = await createBargeInDetector({ ...options, vad: { onNotice: () => undefined, ...options.vad } });
   const bot = loopTo(
     loadCorpus()
@@ -223,9 +253,10 @@ export async function cpuPerCallSecond(options: BargeInDetectorOptions, mix: Uin
   run(mix.length);
   const thread = threadCpuMs() - t0;
   const proc = processCpuMs() - p0;
+  const { windows, modelWindows } = detector.stats;
   detector.close();
   const seconds = mix.length / CORPUS_RATE;
-  return { thread: thread / seconds, process: proc / seconds };
+  return { thread: thread / seconds, process: proc / seconds, modelShare: windows === 0 ? 0 : modelWindows / windows };
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -243,7 +274,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const e = await evaluate({}, clips);
   const noisyMix = callMix(seconds, 'noisy');
   const noisy = await cpuPerCallSecond({}, noisyMix);
-  const quiet = await cpuPerCallSecond({}, callMix(seconds, 'quiet'));
+  const quietMix = callMix(seconds, 'quiet');
+  const quiet = await cpuPerCallSecond({}, quietMix);
+  const plain = await cpuPerCallSecond({ modelWake: false }, noisyMix);
+  const plainQuiet = await cpuPerCallSecond({ modelWake: false }, quietMix);
   // The VAD alone on the same audio in the same run: the machine is shared, so the gate and
   // policy's share is read against it.
   const vadAlone = await vadCpuPerCallSecond({}, noisyMix);
@@ -256,7 +290,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     e.interruptP95 <= DEFAULT_MIN_INTERRUPTION_MS + 100 &&
     noisy.thread <= 1.5;
   results.push({
-    scenario: `barge-in / defaults (gated VAD, echo gate, ${DEFAULT_MIN_INTERRUPTION_MS} ms) / corpus of ${clips.length} clips`,
+    scenario: `barge-in / defaults (gated VAD, echo gate, ${DEFAULT_MIN_INTERRUPTION_MS} ms of speech) / corpus of ${clips.length} clips`,
     figures: {
       'interrupt % 20dB': e.interrupt['20dB']!,
       'interrupt % 10dB': e.interrupt['10dB']!,
@@ -267,7 +301,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       'echo interrupt/pause %': `${e.echoInterrupt}/${e.echoPause}`,
       'pause p50/p95 ms': `${e.pauseP50}/${e.pauseP95}`,
       'interrupt p50/p95 ms': `${e.interruptP50}/${e.interruptP95}`,
+      'cough pause/interrupt %': `${e.coughPause}/${e.coughInterrupt}`,
+      '150 ms mm-hm pause/interrupt %': `${e.humPause}/${e.humInterrupt}`,
       'CPU ms per call-s noisy/quiet': `${round(noisy.thread, 2)}/${round(quiet.thread, 2)}`,
+      'Silero windows % noisy/quiet': `${round(PCT * noisy.modelShare, 0)}/${round(PCT * quiet.modelShare, 0)}`,
+      'same, modelWake off': `${round(PCT * plain.modelShare, 0)}/${round(PCT * plainQuiet.modelShare, 0)}`,
       'process CPU ms per call-s noisy/quiet': `${round(noisy.process, 2)}/${round(quiet.process, 2)}`,
       'VAD alone CPU ms per call-s noisy (same run)': round(vadAlone.ms, 2),
     },
@@ -282,6 +320,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         ` (paused ${BURST_MS.map((ms) => e.burstPause[`${ms}ms`]).join('/')} %)`,
       `pause/interrupt % by kind: ${JSON.stringify(e.byKind)}`,
       `utterances < 300 ms interrupted: ${e.shortInterrupt} %`,
+      `speech clips split into two turns: ${e.splitTurns} %`,
+      `CPU ms per call-s noisy with modelWake off (same run): ${round(plain.thread, 2)}`,
       `pause before the onset: ${e.early} % of speech clips`,
     ].join('; '),
   });

@@ -15,6 +15,7 @@ import {
   DEFAULT_BARGE_IN_STOP_THRESHOLD,
   DEFAULT_END_OF_TURN_SILENCE_MS,
   DEFAULT_FALSE_INTERRUPTION_SILENCE_MS,
+  DEFAULT_INTERRUPT_AFTER,
   DEFAULT_INTERRUPT_THRESHOLD,
   DEFAULT_PRESENT_ABOVE_FLOOR_DB,
   DEFAULT_MIN_INTERRUPTION_MS,
@@ -51,6 +52,9 @@ export class BargeInPolicy {
   /** Silence since the last voiced window. */
   private silence = 0;
   private lastVoicedEnd = 0;
+  /** Speech counted towards minInterruptionMs in this turn (samples of strong windows). */
+  private counted = 0;
+  private readonly countSpeech: boolean;
 
   constructor(options: BargeInPolicyOptions = {}) {
     this.interruptible = options.interruptible ?? true;
@@ -66,6 +70,11 @@ export class BargeInPolicy {
       throw new InvalidOptionError('interruptThreshold', `interruptThreshold must be within 0..1, got ${this.interruptAt}`);
     }
     this.presentDb = options.presentAboveFloorDb ?? DEFAULT_PRESENT_ABOVE_FLOOR_DB;
+    const rule = options.interruptAfter ?? DEFAULT_INTERRUPT_AFTER;
+    if (rule !== 'speech' && rule !== 'elapsed') {
+      throw new InvalidOptionError('interruptAfter', `interruptAfter must be 'speech' or 'elapsed', got ${String(rule)}`);
+    }
+    this.countSpeech = rule === 'speech';
     const samples = (field: string, ms: number): number => {
       if (!(ms >= 0 && Number.isFinite(ms))) throw new InvalidOptionError(field, `${field} must be a finite number ≥ 0, got ${ms}`);
       return Math.round((ms * LINE_RATE) / MS_PER_SECOND);
@@ -82,6 +91,11 @@ export class BargeInPolicy {
   /** Whether new media is held back now (between `pause` and `resume` / `interrupt`). */
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** A possible onset awaits confirmation, or the bot is paused until the turn is long enough or ends. */
+  get deciding(): boolean {
+    return this.state === 'candidate' || this.paused;
   }
 
   /** Whether a caller turn is open (between callerSpeechStarted and callerSpeechEnded). */
@@ -129,7 +143,8 @@ export class BargeInPolicy {
       }
       return;
     }
-    if (this.paused && !this.interrupted && strong && end - this.runStart >= this.minInterruption) {
+    if (strong) this.counted += samples;
+    if (this.paused && !this.interrupted && strong && this.longEnough(end)) {
       this.paused = false;
       this.interrupted = true;
       out.push(decision('interrupt', this.runStart, end));
@@ -145,16 +160,22 @@ export class BargeInPolicy {
     this.state = 'speaking';
     this.runStart = Math.max(this.runStart, sample - this.lookback);
     this.interrupted = false;
+    this.counted = strong ? end - sample : 0;
     out.push(decision('callerSpeechStarted', this.runStart, end));
     if (this.interruptible && this.botSpeaking) {
       this.paused = true;
       out.push(decision('pause', this.runStart, end));
-      if (strong && end - this.runStart >= this.minInterruption) {
+      if (strong && this.longEnough(end)) {
         this.paused = false;
         this.interrupted = true;
         out.push(decision('interrupt', this.runStart, end));
       }
     }
+  }
+
+  /** Whether the turn has lasted minInterruptionMs: its counted speech, or the time since its onset. */
+  private longEnough(end: number): boolean {
+    return (this.countSpeech ? this.counted : end - this.runStart) >= this.minInterruption;
   }
 
   private endTurn(at: number, out: BargeInDecision[]): void {

@@ -9,6 +9,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { mulawDecode } from '../../dsp/mulaw.js';
 import { loadResampler } from '../../dsp/Resampler.js';
 import { createVad, type Vad } from '../vad/createVad.js';
+import { SILERO_WINDOW_SAMPLES } from '../vad/silero.js';
 import type { VadBackend, VadOptions } from '../vad/types.js';
 import { BargeInPolicy } from './BargeInPolicy.js';
 import { CallerTurns, INBOUND_SLICE_SAMPLES } from './CallerTurns.js';
@@ -21,12 +22,29 @@ const MS_PER_SECOND = 1000;
 export const INBOUND_GAP_TOLERANCE_MS = 20;
 /** The longest gap filled with silence; a later push starts after this much (bounded work per push). */
 export const MAX_INBOUND_GAP_MS = 10_000;
+/**
+ * In a caller turn already decided, the Silero network runs only on windows this far above the
+ * line's noise floor; the others are silence. 3 dB: the noise itself sits 1–2 dB above its
+ * tracked floor. Waking on this level out of a turn delayed onsets (pause p95 144 → 400 ms), so
+ * it is not used there (native-notes/vad.md, "Silero only where it decides").
+ */
+export const DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB = 3;
+/** The VAD's window at 8 kHz: inbound audio reaches the VAD cut at its edges (see `slice`). */
+const VAD_WINDOW = SILERO_WINDOW_SAMPLES[LINE_RATE];
 
 export interface BargeInDetectorOptions extends BargeInPolicyOptions, EchoGateOptions, CallerTurnOptions {
   /** The VAD's backend and notices (its sample rate is the line's 8 kHz). */
   vad?: Pick<VadOptions, 'backend' | 'webrtcMode' | 'onNotice' | 'loadOnnxRuntime'> | undefined;
   /** false: no echo gating (every window may be the caller). For measurements. @defaultValue true */
   echoGate?: boolean | undefined;
+  /**
+   * In a caller turn already decided, Silero runs only on windows at least this far (dB) above the
+   * line's noise floor. For measurements (`modelWake: false` runs it wherever the WebRTC gate is open).
+   * @defaultValue {@link DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB}
+   */
+  modelWakeAboveFloorDb?: number | undefined;
+  /** false: Silero wherever the WebRTC gate is open, as the plain gated VAD. For measurements. @defaultValue true */
+  modelWake?: boolean | undefined;
 }
 
 export interface BargeInDetector {
@@ -35,6 +53,8 @@ export interface BargeInDetector {
   /** Inbound samples taken so far: the line timeline's end. */
   readonly position: number;
   readonly isPaused: boolean;
+  /** VAD windows scored so far and how many ran the Silero network (its cost). */
+  readonly stats: { readonly windows: number; readonly modelWindows: number };
   /**
    * The caller's audio, in order. `atMs`, if given, is the time of its first sample: a gap over
    * one frame is filled with silence (lost packets); an earlier time is ignored.
@@ -56,8 +76,24 @@ export async function createBargeInDetector(options: BargeInDetectorOptions = {}
   const policy = new BargeInPolicy(options);
   const turns = new CallerTurns(options);
   if (turns.sampleRate !== LINE_RATE) await loadResampler();
-  const vad = await createVad({ ...options.vad, sampleRate: LINE_RATE, probabilities: true });
-  return new Detector(vad, gate, policy, turns, options.echoGate ?? true);
+  const wakeDb = options.modelWakeAboveFloorDb ?? DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB;
+  if (Number.isNaN(wakeDb)) throw new InvalidOptionError('modelWakeAboveFloorDb', 'modelWakeAboveFloorDb must be a number of dB');
+  const detector = new Detector(gate, policy, turns, options.echoGate ?? true, wakeDb);
+  const vad = await createVad({
+    ...options.vad,
+    sampleRate: LINE_RATE,
+    probabilities: true,
+    ...(options.modelWake === false ? {} : { modelWake: (start: number, window: Int16Array) => detector.wake(start, window) }),
+  });
+  detector.attach(vad);
+  return detector;
+}
+
+/** What the detector measured of one VAD window (once: the noise floor tracks each window once). */
+interface WindowFeatures {
+  start: number;
+  possiblyCaller: boolean;
+  aboveFloorDb: number;
 }
 
 class Detector implements BargeInDetector {
@@ -66,14 +102,43 @@ class Detector implements BargeInDetector {
   private readonly windowBuf = new Int16Array(INBOUND_SLICE_SAMPLES);
   private closed = false;
   private readonly floor = new NoiseFloor(LINE_RATE);
+  private vad!: Vad;
+  private readonly features: WindowFeatures = { start: -1, possiblyCaller: true, aboveFloorDb: 0 };
 
   constructor(
-    private readonly vad: Vad,
     private readonly gate: EchoGate,
     private readonly policy: BargeInPolicy,
     private readonly turns: CallerTurns,
     private readonly gating: boolean,
+    private readonly wakeDb: number,
   ) {}
+
+  attach(vad: Vad): void {
+    this.vad = vad;
+  }
+
+  /**
+   * The gated VAD asks before scoring each window (in order; the policy has seen every earlier
+   * window, because `slice` feeds the VAD at most one window per call). Out of a turn, and while
+   * an onset or a pause is being decided, Silero runs wherever the WebRTC gate is open; in a turn
+   * already decided (interrupted, resumed, or the bot silent) it sleeps on windows at the line's
+   * noise floor, which then count as silence towards the turn's end.
+   */
+  wake(start: number, window: Int16Array): boolean {
+    const f = this.measure(start, window);
+    const p = this.policy;
+    return p.deciding || !p.inTurn || f.aboveFloorDb >= this.wakeDb;
+  }
+
+  private measure(start: number, window: Int16Array): WindowFeatures {
+    const f = this.features;
+    if (f.start === start) return f;
+    const energy = meanSquare(window);
+    f.start = start;
+    f.possiblyCaller = !this.gating || energy > this.gate.echoBound(start, window.length);
+    f.aboveFloorDb = this.floor.level(energy, window.length);
+    return f;
+  }
 
   get vadBackend(): VadBackend {
     return this.vad.backend;
@@ -85,6 +150,10 @@ class Detector implements BargeInDetector {
 
   get isPaused(): boolean {
     return this.policy.isPaused;
+  }
+
+  get stats(): { windows: number; modelWindows: number } {
+    return this.vad.stats;
   }
 
   push(audio: Uint8Array | Int16Array, atMs?: number): BargeInDecision[] {
@@ -114,15 +183,26 @@ class Detector implements BargeInDetector {
     }
   }
 
+  /** Feeds the VAD up to each window edge at a time, so every window is decided before the next is scored. */
   private slice(pcm: Int16Array, out: BargeInDecision[]): void {
+    for (let i = 0; i < pcm.length;) {
+      const n = Math.min(pcm.length - i, VAD_WINDOW - (this.turns.position % VAD_WINDOW));
+      this.part(pcm.subarray(i, i + n), out);
+      i += n;
+    }
+  }
+
+  private part(pcm: Int16Array, out: BargeInDecision[]): void {
     this.turns.append(pcm);
     for (const e of this.vad.push(pcm)) {
       if (e.type !== 'probability') continue;
-      const window = this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples));
-      const energy = meanSquare(window);
-      const caller = !this.gating || energy > this.gate.echoBound(e.sample, e.samples);
+      // Measured when the gated VAD asked; read back from the ring only for the other backends.
+      const f =
+        this.features.start === e.sample
+          ? this.features
+          : this.measure(e.sample, this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples)));
       const before = out.length;
-      this.policy.window(e.sample, e.samples, e.probability, caller, out, this.floor.level(energy, e.samples));
+      this.policy.window(e.sample, e.samples, e.probability, f.possiblyCaller, out, f.aboveFloorDb);
       this.afterDecisions(out, before);
     }
   }
@@ -171,6 +251,7 @@ class Detector implements BargeInDetector {
     this.policy.reset();
     this.turns.reset();
     this.floor.reset();
+    this.features.start = -1;
   }
 
   close(): void {

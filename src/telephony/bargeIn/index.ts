@@ -4,6 +4,7 @@ export {
   type BargeInDetectorOptions,
   INBOUND_GAP_TOLERANCE_MS,
   MAX_INBOUND_GAP_MS,
+  DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB,
 } from './createBargeInDetector.js';
 export { BargeInPolicy, EVIDENCE_LOOKBACK_MS } from './BargeInPolicy.js';
 export { EchoGate, ECHO_BLOCK_SAMPLES, ECHO_HISTORY_BLOCKS } from './EchoGate.js';

@@ -85,7 +85,13 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
       backend = 'webrtc';
       scorer = FramedScorer.webrtc(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), floor);
     } else if (backend === 'gated') {
-      scorer = new GatedScorer(await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE), silero, sampleRate, floor);
+      scorer = new GatedScorer(
+        await WebrtcVad.create(sampleRate, mode ?? DEFAULT_WEBRTC_MODE),
+        silero,
+        sampleRate,
+        floor,
+        options.modelWake ?? null,
+      );
     } else {
       scorer = FramedScorer.silero(silero, floor);
     }

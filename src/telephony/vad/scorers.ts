@@ -9,6 +9,15 @@ import type { WebrtcVad } from './webrtc.js';
 export type OnWindow = (start: number, samples: number, probability: number) => void;
 
 /**
+ * Asked for every window of the gated scorer, in order, before the window is scored: whether the
+ * Silero network may run on it (the WebRTC gate must also be open). A caller that knows more than
+ * the VAD (the barge-in detector: the echo bound, the line's noise floor, whether a turn is open)
+ * keeps the network asleep where its answer cannot change a decision (the window scores 0; a
+ * network that slept is reset and warmed when it wakes). Omitted: always.
+ */
+export type ModelWake = (start: number, window: Int16Array) => boolean;
+
+/**
  * Whether a window's mean square reaches `floor` (s16 units squared; 0 lets everything through).
  * A level floor rejects what is too quiet to be the caller, such as the bot's own echo.
  */
@@ -113,6 +122,7 @@ export class GatedScorer implements Scorer {
     private readonly silero: SileroVad,
     sampleRate: number,
     private readonly floor = 0,
+    private readonly wake: ModelWake | null = null,
   ) {
     this.frames = new Framer(gate.frameSamples);
     this.windows = new Framer(silero.windowSamples);
@@ -135,7 +145,9 @@ export class GatedScorer implements Scorer {
   private window(window: Int16Array, start: number, onWindow: OnWindow): void {
     this.stats.windows++;
     const end = start + window.length;
-    const open = this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
+    // The hook sees every window (it may track levels), so it is asked first.
+    const wanted = this.wake === null || this.wake(start, window);
+    const open = wanted && this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
     let p = 0;
     if (open) {
       if (!this.open) {

@@ -17,7 +17,8 @@ const MODEL_URL = new URL('../../../models/silero_vad_v5.onnx', import.meta.url)
 const STATE_SIZE = 2 * 128;
 const STATE_DIMS = [2, 1, 128] as const;
 /** Window and context lengths per rate, as the model was trained. */
-const WINDOW = { 8000: 256, 16000: 512 } as const;
+export const SILERO_WINDOW_SAMPLES = { 8000: 256, 16000: 512 } as const;
+const WINDOW = SILERO_WINDOW_SAMPLES;
 const CONTEXT = { 8000: 32, 16000: 64 } as const;
 const S16_SCALE = 32768;
 /** One thread: many calls share the machine, and a window is well under a millisecond. */

@@ -59,6 +59,12 @@ export interface VadOptions extends HysteresisOptions {
   /** One-line notices (e.g. the fallback from Silero to WebRTC). @defaultValue console.warn */
   onNotice?: ((message: string) => void) | undefined;
   /**
+   * Gated backend only: asked for every window, in order, before it is scored; false keeps the
+   * Silero network asleep on it (the window scores 0). Lets the barge-in detector run the network only
+   * where it can change a decision (native-notes/vad.md, "Silero only where it decides").
+   */
+  modelWake?: ((start: number, window: Int16Array) => boolean) | undefined;
+  /**
    * @internal Replaces the loader of onnxruntime-node (tests force a load failure with it).
    * Returns the package's main module and its synchronous session binding.
    */

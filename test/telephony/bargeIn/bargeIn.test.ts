@@ -82,6 +82,58 @@ describe('createBargeInDetector on the corpus', () => {
     expect(ds.find((d) => d.type === 'pause')!.detectedAt).toBeGreaterThanOrEqual(c.onset!);
   });
 
+  it('pauses on a 150 ms "mm-hm" from the corpus, then resumes and reports a false interruption', () => {
+    const c = clip('hum-en-us-male-snr10.ul');
+    expect(c.kind).toBe('hum');
+    expect((c.offset! - c.onset!) / MS).toBeLessThanOrEqual(150);
+    const ds = play(detector, c.mulaw, loop(BOT, c.mulaw.length));
+    expect(types(ds)).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption', 'callerSpeechEnded', 'callerTurn']);
+    const pause = ds.find((d) => d.type === 'pause')!;
+    const resume = ds.find((d) => d.type === 'resume')!;
+    expect(pause.detectedAt).toBeGreaterThanOrEqual(c.onset!);
+    expect(resume.detectedAt).toBeGreaterThan(pause.detectedAt);
+  });
+
+  it('never interrupts on the corpus coughs (120–200 ms, voiced or not) while the bot speaks', () => {
+    const coughs = loadCorpus().filter((c) => c.kind === 'cough');
+    expect(coughs.length).toBeGreaterThanOrEqual(12);
+    for (const c of coughs) {
+      const t = types(play(detector, c.mulaw, loop(BOT, c.mulaw.length)));
+      expect(t, c.file).not.toContain('interrupt');
+      // A pause, if any, is always followed by a resume: nothing is left held back.
+      expect(t.filter((x) => x === 'pause').length, c.file).toBe(t.filter((x) => x === 'resume').length);
+    }
+  });
+
+  it('interrupts on the 150 ms burst when minInterruptionMs counts time since the onset instead of speech heard', async () => {
+    const d = await createBargeInDetector({
+      interruptAfter: 'elapsed',
+      presentAboveFloorDb: -Infinity,
+      vad: { onNotice: () => undefined },
+    });
+    const c = clip('hum-en-us-male-snr10.ul');
+    const t = types(play(d, c.mulaw, loop(BOT, c.mulaw.length)));
+    d.close();
+    expect(t).toContain('interrupt');
+  });
+
+  it('runs Silero on fewer windows once a turn is decided, with the same decisions on a long utterance', async () => {
+    const always = await createBargeInDetector({ modelWake: false, vad: { onNotice: () => undefined } });
+    const c = clip('speech-en-gb-u4-snr10.ul');
+    // The stats count from creation: the difference is this clip's.
+    const modelWindows = (d: BargeInDetector, run: () => BargeInDecision[]): [BargeInDecision[], number, number] => {
+      const [w0, m0] = [d.stats.windows, d.stats.modelWindows];
+      const ds = run();
+      return [ds, d.stats.windows - w0, d.stats.modelWindows - m0];
+    };
+    const [expected, , plain] = modelWindows(always, () => play(always, c.mulaw, undefined, false));
+    always.close();
+    const [ds, windows, woken] = modelWindows(detector, () => play(detector, c.mulaw, undefined, false));
+    expect(types(ds)).toEqual(types(expected));
+    expect(windows).toBe(Math.floor(c.mulaw.length / 256));
+    expect(woken).toBeLessThan(plain);
+  });
+
   it('never interrupts or pauses on the bot echo alone, given what the bot played', () => {
     const echoes = loadCorpus().filter((c) => c.kind === 'echo');
     expect(echoes.length).toBeGreaterThan(0);
@@ -245,6 +297,33 @@ describe('BargeInPolicy', () => {
     const p = new BargeInPolicy();
     p.setBotSpeaking(true);
     expect(feed(p, Array(40).fill(0.9), false)).toEqual([]);
+  });
+
+  it('counts speech heard, not time since the onset: a short sound and its after-glow do not interrupt', () => {
+    // 4 windows of speech, then 6 where the model still says speech but the level is back at
+    // the noise floor (Silero's after-glow), then silence.
+    const out: BargeInDecision[] = [];
+    const run = (p: BargeInPolicy): BargeInDecision[] => {
+      out.length = 0;
+      p.setBotSpeaking(true);
+      for (let k = 0; k < 30; k++) p.window(k * W, W, k < 10 ? 0.9 : 0.05, true, out, k < 4 ? 12 : 0.5);
+      return out;
+    };
+    const minInterruptionMs = (5 * W) / 8; // 5 windows
+    expect(types(run(new BargeInPolicy({ minInterruptionMs, presentAboveFloorDb: 3 })))).toEqual([
+      'callerSpeechStarted',
+      'pause',
+      'resume',
+      'falseInterruption',
+    ]);
+    // Without the level condition the after-glow counts, and time since the onset counts it too.
+    expect(types(run(new BargeInPolicy({ minInterruptionMs, presentAboveFloorDb: -Infinity })))).toContain('interrupt');
+    const elapsed = new BargeInPolicy({ minInterruptionMs, presentAboveFloorDb: -Infinity, interruptAfter: 'elapsed' });
+    expect(types(run(elapsed))).toContain('interrupt');
+  });
+
+  it('rejects an unknown interruptAfter rule', () => {
+    expect(() => new BargeInPolicy({ interruptAfter: 'soon' as 'speech' })).toThrow(/interruptAfter/);
   });
 
   it('drops the pause without a resume when the bot stops speaking', () => {

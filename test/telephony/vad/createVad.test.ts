@@ -155,6 +155,21 @@ describe('createVad lifecycle', () => {
     vad.close();
   });
 
+  it('modelWake is asked for every window in order and keeps Silero asleep where it answers false', async () => {
+    const asked: number[] = [];
+    const c = clip('speech-en-gb-u3-snr20.ul');
+    // Silero may run only on the first half of the clip.
+    const half = Math.floor(c.mulaw.length / 2);
+    const vad = await createVad({ backend: 'gated', probabilities: true, modelWake: (start) => (asked.push(start), start < half) });
+    const events = vad.push(c.mulaw);
+    const windows = Math.floor(c.mulaw.length / SILERO_WINDOW_8K);
+    expect(asked).toEqual(Array.from({ length: windows }, (_, k) => k * SILERO_WINDOW_8K));
+    const probs = events.flatMap((e) => (e.type === 'probability' ? [e] : []));
+    expect(probs.filter((e) => e.sample >= half).every((e) => e.probability === 0)).toBe(true);
+    expect(probs.some((e) => e.sample < half && e.probability > 0.5)).toBe(true);
+    vad.close();
+  });
+
   it('a level floor above the echo silences the bot’s returned speech but not the caller', async () => {
     const echo = clip('echo-25-200ms.ul').mulaw;
     expect(edges(await events({ backend: 'silero' }, echo)).length).toBeGreaterThan(0);
