@@ -37,7 +37,7 @@ const COMMAND =
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TARGET_P99_MS = 5;
 /** Twilio reached the old top step (200) before providers were compared: the steps go on past it. */
-const FULL_STEPS = [1, 5, 10, 25, 50, 100, 200, 300, 400];
+const FULL_STEPS = [1, 10, 50, 100, 200, 300, 400];
 const QUICK_STEPS = [1, 10, 50];
 const FULL_SECONDS = 5;
 const QUICK_SECONDS = 1.5;
@@ -270,8 +270,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         met,
         command: COMMAND,
       });
-      // A call that did not finish, a phone that ran dry, or a step over the target: stop there.
-      if (r.completed < calls || r.underruns > 0 || !met) break;
+      // A call that did not finish, or a phone that ran dry, is a real failure: stop there.
+      if (r.completed < calls || r.underruns > 0) break;
     }
     best.set(provider, largest);
   }
@@ -294,7 +294,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes:
         `${describeLine(BENCH_LINES[provider])}; peers run in a worker thread on the same machine; ` +
-        `speech is pre-rendered real speech from memory; the steps stop at the first one over the target; ` +
+        `speech is pre-rendered real speech from memory; ` +
         `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
     });
   }
