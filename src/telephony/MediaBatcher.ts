@@ -1,6 +1,6 @@
 /**
  * Cuts outbound line audio into the media messages a provider accepts (Exotel: multiples of
- * 320 bytes, at least 3200), keeping each acknowledgement request after the audio it follows.
+ * 320 bytes, at least 3200; Vonage: exactly one 20 ms frame), keeping each acknowledgement request after the audio it follows.
  *
  * Unbatched (`minBatchBytes` and `quantumBytes` 0) every piece goes out as it comes and an
  * acknowledgement request at once. Batched, audio is copied into one growing batch buffer (no
@@ -52,8 +52,9 @@ export class MediaBatcher {
     this.reserve(this.fill + audio.length);
     this.held.set(audio, this.fill);
     this.fill += audio.length;
-    const n = this.sendable();
-    return n > 0 ? this.send(n) : 0;
+    let sent = 0;
+    for (let n = this.sendable(); n > 0; n = this.sendable()) sent += this.send(n); // bounded: each pass sends ≥ 1 quantum
+    return sent;
   }
 
   /** Requests an acknowledgement after everything pushed so far. */
@@ -74,7 +75,10 @@ export class MediaBatcher {
     this.reserve(size);
     this.held.fill(silence, this.fill, size);
     this.fill = size;
-    return this.send(size);
+    const max = this.chunking.maxBatchBytes ?? 0;
+    let sent = 0;
+    while (this.fill > 0) sent += this.send(max > 0 ? Math.min(this.fill, max) : this.fill);
+    return sent;
   }
 
   /** After a clear: drops held audio; returns the users' marks that were waiting for it. */
@@ -89,7 +93,9 @@ export class MediaBatcher {
   private sendable(): number {
     const { quantumBytes: q, minBatchBytes: min } = this.chunking;
     const n = q > 0 ? Math.floor(this.fill / q) * q : this.fill;
-    return n >= min && n > 0 ? n : 0;
+    if (n < min || n === 0) return 0;
+    const max = this.chunking.maxBatchBytes ?? 0;
+    return max > 0 && n > max ? max : n;
   }
 
   private send(n: number): number {

@@ -1,6 +1,6 @@
 /**
- * `voicewire/telephony`: speak into a phone call's media stream (Twilio today, other providers
- * through a {@link ProviderAdapter} on the same {@link CallCore}) with word events timed by
+ * `voicewire/telephony`: speak into a phone call's media stream (Twilio, Telnyx, Plivo, Vonage
+ * and Exotel, each through a {@link ProviderAdapter} on the same {@link CallCore}) with word events timed by
  * what the caller actually heard (mark echoes), and barge-in that clears the phone and tells the
  * truth about what was heard.
  */
@@ -44,6 +44,26 @@ export {
   type LineSampleRate,
 } from './lineFormat.js';
 export { TwilioAdapter } from './twilioAdapter.js';
+export {
+  PROVIDERS,
+  attachMediaStream,
+  createProviderAdapter,
+  isProviderName,
+  type AnyProviderCall,
+  type MediaStreamOptions,
+  type ProviderCalls,
+  type ProviderName,
+  type ProviderStartInfo,
+} from './mediaStream.js';
+export { createMediaBridge, type MediaBridge, type MediaBridgeOptions } from './MediaBridgeServer.js';
+export { TelnyxAdapter, TelnyxCall, attachTelnyxMediaStream, telnyxLineFormat } from './providers/telnyxAdapter.js';
+export { PlivoAdapter, PlivoCall, attachPlivoMediaStream, plivoLineFormat } from './providers/plivoAdapter.js';
+export { VonageAdapter, VonageCall, attachVonageMediaStream, vonageLineFormat } from './providers/vonageAdapter.js';
+export { ExotelAdapter, ExotelCall, attachExotelMediaStream, exotelLineFormat } from './providers/exotelAdapter.js';
+export type { TelnyxStart, TelnyxMediaFormat } from './providers/telnyxMessages.js';
+export type { PlivoStart, PlivoMediaFormat } from './providers/plivoMessages.js';
+export type { VonageConnected } from './providers/vonageMessages.js';
+export type { ExotelStart, ExotelMediaFormat } from './providers/exotelMessages.js';
 export { createTwilioBridge, type TwilioBridge, type TwilioBridgeOptions } from './TwilioBridgeServer.js';
 export type { MediaSocket, MediaSocketData, MediaSocketServer } from './mediaSocket.js';
 export { createClientSpeechSource, type ClientSpeechSourceOptions } from './clientSpeechSource.js';

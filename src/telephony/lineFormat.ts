@@ -8,6 +8,7 @@
  */
 import type { AudioFrame } from '../codec/types.js';
 import { SAMPLE_ENCODINGS } from '../codec/types.js';
+import { alawDecode } from '../dsp/alaw.js';
 import { mulawDecode } from '../dsp/mulaw.js';
 import { TelephonyError } from '../errors.js';
 import { S16_BYTES } from '../internal/s16.js';
@@ -97,7 +98,6 @@ export function frameLineBytes(frame: AudioFrame, format: LineFormat): Uint8Arra
 
 /**
  * Decodes line bytes into `out` (s16, one sample per line sample); returns the samples written.
- * The hook for encodings the engine has no decoder for yet: they throw a typed error.
  */
 export function decodeLineAudio(bytes: Uint8Array, format: LineFormat, out: Int16Array): number {
   switch (format.encoding) {
@@ -115,8 +115,7 @@ export function decodeLineAudio(bytes: Uint8Array, format: LineFormat, out: Int1
       return n;
     }
     case 'alaw':
-      throw new TelephonyError('TELEPHONY_FORMAT_UNSUPPORTED', 'no A-law decoder yet: caller audio on an alaw line cannot be decoded', {
-        field: 'format.encoding',
-      });
+      alawDecode(bytes, out.subarray(0, bytes.length));
+      return bytes.length;
   }
 }

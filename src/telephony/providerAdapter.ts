@@ -60,6 +60,11 @@ export type ProviderMessage = string | Uint8Array;
 export interface OutboundChunking {
   quantumBytes: number;
   minBatchBytes: number;
+  /**
+   * At most this many bytes a message (a multiple of `quantumBytes`; Vonage: exactly one 20 ms
+   * frame, Exotel: its 100 KB limit). Omitted or 0: no limit.
+   */
+  maxBatchBytes?: number;
 }
 
 /** Media goes out as it comes. */

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../../src/codec/types.js';
 import { SAMPLE_ENCODINGS } from '../../src/codec/types.js';
+import { alawDecode } from '../../src/dsp/alaw.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
-import { TelephonyError } from '../../src/errors.js';
 import { InboundAudio } from '../../src/telephony/InboundAudio.js';
 import {
   bytesPerSample,
@@ -55,17 +55,14 @@ describe('line format', () => {
     expect(Array.from(out)).toEqual(Array.from(mulawDecode(greeting.mulaw)));
   });
 
-  it('caller audio on a line with no decoder yet is a typed error naming the encoding', () => {
+  it('caller audio on an A-law line comes out as the G.711 A-law table decodes it', () => {
     const inbound = new InboundAudio();
     inbound.format = ALAW;
-    expect(() => inbound.pushLineAudio(new Uint8Array(160))).toThrow(TelephonyError);
-    try {
-      inbound.pushLineAudio(new Uint8Array(160));
-    } catch (err) {
-      expect((err as TelephonyError).code).toBe('TELEPHONY_FORMAT_UNSUPPORTED');
-      expect((err as TelephonyError).field).toBe('format.encoding');
-    }
-    expect(inbound.pushedBytes).toBe(0);
+    const codes = Uint8Array.from({ length: 256 }, (_, i) => i);
+    inbound.pushLineAudio(codes);
+    const out = inbound.read() as Buffer;
+    expect(Array.from(new Int16Array(out.buffer, out.byteOffset, out.length / 2))).toEqual(Array.from(alawDecode(codes)));
+    expect(inbound.pushedBytes).toBe(512);
   });
 
   it('caller L16 at 16 kHz comes out as s16le, an odd trailing byte dropped', () => {

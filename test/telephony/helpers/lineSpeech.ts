@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { AudioFrame } from '../../../src/codec/types.js';
+import { alawEncode } from '../../../src/dsp/alaw.js';
 import { mulawDecode } from '../../../src/dsp/mulaw.js';
 import type { LineFormat } from '../../../src/telephony/lineFormat.js';
 import type { SpeechSource, SpeechSourceContext, SpeechStream, SpeechWord } from '../../../src/telephony/speechSource.js';
@@ -14,10 +15,11 @@ import { greeting } from './fixtureSource.js';
 const FRAME_MS = 20;
 const GREETING_RATE = 8000;
 
-/** The greeting's samples for `format`: μ-law codes, or s16 at the line rate. */
+/** The greeting's samples for `format`: μ-law or A-law codes at 8 kHz, or s16 at the line rate. */
 export function greetingSamples(format: LineFormat): Uint8Array | Int16Array {
   if (format.encoding === 'mulaw' && format.sampleRate === GREETING_RATE) return greeting.mulaw;
-  if (format.encoding !== 'l16') throw new Error(`no greeting in ${format.encoding}`);
+  if (format.encoding === 'alaw' && format.sampleRate === GREETING_RATE) return alawEncode(mulawDecode(greeting.mulaw));
+  if (format.encoding !== 'l16') throw new Error(`no greeting in ${format.encoding} at ${format.sampleRate} Hz`);
   const pcm8 = mulawDecode(greeting.mulaw);
   const factor = format.sampleRate / GREETING_RATE;
   const out = new Int16Array(pcm8.length * factor);
@@ -39,6 +41,8 @@ export class LineSpeechStream extends Readable implements SpeechStream {
     private readonly rate: number,
     private readonly words: readonly SpeechWord[],
     signal: AbortSignal,
+    /** The frames' encoding: the G.711 law of the codes, or s16le. */
+    private readonly encoding: 'mulaw' | 'alaw' | 's16le' = samples instanceof Int16Array ? 's16le' : 'mulaw',
   ) {
     super({ objectMode: true, highWaterMark: 4 });
     this.alignment = { timeline: () => this.words };
@@ -60,7 +64,7 @@ export class LineSpeechStream extends Readable implements SpeechStream {
     const n = Math.min((this.rate * FRAME_MS) / 1000, this.samples.length - this.offset);
     const frame: AudioFrame = {
       samples: this.samples.slice(this.offset, this.offset + n),
-      encoding: this.samples instanceof Int16Array ? 's16le' : 'mulaw',
+      encoding: this.encoding,
       sampleRate: this.rate,
       channels: 1,
       startSample: this.offset,
@@ -88,7 +92,9 @@ export function lineGreetingSource(): SpeechSource & { streams: LineSpeechStream
   const source: SpeechSource = async (_request, context) => {
     contexts.push(context);
     const format = context.format!;
-    const s = new LineSpeechStream(greetingSamples(format), format.sampleRate, greeting.words, context.signal);
+    const samples = greetingSamples(format);
+    const encoding = format.encoding === 'alaw' ? 'alaw' : samples instanceof Int16Array ? 's16le' : 'mulaw';
+    const s = new LineSpeechStream(samples, format.sampleRate, greeting.words, context.signal, encoding);
     streams.push(s);
     return s;
   };

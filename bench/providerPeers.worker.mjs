@@ -1,0 +1,193 @@
+// Phones for bench/telephony.bench.ts, one provider at a time, in a worker thread so that their
+// work does not run on the bridge's event loop. Each speaks its provider's wire protocol (start,
+// media in its format, acknowledgements), plays media in real time and answers each
+// acknowledgement request when the audio before it has played (as the test peers in
+// test/telephony/helpers/peers/ do, without their checks).
+import { parentPort, workerData } from 'node:worker_threads';
+import WebSocket from 'ws';
+
+const { url, count, provider } = workerData;
+
+/** Per provider: line bytes per ms, the opening messages, and how to read and answer the app. */
+const PROVIDERS = {
+  twilio: {
+    bytesPerMs: 8, // μ-law 8 kHz
+    open: (i) => [
+      { event: 'connected', protocol: 'Call', version: '1.0.0' },
+      {
+        event: 'start',
+        sequenceNumber: '1',
+        streamSid: `MZbench${i}`,
+        start: {
+          streamSid: `MZbench${i}`,
+          callSid: `CAbench${i}`,
+          accountSid: 'AC',
+          tracks: ['inbound'],
+          customParameters: {},
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+      },
+    ],
+    read(m) {
+      if (m.event === 'media') return { media: Buffer.byteLength(m.media.payload, 'base64') };
+      if (m.event === 'mark') return { ack: m.mark.name };
+      if (m.event === 'clear') return { clear: true };
+      return {};
+    },
+    answer: (i, name) => ({ event: 'mark', sequenceNumber: '0', streamSid: `MZbench${i}`, mark: { name } }),
+  },
+  telnyx: {
+    bytesPerMs: 8, // PCMA 8 kHz
+    open: (i) => [
+      { event: 'connected', version: '1.0.0' },
+      {
+        event: 'start',
+        sequence_number: '1',
+        stream_id: `st-bench-${i}`,
+        start: {
+          call_control_id: `v2:bench${i}`,
+          custom_parameters: {},
+          media_format: { encoding: 'PCMA', sample_rate: 8000, channels: 1 },
+        },
+      },
+    ],
+    read(m) {
+      if (m.event === 'media') return { media: Buffer.byteLength(m.media.payload, 'base64') };
+      if (m.event === 'mark') return { ack: m.mark.name };
+      if (m.event === 'clear') return { clear: true };
+      return {};
+    },
+    answer: (i, name) => ({ event: 'mark', sequence_number: '0', stream_id: `st-bench-${i}`, mark: { name } }),
+  },
+  plivo: {
+    bytesPerMs: 32, // L16 16 kHz
+    open: (i) => [
+      {
+        event: 'start',
+        sequenceNumber: 1,
+        start: {
+          callId: `call-bench-${i}`,
+          streamId: `stream-bench-${i}`,
+          tracks: ['inbound'],
+          mediaFormat: { encoding: 'audio/x-l16', sampleRate: 16000 },
+        },
+        extra_headers: '',
+      },
+    ],
+    read(m) {
+      if (m.event === 'playAudio') return { media: Buffer.byteLength(m.media.payload, 'base64') };
+      if (m.event === 'checkpoint') return { ack: m.name };
+      if (m.event === 'clearAudio') return { clear: true };
+      return {};
+    },
+    answer: (i, name) => ({ event: 'playedStream', sequenceNumber: 0, streamId: `stream-bench-${i}`, name }),
+  },
+  vonage: {
+    bytesPerMs: 32, // L16 16 kHz, binary frames
+    open: () => [{ event: 'websocket:connected', 'content-type': 'audio/l16;rate=16000' }],
+    read(m) {
+      if (m.action === 'notify') return { ack: m.payload.name };
+      if (m.action === 'clear') return { clear: true };
+      return {};
+    },
+    answer: (_i, name) => ({ event: 'websocket:notify', payload: { name } }),
+  },
+  exotel: {
+    bytesPerMs: 16, // L16 8 kHz
+    open: (i) => [
+      { event: 'connected' },
+      {
+        event: 'start',
+        sequence_number: '1',
+        stream_sid: `ex-bench-${i}`,
+        start: {
+          stream_sid: `ex-bench-${i}`,
+          call_sid: `CAbench${i}`,
+          custom_parameters: {},
+          media_format: { encoding: 'audio/x-raw', sample_rate: '8000', bit_rate: '16' },
+        },
+      },
+    ],
+    read(m) {
+      if (m.event === 'media') return { media: Buffer.byteLength(m.media.payload, 'base64') };
+      if (m.event === 'mark') return { ack: m.mark.name };
+      if (m.event === 'clear') return { clear: true };
+      return {};
+    },
+    answer: (i, name) => ({ event: 'mark', sequence_number: '0', stream_sid: `ex-bench-${i}`, mark: { name } }),
+  },
+};
+
+const p = PROVIDERS[provider];
+const peers = [];
+let opened = 0;
+let failed = 0;
+const settled = () => {
+  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed });
+};
+let mediaBytes = 0;
+let underruns = 0;
+
+for (let i = 0; i < count; i++) {
+  const ws = new WebSocket(url);
+  const peer = { ws, busyUntil: 0, started: false, timers: new Set() };
+  peers.push(peer);
+  const played = (bytes) => {
+    const now = performance.now();
+    mediaBytes += bytes;
+    if (peer.started && peer.busyUntil < now) underruns++;
+    peer.started = true;
+    peer.busyUntil = Math.max(peer.busyUntil, now) + bytes / p.bytesPerMs;
+  };
+  ws.on('open', () => {
+    peer.counted = true;
+    for (const m of p.open(i)) ws.send(JSON.stringify(m));
+    opened++;
+    settled();
+  });
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      played(data.length);
+      return;
+    }
+    const r = p.read(JSON.parse(data.toString()));
+    const now = performance.now();
+    if (r.media !== undefined) played(r.media);
+    else if (r.ack !== undefined) {
+      const echo = () => ws.readyState === ws.OPEN && ws.send(JSON.stringify(p.answer(i, r.ack)));
+      const wait = peer.busyUntil - now;
+      if (wait <= 0) echo();
+      else {
+        const t = setTimeout(() => {
+          peer.timers.delete(t);
+          echo();
+        }, wait);
+        peer.timers.add(t);
+      }
+    } else if (r.clear) {
+      for (const t of peer.timers) clearTimeout(t);
+      peer.timers.clear();
+      peer.busyUntil = now;
+    }
+  });
+  ws.on('error', () => {
+    if (!peer.counted) {
+      peer.counted = true;
+      if (ws.readyState !== ws.OPEN) {
+        failed++;
+        settled();
+      }
+    }
+  });
+}
+
+parentPort.on('message', (msg) => {
+  if (msg === 'stop') {
+    for (const peer of peers) {
+      for (const t of peer.timers) clearTimeout(t);
+      peer.ws.terminate();
+    }
+    parentPort.postMessage({ type: 'stats', mediaBytes, underruns });
+    parentPort.close();
+  }
+});
