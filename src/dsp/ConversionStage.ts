@@ -3,7 +3,7 @@ import { DEFAULT_FRAME_MS, samplesPerFrame } from '../codec/Framer.js';
 import { FrameSlab } from '../codec/FrameSlab.js';
 import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
 import { S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
-import { MULAW_ENCODE_TABLE } from './mulaw.js';
+import { MULAW_14BIT_OFFSET, MULAW_DROPPED_BITS, MULAW_ENCODE_14BIT } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
 /**
@@ -276,9 +276,9 @@ export class ConversionStage {
       samples = this.slab.float32(n);
       samples.set(acc.subarray(0, n));
     } else if (this.encoding === 'mulaw') {
-      const t = MULAW_ENCODE_TABLE;
+      const t = MULAW_ENCODE_14BIT;
       samples = this.slab.uint8(n);
-      for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
+      for (let i = 0; i < n; i++) samples[i] = t[(toS16(acc[i]!) >> MULAW_DROPPED_BITS) + MULAW_14BIT_OFFSET]!;
     } else {
       samples = this.slab.int16(n);
       for (let i = 0; i < n; i++) samples[i] = toS16(acc[i]!);
@@ -294,9 +294,9 @@ export class ConversionStage {
     if (this.encoding === 's16le') {
       samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
     } else if (this.encoding === 'mulaw') {
-      const t = MULAW_ENCODE_TABLE;
+      const t = MULAW_ENCODE_14BIT; // indexed by the top 14 bits (see mulaw.ts)
       samples = this.slab.uint8(n);
-      for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
+      for (let i = 0; i < n; i++) samples[i] = t[(s[i]! >> MULAW_DROPPED_BITS) + MULAW_14BIT_OFFSET]!;
     } else {
       const k = 1 / S16_SCALE;
       samples = this.slab.float32(n);
