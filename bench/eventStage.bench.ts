@@ -6,7 +6,7 @@
  *   npm run bench -- eventStage
  *
  * - Throughput (MB/s of SSE body, events/s): the two stages side by side in alternating rounds
- *   (bench/lib/measure.ts `interleave`, CPU clock), each pass over the whole input with a fresh
+ *   (bench/lib/measure.ts `interleave`, process CPU clock: all threads), each pass over the whole input with a fresh
  *   stage; the ratio is the median of the per-round ratios.
  * - Allocation per event, steady state (bench/lib/alloc.ts): heap (growth + what GCs freed) and
  *   ArrayBuffer bytes, over a window in the middle of a long stream. Three alignment kinds, each
@@ -262,7 +262,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       notes:
         `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
         `speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}` +
-        `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+        `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; process CPU clock (all threads)`,
     });
   }
 
@@ -358,7 +358,7 @@ async function realCaptureRows(rounds: number, minSampleMs: number, warmup: numb
         issueScenario: 1,
         notes:
           `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ` +
-          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; process CPU clock (all threads)`,
       });
     }
   }
