@@ -358,7 +358,8 @@ async function realCaptureRows(rounds: number, minSampleMs: number, warmup: numb
         issueScenario: 1,
         notes:
           `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ` +
-          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; process CPU clock (all threads)`,
+          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; ` +
+          'process CPU clock (all threads)',
       });
     }
   }
