@@ -16,7 +16,7 @@
  * their own run back to back (CPU_PAIRS).
  *
  * The two searches are paired: each round runs the engine's next step and the floor's back to
- * back, in alternating order (the same N while both double). N doubles from 40 until a step
+ * back, in alternating order (the same N while both double). N doubles from 80 until a step
  * misses, then bisects. Each step is run once: a missed step is not retried (keeping the better
  * of two trials flatters). Beside the engine's largest N the bare
  * timers run alone ("bare clock"): on a shared machine part of the lateness is the scheduler's.
@@ -38,7 +38,7 @@ const TARGET_P99_MS = 5;
 /** The engine's largest N against the floor's, and its CPU per stream-second against the floor's. */
 const TARGET_N_SHARE = 0.85;
 const TARGET_CPU_RATIO = 1.15;
-const START_N = 40;
+const START_N = 80;
 const MAX_N = 1600;
 const MAX_STEPS = 5;
 const captureDir = new URL('./out/', import.meta.url);
