@@ -142,6 +142,7 @@ export class SpeechPipeline extends Duplex {
       frameMs: this.frameMs,
       stage: this.stage,
       output,
+      defaultStage: options.stageFactory === undefined,
       declared: { format: options.format, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) },
       onWarning: (warning) => this.emit('warning', warning),
       onFormat: (format) => {
