@@ -6,7 +6,7 @@
  *   npm run bench -- eventStage
  *
  * - Throughput (MB/s of SSE body, events/s): the two stages side by side in alternating rounds
- *   (bench/lib/measure.ts `interleave`, CPU clock), each pass over the whole input with a fresh
+ *   (bench/lib/measure.ts `interleave`, process CPU clock: all threads), each pass over the whole input with a fresh
  *   stage; the ratio is the median of the per-round ratios.
  * - Allocation per event, steady state (bench/lib/alloc.ts): heap (growth + what GCs freed) and
  *   ArrayBuffer bytes, over a window in the middle of a long stream. Three alignment kinds, each
@@ -30,7 +30,10 @@ import { seededRandom as rng } from '../test/support/rng.js';
 const AUDIO_BYTES_PER_EVENT = 6144; // 8 KiB of base64
 const EVENTS_PER_CHUNK_SEQ = 50;
 const WORDS_IN_ALIGNMENT = 200;
-const SPEEDUP_TARGET = 5;
+/** The synthetic rows' earlier target: reported beside them, no longer judged (issue 21). */
+const SYNTHETIC_SPEEDUP = 5;
+/** Issue 21: on real captures, at 1460 B and 16 KiB reads, the stage is ≥ 4× the naive one. */
+const REAL_SPEEDUP_TARGET = 4;
 /** Whole passes of each contender before the timed rounds. With `interleave`'s default of 3, the
  * first row measured (1–64 B reads) read ~10 % low in two processes out of three (3.83 and 3.85×
  * against 4.15–4.31× for the same row measured again in the same process); with 12 the first
@@ -240,7 +243,6 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const fa = await allocationPerUnit(probe(scannerStage, allocInput), allocOpts);
     const na = await allocationPerUnit(probe(naiveStage, allocInput), allocOpts);
     const speedup = 1 / t.ratio['scanner']!;
-    const met = speedup >= SPEEDUP_TARGET && fa.heapPerUnit <= HEAP_TARGET_BYTES && fa.arrayBuffersPerUnit === 0;
     results.push({
       scenario: `event stage / ${sc.label}`,
       figures: {
@@ -255,14 +257,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       },
       anchor: 'naive (throughput)',
       ratio: round(speedup, 2),
-      target: `≥ ${SPEEDUP_TARGET}× naive throughput; ≤ 1 KiB heap and 0 ArrayBuffer B per event`,
-      ...(opts.quick ? {} : { met }),
+      // Synthetic inputs: reported, no verdict (the real-capture rows below carry the targets).
+      target: `synthetic: reported only (was ≥ ${SYNTHETIC_SPEEDUP}×; the real rows are judged)`,
       command: COMMAND,
       issueScenario: 1,
       notes:
         `${sc.input.events} events, ${mb.toFixed(1)} MB; ` +
         `speedup range over ${t.rounds} rounds ${(1 / t.ratioRange['scanner']![1]).toFixed(2)}` +
-        `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+        `–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; process CPU clock (all threads)`,
     });
   }
 
@@ -300,7 +302,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       notes: 'changed snapshots are parsed (they must be): allocation in proportion to the snapshot, no target',
     });
   }
-  results.push(...(await realCaptureRows(rounds, minSampleMs, warmup)));
+  results.push(...(await realCaptureRows(rounds, minSampleMs, warmup, opts.quick)));
   return results;
 }
 
@@ -319,10 +321,11 @@ const REAL_ALLOC_WARM_PASSES = 4;
 /**
  * The stage on SSE bodies recorded from the local service: real chunking, cumulative snapshots
  * that change on about a third of the events, text with escapes. Reads of one size (a TCP
- * segment's payload, a socket read). Reported with the share of events on the fast path; no
- * target of their own (the scenario's targets are the synthetic rows').
+ * segment's payload, a socket read). Reported with the share of events on the fast path; these
+ * rows carry the scenario's targets (issue 21: ≥ 4× the naive stage, ≤ 1 KiB heap and 0
+ * ArrayBuffer bytes per event), the synthetic rows above are reported only.
  */
-async function realCaptureRows(rounds: number, minSampleMs: number, warmup: number): Promise<BenchResult[]> {
+async function realCaptureRows(rounds: number, minSampleMs: number, warmup: number, quick: boolean): Promise<BenchResult[]> {
   const rows: BenchResult[] = [];
   for (const [format, file] of REAL_CAPTURES) {
     const body = readFileSync(fileURLToPath(new URL(`../test/fixtures/captures/real/${file}`, import.meta.url)));
@@ -354,11 +357,18 @@ async function realCaptureRows(rounds: number, minSampleMs: number, warmup: numb
         },
         anchor: 'naive (throughput)',
         ratio: round(1 / t.ratio['scanner']!, 2),
+        target: `≥ ${REAL_SPEEDUP_TARGET}× naive throughput; ≤ 1 KiB heap and 0 ArrayBuffer B per event`,
+        ...(quick
+          ? {}
+          : {
+              met: 1 / t.ratio['scanner']! >= REAL_SPEEDUP_TARGET && fa.heapPerUnit <= HEAP_TARGET_BYTES && fa.arrayBuffersPerUnit === 0,
+            }),
         command: COMMAND,
         issueScenario: 1,
         notes:
           `${file}: ${events} events, ${mb.toFixed(2)} MB; speedup range over ${t.rounds} rounds ` +
-          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; thread CPU clock`,
+          `${(1 / t.ratioRange['scanner']![1]).toFixed(2)}–${(1 / t.ratioRange['scanner']![0]).toFixed(2)}×; ` +
+          'process CPU clock (all threads)',
       });
     }
   }

@@ -31,7 +31,12 @@ const MODULE_TIMEOUT_MS = quick ? 90_000 : 300_000;
  * concurrency search runs each step on ~41 s real streams (steady-state window inside them), up
  * to 12 steps for the engine, its floor and the pool.
  */
-const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = { 'serviceLoad.bench.ts': 1_200_000, 'concurrency.bench.ts': 15 * 60_000 };
+const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = {
+  'serviceLoad.bench.ts': 1_200_000,
+  'concurrency.bench.ts': 25 * 60_000,
+  // 25 interleaved rounds of three contenders on 41 s captures: 2 min at load 2, past 5 min at load 8.
+  'decodeOverhead.bench.ts': 10 * 60_000,
+};
 
 export const SCENARIO_TITLES: Record<IssueScenario, string> = {
   1: 'Event stage (SSE + JSON + base64 into the ring) vs the naive pipeline',

@@ -15,7 +15,9 @@
  *   (process CPU, all threads) count only inside it.
  *
  * Contenders, same capture, same schedule, same timers:
- * - `engine`: a SpeechPipeline (opus → native 8 kHz decode → μ-law), frames taken with `read()`;
+ * - `engine`: a SpeechPipeline (opus → native 8 kHz decode → μ-law), frames taken with
+ *   `readFrame()` (its pull API for consumers on their own clock);
+ * - `engine-read`: the same, frames taken with the stream's `read()`;
  * - `floor`: raw libopus (the engine's backend, decoding at 8 kHz) on each event's packets when
  *   the event arrives, a 20 ms frame taken from a queue per tick: no SSE, no JSON, no ring, no
  *   framer, no μ-law, no stream machinery — the least any implementation must do;
@@ -33,7 +35,7 @@ import { LatencyHistogram } from './stats.js';
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
 
-export type StreamsContender = 'engine' | 'floor' | 'bare';
+export type StreamsContender = 'engine' | 'engine-read' | 'floor' | 'bare';
 
 export interface StreamsSpec {
   streams: number;
@@ -88,7 +90,7 @@ const mulaw = { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 } as 
 
 /** Loads the conversion stage's wasm and runs the capture through once flat out, so the measured run starts warm. */
 async function warmUp(wire: Wire, contender: StreamsContender): Promise<void> {
-  if (contender === 'engine') {
+  if (contender === 'engine' || contender === 'engine-read') {
     await loadResampler();
     const p = createSpeechPipeline({ format: 'opus', output: mulaw });
     p.on('data', () => undefined);
@@ -119,7 +121,7 @@ interface Recorder {
   rss: number;
 }
 
-function engineStream(wire: Wire, spec: StreamsSpec): StreamBody {
+function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody {
   const { dueSec } = wire.capture;
   return (i, start, win, rec) =>
     new Promise((resolve) => {
@@ -160,7 +162,7 @@ function engineStream(wire: Wire, spec: StreamsSpec): StreamBody {
         waiting = false;
         const now = performance.now();
         const due = playStart + k * FRAME_MS;
-        const frame = p.read() as unknown;
+        const frame = pull ? p.readFrame() : (p.read() as unknown);
         if (frame === null) {
           if (!waiting) {
             waiting = true;
@@ -270,7 +272,11 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   await warmUp(wire, spec.contender);
   const audioSec = wire.capture.audioSec;
   const body =
-    spec.contender === 'engine' ? engineStream(wire, spec) : spec.contender === 'floor' ? floorStream(wire) : bareStream(audioSec);
+    spec.contender === 'engine' || spec.contender === 'engine-read'
+      ? engineStream(wire, spec, spec.contender === 'engine')
+      : spec.contender === 'floor'
+        ? floorStream(wire)
+        : bareStream(audioSec);
   const rec: Recorder = { hist: new LatencyHistogram(), frames: 0, underruns: 0, errors: [], rss: 0 };
   const t0 = performance.now() + START_DELAY_MS;
   // Steady state only: every stream started and warmed up, none finished.

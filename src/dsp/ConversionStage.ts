@@ -4,7 +4,7 @@ import { FrameSlab } from '../codec/FrameSlab.js';
 import { SAMPLE_ENCODINGS, type AudioFrame, type PcmFormat, type PcmFrame, type SampleEncoding } from '../codec/types.js';
 import { S16_BYTES, S16_MAX, S16_MIN, S16_SCALE } from '../internal/s16.js';
 import { ALAW_ENCODE_TABLE } from './alaw.js';
-import { MULAW_ENCODE_TABLE } from './mulaw.js';
+import { MULAW_14BIT_OFFSET, MULAW_DROPPED_BITS, MULAW_ENCODE_14BIT } from './mulaw.js';
 import { loadResampler, resamplerLoaded, Resampler } from './Resampler.js';
 
 /**
@@ -276,8 +276,12 @@ export class ConversionStage {
     if (this.encoding === 'f32le') {
       samples = this.slab.float32(n);
       samples.set(acc.subarray(0, n));
-    } else if (this.encoding === 'mulaw' || this.encoding === 'alaw') {
-      const t = this.encoding === 'mulaw' ? MULAW_ENCODE_TABLE : ALAW_ENCODE_TABLE;
+    } else if (this.encoding === 'mulaw') {
+      const t = MULAW_ENCODE_14BIT;
+      samples = this.slab.uint8(n);
+      for (let i = 0; i < n; i++) samples[i] = t[(toS16(acc[i]!) >> MULAW_DROPPED_BITS) + MULAW_14BIT_OFFSET]!;
+    } else if (this.encoding === 'alaw') {
+      const t = ALAW_ENCODE_TABLE;
       samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[toS16(acc[i]!) + S16_SCALE]!;
     } else if (this.encoding === 's16be') {
@@ -297,8 +301,12 @@ export class ConversionStage {
     let samples: Int16Array | Float32Array | Uint8Array;
     if (this.encoding === 's16le') {
       samples = s; // the frame is the consumer's already (PcmFrame: nothing overwrites it)
-    } else if (this.encoding === 'mulaw' || this.encoding === 'alaw') {
-      const t = this.encoding === 'mulaw' ? MULAW_ENCODE_TABLE : ALAW_ENCODE_TABLE;
+    } else if (this.encoding === 'mulaw') {
+      const t = MULAW_ENCODE_14BIT; // indexed by the top 14 bits (see mulaw.ts)
+      samples = this.slab.uint8(n);
+      for (let i = 0; i < n; i++) samples[i] = t[(s[i]! >> MULAW_DROPPED_BITS) + MULAW_14BIT_OFFSET]!;
+    } else if (this.encoding === 'alaw') {
+      const t = ALAW_ENCODE_TABLE;
       samples = this.slab.uint8(n);
       for (let i = 0; i < n; i++) samples[i] = t[s[i]! + S16_SCALE]!;
     } else if (this.encoding === 's16be') {

@@ -20,6 +20,7 @@ import type {
   SampleEncoding,
 } from '../codec/types.js';
 import { CodecError, type VoicewireError } from '../errors.js';
+import { MulawFramer } from './MulawFramer.js';
 import { outputFormatOf, type FrameStage, type ResolvedOutputOptions } from './outputStage.js';
 
 /**
@@ -41,6 +42,11 @@ export interface FrameProducerOptions {
   stage: FrameStage | null;
   /** The resolved output options (see resolveOutput); null or absent without a stage. */
   output?: ResolvedOutputOptions | null;
+  /**
+   * The stage is the default ConversionStage (not a `stageFactory`'s): when all it would do is
+   * encode the framer's frames to μ-law, a {@link MulawFramer} does both in one pass instead.
+   */
+  defaultStage?: boolean;
   /** The request's format and sample_rate (a disagreeing stream header is a warning). */
   declared: { format: AudioFormat; sampleRate?: number };
   onWarning(warning: VoicewireError): void;
@@ -55,6 +61,8 @@ export class FrameProducer {
   /** Output samples (per channel) produced so far. */
   samples = 0;
   private framer: Framer | null = null;
+  /** Framing and μ-law encoding in one (see FrameProducerOptions.defaultStage); the stage then gets nothing. */
+  private mulawFramer: MulawFramer | null = null;
   private finished = false;
   /** Ring offsets where a new chunk_seq's audio begins. */
   private boundaries: number[] = [];
@@ -115,6 +123,12 @@ export class FrameProducer {
     if (this.finished) return;
     this.finished = true;
     if (this.fault === null) this.take(this.o.decoder.flush(), afterFault, out);
+    if (this.mulawFramer !== null) {
+      const before = out.length;
+      this.mulawFramer.flush(out);
+      this.noteSamples(out, before);
+      return; // the stage never got a frame: nothing to flush there
+    }
     const frames: PcmFrame[] = [];
     this.framer?.flush(frames);
     this.toOut(frames, out);
@@ -128,7 +142,11 @@ export class FrameProducer {
 
   private take(result: DecodedAudio, warnOnly: boolean, out: AudioFrame[]): void {
     const blocks = result.pcm;
-    if (blocks.length > 0) {
+    if (blocks.length > 0 && this.mulawFramer !== null) {
+      const before = out.length;
+      for (const pcm of blocks) this.mulawFramer.push(pcm, out);
+      this.noteSamples(out, before);
+    } else if (blocks.length > 0) {
       // Without a stage the framer's frames are the output; with one they pass through a scratch
       // array this producer reuses: no array per step either way.
       const direct = this.o.stage === null;
@@ -139,12 +157,18 @@ export class FrameProducer {
         if (pcm.length === 0) continue;
         const framer = this.framer ?? this.startFraming();
         if (framer === null) break;
+        if (this.mulawFramer !== null) {
+          // Set up just now (the stream's first block): this block and the rest go the fused way.
+          this.mulawFramer.push(pcm, out);
+          continue;
+        }
         framer.push(pcm, frames, owned);
       }
       if (!direct) {
         this.toOut(frames, out);
         frames.length = 0;
-      } else this.noteSamples(out, before);
+      }
+      this.noteSamples(out, before);
     }
     for (const error of result.errors) {
       if (!error.fatal || warnOnly) this.o.onWarning(error);
@@ -186,6 +210,17 @@ export class FrameProducer {
     }
     this.framer = new Framer({ ...format, frameMs: this.o.frameMs });
     this.format = outputFormatOf(format, this.o.output ?? null);
+    const output = this.o.output;
+    if (
+      this.o.defaultStage === true &&
+      output != null &&
+      output.encoding === 'mulaw' &&
+      (output.sampleRate === undefined || output.sampleRate === format.sampleRate) &&
+      (output.channels === undefined || output.channels === format.channels) &&
+      output.frameMs === this.o.frameMs
+    ) {
+      this.mulawFramer = new MulawFramer(format, this.framer.frameSamples);
+    }
     this.o.onFormat(this.format);
     return this.framer;
   }

@@ -83,6 +83,15 @@ export class SpeechPipeline extends Duplex {
   /** Whether `_read()` has run yet. */
   private readStarted = false;
   private pumping = false;
+  /** {@link readFrame} is decoding: pump stops once a frame is queued, pushing nothing. */
+  private pulling = false;
+  /** Inside readFrame's fallback to `read()`: a `_read()` then does not refill (see readFrame). */
+  private inReadFrame = false;
+  /**
+   * A `_read()` skipped its refill (readFrame's fallback took a buffered frame): the readable
+   * side's `reading` flag stays set until a push, so a later plain `read()` refills first.
+   */
+  private refillOwed = false;
   private inputEnded = false;
   /** First fault of the input (SSE / event) or of decoding: the stream ends with it once drained. */
   private fault: Error | null = null;
@@ -133,6 +142,7 @@ export class SpeechPipeline extends Duplex {
       frameMs: this.frameMs,
       stage: this.stage,
       output,
+      defaultStage: options.stageFactory === undefined,
       declared: { format: options.format, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) },
       onWarning: (warning) => this.emit('warning', warning),
       onFormat: (format) => {
@@ -254,8 +264,75 @@ export class SpeechPipeline extends Duplex {
 
   override _read(): void {
     this.readStarted = true;
+    if (this.inReadFrame && this.readableLength > 0) {
+      // readFrame() is taking the last buffered frame: the frames after it are taken directly.
+      this.refillOwed = true;
+      return;
+    }
     this.wantFrames = true;
     this.pump();
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Duplex's own signature
+  override read(size?: number): any {
+    if (this.refillOwed && !this.inReadFrame) {
+      // readFrame() left the readable side waiting on a refill it skipped: make it now.
+      this.refillOwed = false;
+      this.wantFrames = true;
+      this.pump();
+    }
+    return super.read(size);
+  }
+
+  /**
+   * The next frame, taken directly from the decoder's output, or null when none is ready yet:
+   * `read()` for a consumer that takes frames on its own clock (a phone line's 20 ms tick), without
+   * the readable side's per-frame buffering and scheduling (a push, a buffer shift and a queued
+   * tick per frame: native-notes/engine-performance.md, tenth pass). Frames are decoded as they are
+   * taken, as with `read()`.
+   *
+   * The stream contract is `read()`'s: frames already buffered on the readable side come first;
+   * after null, `'readable'` is emitted once a frame is ready, and `'end'` (or `'error'`, after
+   * every frame before the fault) once none is left. The playhead and `word` events move as with
+   * `read()`; no `'data'` event is emitted for frames taken here (a `'data'` listener puts the
+   * stream in flowing mode, where this is `read()`). Mix with `read()` freely.
+   * @example
+   * ```ts
+   * const frame = speech.readFrame(); // every 20 ms
+   * if (frame === null) speech.once('readable', resumeTicks);
+   * ```
+   */
+  readFrame(): AudioFrame | null {
+    // `cleaned`: the stream finished or was destroyed (one field of this object: the readable
+    // side's `destroyed` reads both sides' states, more memory touched per frame).
+    if (!this.cleaned && this.readableLength === 0 && this.readableFlowing !== true) {
+      if (this.queueHead === this.queue.length) {
+        this.pulling = true;
+        try {
+          this.pump();
+        } finally {
+          this.pulling = false;
+        }
+      }
+      if (this.readableLength === 0 && this.queueHead < this.queue.length) {
+        const frame = this.queue[this.queueHead++] as AudioFrame;
+        this.delivered(frame);
+        return frame;
+      }
+    }
+    if (this.readableFlowing === true) return this.read() as AudioFrame | null;
+    if (this.readableLength === 0) {
+      // Nothing ready: read() returns null and the readable side waits for the next frame (its
+      // 'readable'). A refill skipped before left it `reading` (no _read() comes): ask here.
+      this.refillOwed = false;
+      this.wantFrames = true;
+    }
+    this.inReadFrame = true;
+    try {
+      return super.read() as AudioFrame | null;
+    } finally {
+      this.inReadFrame = false;
+    }
   }
 
   /** Every frame handed to the consumer passes here once ('data' fires in read(), flowing mode, pipe and async iteration alike). */
@@ -268,6 +345,13 @@ export class SpeechPipeline extends Duplex {
     const result = super.emit(event, ...args);
     if (this.decodeDone) this.maybeFinish();
     return result;
+  }
+
+  /** A frame taken by {@link readFrame}: what a `'data'` event does, without the event. */
+  private delivered(frame: AudioFrame): void {
+    this.stats.frames++;
+    this.playhead.consumedTo(frame.startSample + frame.sampleCount);
+    if (this.decodeDone) this.maybeFinish();
   }
 
   private pump(): void {
@@ -290,7 +374,8 @@ export class SpeechPipeline extends Duplex {
           this.queue.length = 0; // reused: no stage or decoder keeps a reference to it
           this.queueHead = 0;
         }
-        if (!this.wantFrames || !this.decoderReady) return;
+        if (this.pulling && this.queueHead < this.queue.length) return; // a frame for readFrame()
+        if (!(this.wantFrames || this.pulling) || !this.decoderReady) return;
         if (this.decodeStep()) continue;
         if (this.input.resume()) continue; // the held write, into the room just made
         if ((this.inputEnded || this.fault !== null) && !this.input.holding && !this.decodeDone) {

@@ -56,6 +56,12 @@ export class WordClock {
   private readonly emitted = new Map<number, Array<TimelineWord | undefined>>();
   private readonly lateWords = new WeakSet<TimelineWord>();
   private seconds = 0;
+  /**
+   * The start of the next pending word (Infinity when none): advance() runs for every frame read,
+   * and with this it touches only the clock itself until a word is due (per-stream memory is
+   * cold at telephony load: native-notes/engine-performance.md, tenth pass).
+   */
+  private nextStart = Infinity;
   private count = 0;
   /**
    * Updates whose handlers are running, innermost last. A handler may re-enter update() (a
@@ -79,14 +85,16 @@ export class WordClock {
   /** The playhead reached `seconds`: emit every pending word that starts before it. */
   advance(seconds: number): void {
     if (seconds > this.seconds) this.seconds = seconds;
+    if (this.nextStart >= this.seconds) return; // no word due (the loop below would find none)
     // `this.pending` is read again on every pass: a word handler may re-enter update() (a
     // consumer that writes the next event from its 'word' listener), which swaps the list.
     for (;;) {
       const word = this.pending[this.head];
-      if (word === undefined || word.start >= this.seconds) return;
+      if (word === undefined || word.start >= this.seconds) break;
       this.head++;
       this.emit(word, false);
     }
+    this.nextStart = this.pending[this.head]?.start ?? Infinity;
   }
 
   /**
@@ -147,6 +155,7 @@ export class WordClock {
     this.spare = pending;
     this.pending = next;
     this.head = 0;
+    this.nextStart = next[0]?.start ?? Infinity;
     if (revisions === null && late === null) return;
     const run = { chunkSeq, superseded: false };
     this.running.push(run);
@@ -161,6 +170,7 @@ export class WordClock {
   /** End of the audio: the words still pending (starting at or after its end) are reached now. */
   finish(): void {
     while (this.head < this.pending.length) this.emit(this.pending[this.head++] as TimelineWord, false);
+    this.nextStart = Infinity;
   }
 
   private emit(word: TimelineWord, late: boolean): void {

@@ -86,7 +86,7 @@ describe('OggPacketQueue', () => {
     expect([...q.headBytes()].every((b) => b === 9)).toBe(true);
     expect(q.headBytes().length).toBe(300);
     q.shift();
-    expect(q.headBytes()).toEqual(Buffer.alloc(10, 9));
+    expect(q.headBytes()).toEqual(new Uint8Array(10).fill(9));
   });
 
   it('keeps every packet intact across growth and compaction, for any interleaving of pushes and shifts', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { defaultOpusBackend } from '../../src/codec/opus/backend.js';
+import { createOpusPacketDecoder, defaultOpusBackend } from '../../src/codec/opus/backend.js';
+import { OggPageReader } from '../../src/codec/ogg/OggPageReader.js';
 import { OggOpusDecoder } from '../../src/codec/OpusDecoder.js';
 import { fixture } from './audioFixtures.js';
 
@@ -62,4 +63,28 @@ console.log(JSON.stringify({ backend: defaultOpusBackend(), n, sum }));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/native @discordjs\/opus unavailable .*; using opusscript \(wasm\)/);
   });
+
+  for (const backend of ['native', 'wasm'] as const) {
+    it(`${backend}: a packet handed as a plain Uint8Array view inside a larger buffer decodes as the same packet in a Buffer`, () => {
+      const packets: Buffer[] = [];
+      const reader = new OggPageReader({ onPacketBytes: (bytes, start, end) => packets.push(Buffer.from(bytes.subarray(start, end))) });
+      reader.push(fixture('opus/20ms-pages.opus'));
+      const audio = packets.slice(2, 40); // after OpusHead and OpusTags
+      expect(audio.length).toBe(38);
+      const asBuffers = createOpusPacketDecoder(8000, 1, backend);
+      const asViews = createOpusPacketDecoder(8000, 1, backend);
+      try {
+        for (const packet of audio) {
+          const arena = new Uint8Array(packet.length + 13).fill(0xa5);
+          arena.set(packet, 7);
+          const view = new Uint8Array(arena.buffer, 7, packet.length);
+          expect(Buffer.isBuffer(view)).toBe(false);
+          expect(Array.from(asViews.decode(view))).toEqual(Array.from(asBuffers.decode(packet)));
+        }
+      } finally {
+        asBuffers.free();
+        asViews.free();
+      }
+    });
+  }
 });

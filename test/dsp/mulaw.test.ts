@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MULAW_DECODE_TABLE, MULAW_ENCODE_TABLE, mulawDecode, mulawEncode } from '../../src/dsp/mulaw.js';
+import {
+  MULAW_14BIT_OFFSET,
+  MULAW_DECODE_TABLE,
+  MULAW_DROPPED_BITS,
+  MULAW_ENCODE_14BIT,
+  MULAW_ENCODE_TABLE,
+  mulawDecode,
+  mulawEncode,
+} from '../../src/dsp/mulaw.js';
 
 /**
  * G.711 μ-law from its definition (Table 2a/2b of ITU-T G.711): 8 segments of 16 steps, the
@@ -45,6 +53,24 @@ describe('G.711 μ-law', () => {
   it('encoding is bit-exact against the reference for all 65 536 inputs', () => {
     let mismatches = 0;
     for (let x = -32768; x <= 32767; x++) if (MULAW_ENCODE_TABLE[x + 32768] !== referenceCompress(x)) mismatches++;
+    expect(mismatches).toBe(0);
+  });
+
+  it('the 14-bit encode table gives the reference code for all 65 536 inputs', () => {
+    let mismatches = 0;
+    for (let x = -32768; x <= 32767; x++) {
+      if (MULAW_ENCODE_14BIT[(x >> MULAW_DROPPED_BITS) + MULAW_14BIT_OFFSET] !== referenceCompress(x)) mismatches++;
+    }
+    expect(MULAW_ENCODE_14BIT.length).toBe(16384);
+    expect(mismatches).toBe(0);
+  });
+
+  it('mulawEncode gives the reference code for every s16 in one frame', () => {
+    const all = new Int16Array(65536);
+    for (let i = 0; i < all.length; i++) all[i] = i - 32768;
+    const codes = mulawEncode(all);
+    let mismatches = 0;
+    for (let i = 0; i < all.length; i++) if (codes[i] !== referenceCompress(all[i]!)) mismatches++;
     expect(mismatches).toBe(0);
   });
 

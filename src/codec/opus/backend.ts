@@ -61,10 +61,12 @@ export function defaultOpusBackend(): OpusBackendName {
   return loadNative() ? 'native' : 'wasm';
 }
 
-/** The addon takes a Buffer: a packet that is one already (OggPacketQueue's) needs no other view. */
-function toBuffer(packet: Uint8Array): Buffer {
-  return Buffer.isBuffer(packet) ? packet : Buffer.from(packet.buffer, packet.byteOffset, packet.byteLength);
-}
+/**
+ * Both backends are typed as taking a Buffer but read any Uint8Array (the addon through
+ * `napi_get_buffer_info`, which takes any ArrayBufferView; opusscript copies it into its heap), so
+ * a packet is passed as it is, with no Buffer view made per packet (test/codec/opusBackend.test.ts).
+ */
+const asBufferArg = (packet: Uint8Array): Buffer => packet as Buffer;
 
 function asInt16(buf: Buffer): Int16Array {
   // Both backends hand back a fresh Buffer; reuse its memory when aligned (it is: own allocation).
@@ -82,7 +84,7 @@ export function createOpusPacketDecoder(
     if (Native) {
       const dec = new Native(rate, channels);
       return {
-        decode: (packet) => asInt16(dec.decode(toBuffer(packet))),
+        decode: (packet) => asInt16(dec.decode(asBufferArg(packet))),
         setGain: (gain) => dec.applyDecoderCTL(OPUS_SET_GAIN_REQUEST, gain),
         free: () => {},
       };
@@ -91,7 +93,7 @@ export function createOpusPacketDecoder(
   const Wasm = loadWasm();
   const dec = new Wasm(rate, channels, OPUS_APPLICATION_AUDIO);
   return {
-    decode: (packet) => asInt16(dec.decode(toBuffer(packet))),
+    decode: (packet) => asInt16(dec.decode(asBufferArg(packet))),
     setGain: (gain) => dec.decoderCTL(OPUS_SET_GAIN_REQUEST, gain),
     free: () => dec.delete(),
   };

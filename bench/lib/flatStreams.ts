@@ -1,0 +1,151 @@
+/**
+ * The concurrency bench's loop flat out (native-notes/engine-performance.md, tenth pass): N
+ * telephony streams (real Ogg Opus capture → 8 kHz μ-law, 20 ms frames), ticked every simulated
+ * 20 ms without waiting for real time: each tick feeds every stream the SSE events due by then
+ * (1460 B writes) and takes one frame per stream, then yields to the event loop. CPU per
+ * stream-second (process CPU) over simulated seconds 5–35. No timers, so a loaded machine cannot
+ * turn lateness into less work: for A/B runs when the paced bench cannot judge. Not a bench
+ * module (no verdict).
+ *
+ *   ONLY=read,pull,floor N=100 ROUNDS=3 node --import tsx bench/lib/flatStreams.ts
+ *
+ * Contenders: `read` (SpeechPipeline, frames by read()), `pull` (readFrame()), `floor` (raw
+ * libopus at 8 kHz + a queue, as in telephonyStreams.ts), and `old` (read() on another checkout's
+ * src/, given as OLD_TREE=/path/to/checkout: before/after in one process or side by side).
+ * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
+import { loadResampler } from '../../src/dsp/Resampler.js';
+import * as NEW from '../../src/engine/SpeechPipeline.js';
+import { LONG_TEXT, parseCapture, recordCaptures } from './realCapture.js';
+import { sliceReads, tcpReads } from './readSizes.js';
+
+const OLD_TREE = process.env['OLD_TREE'];
+
+const N = Number(process.env['N'] ?? 100);
+const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+/** The measured span, simulated seconds: every stream started, none finished. */
+const FROM = 5;
+const TO = 35;
+const only = (process.env['ONLY'] ?? (OLD_TREE ? 'old,read,pull,floor' : 'read,pull,floor')).split(',');
+const capturePath = process.env['CAPTURE'];
+const cap = capturePath
+  ? await parseCapture({ format: 'opus', text: '' }, readFileSync(capturePath))
+  : (await recordCaptures([{ format: 'opus', text: LONG_TEXT }]))[0]!;
+const reads = cap.events.map((e) => sliceReads(e, tcpReads()));
+const due = cap.dueSec.map((d) => d * 1000);
+const packets = cap.packets!;
+await loadResampler();
+const OLD = (OLD_TREE ? await import(`${OLD_TREE}/src/engine/SpeechPipeline.ts`) : NEW) as typeof NEW;
+if (OLD_TREE) await ((await import(`${OLD_TREE}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
+const mulaw = { sampleRate: 8000, encoding: 'mulaw', channels: 1 } as const;
+interface S {
+  feed(ev: number): void;
+  take(): boolean;
+  close(): void;
+}
+function engine(mod: typeof NEW, pull: boolean): S {
+  const p = mod.createSpeechPipeline({ format: 'opus', output: mulaw });
+  p.on('word', () => undefined);
+  p.on('error', (e) => {
+    throw e;
+  });
+  return {
+    feed: (ev) => {
+      for (const r of reads[ev]!) p.write(r);
+    },
+    take: () => (pull ? p.readFrame() : p.read()) !== null,
+    close: () => p.destroy(),
+  };
+}
+function floor(): S {
+  const dec = createOpusPacketDecoder(8000, 1, 'native');
+  const q: Int16Array[] = [];
+  let head = 0,
+    off = 0;
+  return {
+    feed: (ev) => {
+      for (const pk of packets[ev]!) q.push(dec.decode(pk));
+    },
+    take: () => {
+      let need = 160,
+        avail = -off;
+      for (let k = head; k < q.length && avail < need; k++) avail += q[k]!.length;
+      if (avail < need) return false;
+      while (need > 0) {
+        const n = Math.min(need, q[head]!.length - off);
+        need -= n;
+        off += n;
+        if (off === q[head]!.length) {
+          q[head++] = undefined as never;
+          off = 0;
+        }
+      }
+      return true;
+    },
+    close: () => dec.free(),
+  };
+}
+const makers: Record<string, () => S> = {
+  old: () => engine(OLD, false),
+  read: () => engine(NEW, false),
+  pull: () => engine(NEW, true),
+  floor,
+};
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+async function run(name: string): Promise<number> {
+  const ss = Array.from({ length: N }, () => makers[name]!());
+  const start = ss.map((_, i) => (i * 1000) / N);
+  const ev = new Int32Array(N);
+  let c0 = 0,
+    c1 = 0,
+    misses = 0;
+  const ticks = Math.floor((cap.audioSec * 1000) / 20);
+  for (let k = 0; k < ticks; k++) {
+    const t = k * 20;
+    if (t === FROM * 1000) c0 = cpu();
+    if (t === TO * 1000) c1 = cpu();
+    for (let i = 0; i < N; i++) {
+      const local = t - start[i]!;
+      while (ev[i]! < due.length && due[ev[i]!]! <= local) {
+        ss[i]!.feed(ev[i]!);
+        ev[i] = ev[i]! + 1;
+      }
+      if (local >= 40 && !ss[i]!.take() && t > FROM * 1000 && t < TO * 1000) misses++;
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+  for (const s of ss) s.close();
+  if (misses) console.log(name, 'misses', misses);
+  return (c1 - c0) / (N * (TO - FROM));
+}
+for (const n of only) await run(n); // warm-up
+const res: Record<string, number[]> = {};
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 ? [...only].reverse() : only;
+  for (const n of order) (res[n] ??= []).push(await run(n));
+  console.log(
+    'round',
+    r,
+    Object.entries(res)
+      .map(([k, v]) => `${k}=${v.at(-1)!.toFixed(3)}`)
+      .join(' '),
+    'load',
+    loadavg()[0]!.toFixed(1),
+  );
+}
+const med = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!;
+for (const n of only)
+  console.log(
+    n.padEnd(6),
+    'median ms/stream-s',
+    med(res[n]!).toFixed(3),
+    'vs floor',
+    res.floor ? med(res[n]!.map((v, i) => v / res.floor![i]!)).toFixed(3) : '',
+  );
+process.exit(0);

@@ -1,0 +1,175 @@
+/**
+ * SpeechPipeline.readFrame(): frames taken directly, on the consumer's own clock, with read()'s
+ * stream contract ('readable' after null, 'end' / 'error' once nothing is left).
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AudioFrame } from '../../src/codec/types.js';
+import { loadResampler } from '../../src/dsp/Resampler.js';
+import { createSpeechPipeline, type SpeechPipeline, type WordEvent } from '../../src/engine/SpeechPipeline.js';
+import { CAPTURES, capture, concatFrames, expected, runPipeline, splitRandom } from './helpers.js';
+
+const mulaw = { sampleRate: 8000, encoding: 'mulaw', channels: 1 } as const;
+/**
+ * A real Ogg Opus capture recorded from the local service (test/fixtures/captures/real): its first
+ * ~40 % (about 16 s of speech), cut at an event's end.
+ */
+const opusCapture = (): Buffer => {
+  const body = readFileSync(join(CAPTURES, 'real', 'opus-low-long.sse'));
+  return body.subarray(0, body.indexOf('\n\n', Math.floor(body.length * 0.4)) + 2);
+};
+
+interface Taken {
+  frames: AudioFrame[];
+  words: WordEvent[];
+  order: string[];
+  error: Error | null;
+}
+
+/**
+ * Writes `parts` one per turn of the event loop and takes frames with `take` (readFrame or read)
+ * on every turn until it returns null, then waits for 'readable' / the next write: a paced
+ * consumer. Bounded: stops at 'end' or 'error'.
+ */
+async function consume(p: SpeechPipeline, parts: Uint8Array[], take: (p: SpeechPipeline, k: number) => AudioFrame | null): Promise<Taken> {
+  const got: Taken = { frames: [], words: [], order: [], error: null };
+  p.on('word', (w) => got.words.push(w));
+  p.on('summary', () => got.order.push('summary'));
+  let done = false;
+  const finished = new Promise<void>((resolve) => {
+    p.once('end', () => {
+      got.order.push('end');
+      done = true;
+      resolve();
+    });
+    p.once('error', (e) => {
+      got.error = e;
+      got.order.push('error');
+      done = true;
+      resolve();
+    });
+  });
+  const drain = (): void => {
+    for (let f = take(p, got.frames.length); f !== null; f = take(p, got.frames.length)) got.frames.push(f);
+  };
+  p.on('readable', drain);
+  for (const part of parts) {
+    if (done) break;
+    p.write(part);
+    drain();
+    await new Promise((r) => setImmediate(r));
+  }
+  if (!done) p.end();
+  drain();
+  await finished;
+  return got;
+}
+
+const byReadFrame = (p: SpeechPipeline): AudioFrame | null => p.readFrame();
+const byRead = (p: SpeechPipeline): AudioFrame | null => p.read() as AudioFrame | null;
+
+describe('SpeechPipeline.readFrame', () => {
+  it('a real opus capture to 8 kHz μ-law: the same frames and words as read(), then summary and end', async () => {
+    const body = opusCapture();
+    const parts = splitRandom(body, 3, 1460);
+    // Both pipelines start with the conversion stage's wasm loaded, so both see the same writes.
+    await loadResampler();
+    const a = await consume(createSpeechPipeline({ format: 'opus', output: mulaw }), parts, byReadFrame);
+    const b = await consume(createSpeechPipeline({ format: 'opus', output: mulaw }), parts, byRead);
+    expect(a.error).toBeNull();
+    expect(a.order).toEqual(['summary', 'end']);
+    expect(a.frames.length).toBeGreaterThan(500);
+    expect(a.frames.map((f) => f.startSample)).toEqual(b.frames.map((f) => f.startSample));
+    expect(Buffer.concat(a.frames.map((f) => f.samples as Uint8Array))).toEqual(
+      Buffer.concat(b.frames.map((f) => f.samples as Uint8Array)),
+    );
+    expect(a.words.map((w) => [w.text, w.start, w.late])).toEqual(b.words.map((w) => [w.text, w.start, w.late]));
+    expect(a.words.length).toBeGreaterThan(20);
+  });
+
+  it('pcm capture: exactly the reference audio, whatever the splits and however read() and readFrame() alternate', async () => {
+    const body = capture('speech.pcm.sse');
+    const reference = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), [body]);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1 << 30 }),
+        fc.integer({ min: 400, max: 8000 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }),
+        async (seed, max, pattern) => {
+          const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+          const got = await consume(p, splitRandom(body, seed, max), (q, k) =>
+            pattern[k % pattern.length] ? q.readFrame() : (q.read() as AudioFrame | null),
+          );
+          expect(got.error).toBeNull();
+          expect(got.order).toEqual(['summary', 'end']);
+          const pcm = concatFrames(got.frames);
+          expect(pcm.length).toBe(expected.samples);
+          got.frames.forEach((f, i) => expect(f.startSample).toBe(i * 441));
+          expect(Buffer.from(pcm.buffer)).toEqual(Buffer.from(reference.pcm.buffer));
+        },
+      ),
+      { numRuns: 6 },
+    );
+  });
+
+  it('returns null before any audio, then emits readable once an event is complete', async () => {
+    const body = capture('speech.pcm.sse');
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    expect(p.readFrame()).toBeNull();
+    const readable = new Promise((r) => p.once('readable', r));
+    p.write(body.subarray(0, Math.floor(body.length / 2)));
+    await readable;
+    const first = p.readFrame();
+    expect(first).not.toBeNull();
+    expect(first!.startSample).toBe(0);
+    expect(p.playhead.position).toBe(441);
+    p.destroy();
+  });
+
+  it('takes frames without pushing them through the readable buffer', async () => {
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    p.write(capture('speech.pcm.sse'));
+    await new Promise((r) => setImmediate(r));
+    let frames = 0;
+    let mostBuffered = 0;
+    for (let f = p.readFrame(); f !== null && frames < 100; f = p.readFrame()) {
+      frames++;
+      mostBuffered = Math.max(mostBuffered, p.readableLength);
+    }
+    expect(frames).toBe(100);
+    expect(mostBuffered).toBe(0);
+    p.destroy();
+  });
+
+  it('a consumer that switches from readFrame() to flowing mode gets every remaining frame and the end', async () => {
+    const body = capture('speech.pcm.sse');
+    const p = createSpeechPipeline({ format: 'pcm', sampleRate: 22050 });
+    const frames: AudioFrame[] = [];
+    p.write(body);
+    await new Promise((r) => p.once('readable', r));
+    // Through read() once (a buffered frame), then readFrame(): the refill skipped there is owed.
+    frames.push(p.read() as AudioFrame);
+    for (let k = 0; k < 10; k++) frames.push(p.readFrame()!);
+    const ended = new Promise((r) => p.once('end', r));
+    p.on('data', (f: AudioFrame) => frames.push(f));
+    p.end();
+    await ended;
+    expect(concatFrames(frames).length).toBe(expected.samples);
+    frames.forEach((f, i) => expect(f.startSample).toBe(i * 441));
+  });
+
+  it('bad input mid-stream: every frame before the fault, then the typed error', async () => {
+    const body = capture('speech.pcm.sse');
+    const cut = body.indexOf('data:', Math.floor(body.length / 2));
+    const bad = Buffer.concat([body.subarray(0, cut), Buffer.from('data: {"audio_base64": 12}\n\n')]);
+    const a = await consume(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), splitRandom(bad, 5, 1460), byReadFrame);
+    const b = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), [bad]);
+    expect(b.error).not.toBeNull();
+    expect(a.error).toMatchObject({ code: b.error!.code });
+    expect(a.order).toEqual(['error']);
+    expect(concatFrames(a.frames)).toEqual(b.pcm);
+    expect(a.frames.length).toBeGreaterThan(10);
+  });
+});
