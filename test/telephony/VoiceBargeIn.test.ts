@@ -5,7 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
+import { MAX_PENDING_MS, VoiceBargeIn, type BargeInActions, type BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
+import { MULAW_8K } from '../../src/telephony/lineFormat.js';
 import { bargeInFromAgent } from '../../src/telephony/callOptions.js';
 import type { BargeInEvent } from '../../src/telephony/callTypes.js';
 import type { CallerSpeechEndedEvent, CallerSpeechStartedEvent } from '../../src/telephony/VoiceBargeIn.js';
@@ -250,3 +251,54 @@ function rms(x: Int16Array): number {
   for (const v of x) s += v * v;
   return Math.sqrt(s / Math.max(1, x.length));
 }
+
+describe('barge-in by voice while its VAD loads', () => {
+  function collect(): BargeInActions & { seen: string[] } {
+    const seen: string[] = [];
+    return {
+      seen,
+      pause: () => seen.push('pause'),
+      resume: () => seen.push('resume'),
+      interrupt: () => seen.push('interrupt'),
+      turnStarted: () => seen.push('callerSpeechStarted'),
+      turnEnded: (e) => seen.push(`callerSpeechEnded:${e.turn?.audio.length ?? 0}`),
+      warning: (w) => seen.push(`warning:${w.code}`),
+    };
+  }
+
+  it('keeps at most MAX_PENDING_MS of caller audio while loading, then runs the detector on what it kept', async () => {
+    const actions = collect();
+    let ready = false;
+    const voice = new VoiceBargeIn({}, MULAW_8K, actions, () => (ready = true));
+    voice.setLine(MULAW_8K, 0);
+    const c = clip(UTTERANCE);
+    // 3 s of line noise, then the utterance, all before the detector can have loaded (load is async).
+    const frames = [...Array.from({ length: 150 }, (_, i) => c.mulaw.subarray(0, 160).map((x) => x ^ (i & 1))), c.mulaw];
+    let t = 0;
+    for (const f of frames) voice.inbound(f, (t += (f.length / RATE) * 1000));
+    expect(ready).toBe(false);
+    expect(voice.droppedSamples).toBeGreaterThanOrEqual(3 * RATE + c.mulaw.length - (MAX_PENDING_MS / 1000) * RATE - 160);
+    for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+    expect(ready).toBe(true);
+    expect(voice.backend).not.toBeNull();
+    voice.close();
+    expect(actions.seen[0]).toBe('callerSpeechStarted');
+    expect(actions.seen.at(-1)).toMatch(/^callerSpeechEnded:[1-9]/);
+    expect(voice.backend).toBeNull();
+  });
+
+  it('falls back to the WebRTC VAD with one notice when the native runtime cannot load', async () => {
+    const notices: string[] = [];
+    const { call } = await (async () => {
+      harness = await startHarness({
+        source: fixtureSource(),
+        bargeIn: { vad: { onNotice: (m) => notices.push(m), loadOnnxRuntime: () => Promise.reject(new Error('no native runtime here')) } },
+      });
+      return harness.dial();
+    })();
+    for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
+    expect(call.bargeInBackend).toBe('webrtc');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('no native runtime here');
+  });
+});
