@@ -11,6 +11,13 @@
  * The speech is real espeak-ng speech (the committed μ-law fixture) played from memory through
  * `BufferedSpeechStream`, so the figure is the bridge's (pacing, marks, base64, JSON, socket),
  * not synthesis: 200 calls of espeak synthesis would not fit on 2 cores.
+ *
+ * Barge-in by voice (issue 22): every phone also sends its caller's audio (real corpus speech,
+ * the caller speaking ~30 % of the time over phone-line noise, `callMix`), and each N runs twice
+ * in the same run, barge-in OFF then ON. ON runs the whole detector on every call (VAD, echo gate,
+ * policy, turn audio) with `interruptible: false`, so that no call is cut short and both runs
+ * send the same audio: the figure is the cost of listening, not of stopping. The result: the
+ * largest N within 5 ms with barge-in ON as a share of the same with it OFF (target ≥ 90 %).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +28,7 @@ import { createTwilioBridge } from '../src/telephony/TwilioBridgeServer.js';
 import type { TwilioCall } from '../src/telephony/TwilioCall.js';
 import type { UtteranceResult } from '../src/telephony/Utterance.js';
 import type { BenchOptions, BenchResult } from './types.js';
+import { callMix } from './vad.bench.js';
 
 const COMMAND =
   "node --expose-gc --import tsx -e \"import('./bench/telephony.bench.ts').then(m=>m.run({quick:false}))" +
@@ -28,11 +36,18 @@ const COMMAND =
 const TARGET_P99_MS = 5;
 const FULL_STEPS = [1, 5, 10, 25, 50, 100, 200];
 const QUICK_STEPS = [1, 10, 50];
+/** Barge-in OFF vs ON with callers speaking: each N twice, so fewer steps (a step ends a mode once it misses). */
+const BARGE_IN_FULL_STEPS = [1, 5, 10, 25, 50, 75, 100, 150, 200];
+const BARGE_IN_QUICK_STEPS = [1, 10];
 const FULL_SECONDS = 5;
 const QUICK_SECONDS = 1.5;
 const RATE = 8000;
 const WARMUP_MS = 300;
 const FRAME_PERIOD_MS = 20;
+/** The caller track the phones loop (each from its own place): 60 s of the noisy 30 % speech mix. */
+const CALLER_TRACK_SECONDS = 60;
+/** Barge-in ON must keep this share of the OFF capacity (issue 22). */
+const TARGET_ON_SHARE = 0.9;
 
 const fixture = new Uint8Array(readFileSync(new URL('../test/fixtures/telephony/greeting.ulaw', import.meta.url)));
 
@@ -55,13 +70,15 @@ interface StepResult {
   busy: number;
 }
 
-export async function step(calls: number, seconds: number): Promise<StepResult> {
+export async function step(calls: number, seconds: number, caller?: { track: Uint8Array; bargeIn: boolean }): Promise<StepResult> {
   const audio = speech(seconds);
   const live: TwilioCall[] = [];
   const results: Promise<UtteranceResult>[] = [];
   const bridge = await createTwilioBridge({
     source: async (_request, { signal }) => new BufferedSpeechStream(audio, [], signal),
+    ...(caller?.bargeIn === true ? { bargeIn: { interruptible: false, vad: { onNotice: () => undefined } } } : {}),
     onCall(call) {
+      call.inbound.resume(); // a reader of the caller's audio (a recogniser would be here)
       live.push(call);
       call.on('start', () => {
         // Measure after a short warm-up: forget the sends of the first lead.
@@ -70,7 +87,9 @@ export async function step(calls: number, seconds: number): Promise<StepResult> 
       });
     },
   });
-  const worker = new Worker(new URL('./telephonyPeers.worker.mjs', import.meta.url), { workerData: { url: bridge.url, count: calls } });
+  const worker = new Worker(new URL('./telephonyPeers.worker.mjs', import.meta.url), {
+    workerData: { url: bridge.url, count: calls, ...(caller ? { caller: caller.track } : {}) },
+  });
   const dbg = (m: string): void => {
     if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${calls}] ${m}\n`);
   };
@@ -203,6 +222,62 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     command: COMMAND,
     notes:
       `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
+      `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
+  });
+  if (process.env['TEL_BENCH_BARGE_IN'] !== '0') out.push(...(await bargeInCapacity(opts, seconds)));
+  return out;
+}
+
+/** The same bridge with callers speaking, barge-in OFF then ON at each N (same run). */
+async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  const steps = opts.quick ? BARGE_IN_QUICK_STEPS : BARGE_IN_FULL_STEPS;
+  const track = callMix(CALLER_TRACK_SECONDS);
+  const best = { off: 0, on: 0 };
+  const alive = { off: true, on: true };
+  const loadBefore = loadavg()[0]!;
+  for (const calls of steps) {
+    for (const mode of ['off', 'on'] as const) {
+      if (!alive[mode]) continue;
+      process.stderr.write(`telephony bench: ${calls} calls, callers speaking, barge-in ${mode} …\n`);
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const r = await step(calls, seconds, { track, bargeIn: mode === 'on' });
+      const cpu = process.cpuUsage(cpu0);
+      const wallS = (performance.now() - t0) / 1000;
+      const met = r.p99 <= TARGET_P99_MS && r.completed === calls && r.underruns === 0;
+      if (met) best[mode] = calls;
+      else alive[mode] = false; // lateness only grows with N
+      out.push({
+        scenario: `telephony bridge / ${calls} calls, callers speaking ~30 % (corpus audio) / barge-in ${mode.toUpperCase()}`,
+        figures: {
+          'p50 lateness ms': round(r.p50),
+          'p99 lateness ms': round(r.p99),
+          'max lateness ms': round(r.max),
+          'phone underruns': r.underruns,
+          completed: `${r.completed}/${calls}`,
+          'bridge loop busy %': round(r.busy * 100),
+          'process CPU ms per call-second': round((cpu.user + cpu.system) / 1000 / calls / wallS),
+          'heap MiB': round(r.heapMiB),
+        },
+        target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+        ...(opts.quick ? {} : { met }),
+        command: 'npm run bench -- telephony',
+      });
+    }
+    if (!alive.off && !alive.on) break;
+  }
+  const share = best.off === 0 ? 0 : best.on / best.off;
+  out.push({
+    scenario:
+      `telephony bridge / largest N with p99 ≤ ${TARGET_P99_MS} ms, callers speaking: ` + `barge-in ON vs OFF (tried ${steps.join(', ')})`,
+    figures: { 'calls ON': best.on, 'calls OFF': best.off, 'ON / OFF %': round(share * 100) },
+    target: `ON ≥ ${TARGET_ON_SHARE * 100} % of OFF`,
+    ...(opts.quick ? {} : { met: share >= TARGET_ON_SHARE }),
+    command: 'npm run bench -- telephony',
+    notes:
+      `ON: createBargeInDetector on every call (default gated VAD, echo gate, turns), interruptible false so both runs send the same; ` +
+      `the phones (worker thread) send 20 ms caller frames; the OFF figure is capped by the largest N tried; ` +
       `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
   return out;

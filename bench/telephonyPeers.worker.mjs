@@ -1,11 +1,16 @@
 // Twilio-like phones for bench/telephony.bench.ts, in a worker thread so that their work does not
 // run on the bridge's event loop. Each plays media at 8 kHz in real time and echoes each mark when
-// the audio before it has played.
+// the audio before it has played. With `caller` (μ-law 8 kHz), each phone also sends the caller's
+// audio in 20 ms media frames on an absolute schedule, each phone from its own place in the track.
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { url, count } = workerData;
+const { url, count, caller } = workerData;
 const RATE_PER_MS = 8;
+const FRAME_MS = 20;
+const FRAME_BYTES = FRAME_MS * RATE_PER_MS;
+/** Phones start this many samples apart in the caller track (a prime: no two calls in step). */
+const CALLER_STAGGER = 7919;
 const peers = [];
 let opened = 0;
 let failed = 0;
@@ -39,6 +44,9 @@ for (let i = 0; i < count; i++) {
       }),
     );
     opened++;
+    peer.sid = sid;
+    peer.callerAt = (i * CALLER_STAGGER) % (caller?.length ?? 1);
+    peer.frames = 0;
     settled();
   });
   ws.on('message', (data) => {
@@ -79,8 +87,35 @@ for (let i = 0; i < count; i++) {
   });
 }
 
+let micTimer = null;
+if (caller !== undefined) {
+  const track = Buffer.from(caller);
+  const frame = Buffer.alloc(FRAME_BYTES);
+  let due = performance.now() + FRAME_MS;
+  const tick = () => {
+    for (const p of peers) {
+      if (p.ws.readyState !== p.ws.OPEN || p.sid === undefined) continue;
+      for (let k = 0; k < FRAME_BYTES; k++) frame[k] = track[(p.callerAt + k) % track.length];
+      p.callerAt = (p.callerAt + FRAME_BYTES) % track.length;
+      const chunk = ++p.frames;
+      p.ws.send(
+        JSON.stringify({
+          event: 'media',
+          sequenceNumber: String(chunk + 1),
+          streamSid: p.sid,
+          media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * FRAME_MS), payload: frame.toString('base64') },
+        }),
+      );
+    }
+    due += FRAME_MS;
+    micTimer = setTimeout(tick, Math.max(0, due - performance.now()));
+  };
+  micTimer = setTimeout(tick, FRAME_MS);
+}
+
 parentPort.on('message', (msg) => {
   if (msg === 'stop') {
+    if (micTimer !== null) clearTimeout(micTimer);
     for (const p of peers) {
       for (const t of p.timers) clearTimeout(t);
       p.ws.terminate();
