@@ -262,7 +262,7 @@ async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<Ben
         },
         target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
         ...(opts.quick ? {} : { met }),
-        command: 'npm run bench -- telephony',
+        command: 'npm run bench -- telephony.bench',
       });
     }
     if (!alive.off && !alive.on) break;
@@ -274,7 +274,7 @@ async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<Ben
     figures: { 'calls ON': best.on, 'calls OFF': best.off, 'ON / OFF %': round(share * 100) },
     target: `ON ≥ ${TARGET_ON_SHARE * 100} % of OFF`,
     ...(opts.quick ? {} : { met: share >= TARGET_ON_SHARE }),
-    command: 'npm run bench -- telephony',
+    command: 'npm run bench -- telephony.bench',
     notes:
       `ON: createBargeInDetector on every call (default gated VAD, echo gate, turns), interruptible false so both runs send the same; ` +
       `the phones (worker thread) send 20 ms caller frames; the OFF figure is capped by the largest N tried; ` +
