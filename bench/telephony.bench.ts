@@ -224,16 +224,22 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       `peers run in a worker thread on the same machine; speech is pre-rendered real speech from memory; ` +
       `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
   });
-  if (process.env['TEL_BENCH_BARGE_IN'] !== '0') out.push(...(await bargeInCapacity(opts, seconds)));
+  if (process.env['TEL_BENCH_BARGE_IN'] !== '0') out.push(...(await bargeInCapacity(opts, seconds, bare.quantile(0.99))));
   return out;
 }
 
 /** The same bridge with callers speaking, barge-in OFF then ON at each N (same run). */
-async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<BenchResult[]> {
+/**
+ * A loaded machine's own timer lateness can exceed the 5 ms target (other work on the 2 cores):
+ * then no N meets it, with barge-in or without. So each mode also goes on while its p99 stays
+ * within 5 ms of the bare timer's p99 measured in the same run, and that count is reported too.
+ */
+async function bargeInCapacity(opts: BenchOptions, seconds: number, bareP99: number): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   const steps = opts.quick ? BARGE_IN_QUICK_STEPS : BARGE_IN_FULL_STEPS;
   const track = callMix(CALLER_TRACK_SECONDS);
   const best = { off: 0, on: 0 };
+  const bestOverFloor = { off: 0, on: 0 };
   const alive = { off: true, on: true };
   const loadBefore = loadavg()[0]!;
   for (const calls of steps) {
@@ -245,8 +251,11 @@ async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<Ben
       const r = await step(calls, seconds, { track, bargeIn: mode === 'on' });
       const cpu = process.cpuUsage(cpu0);
       const wallS = (performance.now() - t0) / 1000;
-      const met = r.p99 <= TARGET_P99_MS && r.completed === calls && r.underruns === 0;
+      const ok = r.completed === calls && r.underruns === 0;
+      const met = ok && r.p99 <= TARGET_P99_MS;
+      const overFloor = ok && r.p99 <= bareP99 + TARGET_P99_MS;
       if (met) best[mode] = calls;
+      if (overFloor) bestOverFloor[mode] = calls;
       else alive[mode] = false; // lateness only grows with N
       out.push({
         scenario: `telephony bridge / ${calls} calls, callers speaking ~30 % (corpus audio) / barge-in ${mode.toUpperCase()}`,
@@ -268,10 +277,19 @@ async function bargeInCapacity(opts: BenchOptions, seconds: number): Promise<Ben
     if (!alive.off && !alive.on) break;
   }
   const share = best.off === 0 ? 0 : best.on / best.off;
+  const shareOverFloor = bestOverFloor.off === 0 ? 0 : bestOverFloor.on / bestOverFloor.off;
   out.push({
     scenario:
       `telephony bridge / largest N with p99 ≤ ${TARGET_P99_MS} ms, callers speaking: ` + `barge-in ON vs OFF (tried ${steps.join(', ')})`,
-    figures: { 'calls ON': best.on, 'calls OFF': best.off, 'ON / OFF %': round(share * 100) },
+    figures: {
+      'calls ON': best.on,
+      'calls OFF': best.off,
+      'ON / OFF %': round(share * 100),
+      'calls ON, p99 ≤ floor + 5 ms': bestOverFloor.on,
+      'calls OFF, p99 ≤ floor + 5 ms': bestOverFloor.off,
+      'ON / OFF over the floor %': round(shareOverFloor * 100),
+      'bare timer p99 ms': round(bareP99),
+    },
     target: `ON ≥ ${TARGET_ON_SHARE * 100} % of OFF`,
     ...(opts.quick ? {} : { met: share >= TARGET_ON_SHARE }),
     command: 'npm run bench -- telephony.bench',
