@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PENDING_MS, VoiceBargeIn, type BargeInActions, type BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
 import { MULAW_8K } from '../../src/telephony/lineFormat.js';
+import { mulawDecode } from '../../src/dsp/mulaw.js';
 import { bargeInFromAgent } from '../../src/telephony/callOptions.js';
 import type { BargeInEvent } from '../../src/telephony/callTypes.js';
 import type { CallerSpeechEndedEvent, CallerSpeechStartedEvent } from '../../src/telephony/VoiceBargeIn.js';
@@ -285,6 +286,28 @@ describe('barge-in by voice while its VAD loads', () => {
     expect(actions.seen[0]).toBe('callerSpeechStarted');
     expect(actions.seen.at(-1)).toMatch(/^callerSpeechEnded:[1-9]/);
     expect(voice.backend).toBeNull();
+  });
+
+  it('hears a caller on an L16 16 kHz line (big-endian) as on μ-law', async () => {
+    const actions = collect();
+    let ready = false;
+    const voice = new VoiceBargeIn({}, MULAW_8K, actions, () => (ready = true));
+    const line = { encoding: 'l16', sampleRate: 16000, byteOrder: 'be' } as const;
+    voice.setLine(line, 0);
+    for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+    const pcm = mulawDecode(clip(UTTERANCE).mulaw);
+    const bytes = new Uint8Array(pcm.length * 4); // each sample twice, big-endian
+    for (let i = 0; i < pcm.length; i++) {
+      for (const k of [0, 1]) {
+        bytes[4 * i + 2 * k] = (pcm[i]! >> 8) & 0xff;
+        bytes[4 * i + 2 * k + 1] = pcm[i]! & 0xff;
+      }
+    }
+    const FRAME = 640; // 20 ms of L16 at 16 kHz
+    for (let i = 0, t = 0; i < bytes.length; i += FRAME) voice.inbound(bytes.subarray(i, i + FRAME), (t += 20));
+    voice.close();
+    expect(actions.seen[0]).toBe('callerSpeechStarted');
+    expect(actions.seen.at(-1)).toMatch(/^callerSpeechEnded:[1-9]/);
   });
 
   it('falls back to the WebRTC VAD with one notice when the native runtime cannot load', async () => {
