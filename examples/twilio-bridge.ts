@@ -14,6 +14,10 @@
  *   anything is spoken: a socket without a valid one is closed and nothing is synthesised.
  * - Then it speaks the `greeting` custom parameter; each DTMF digit interrupts whatever is playing
  *   and answers with speech. Word events print when the caller heard the word.
+ * - Barge-in by voice is on: when the caller speaks over the bot it pauses at once, stops (clear)
+ *   once the speech lasts past `minInterruptionMs`, or resumes after a cough; when the caller's
+ *   turn that interrupted it ends, it answers with speech, as it does for a key press. Every
+ *   caller turn prints (start, end, duration).
  * - With no `--base-url` (nor VOICEWIRE_BASE_URL) it starts the local voice service in-process.
  */
 import { randomBytes } from 'node:crypto';
@@ -163,6 +167,21 @@ function answer(call: TwilioCall, auth: BridgeAuth, log: (line: string) => void)
     if (cut !== null) log(`barge-in after "${cut.heardText}" (${cut.cut.length} words cut)`);
     void call.speak(`You pressed ${DIGIT_WORDS[digit] ?? digit}.`);
   });
+  let interruptedByVoice = false;
+  call.on('bargeInPause', ({ atMs }) => log(`caller speaking over the bot at ${atMs} ms: paused`));
+  call.on('falseInterruption', () => log('false interruption: resumed where it paused'));
+  call.on('bargeIn', (cut) => {
+    interruptedByVoice = true;
+    log(`barge-in by voice after "${cut.heardText}" (${cut.cut.length} words cut)`);
+  });
+  call.on('callerSpeechStarted', ({ atMs }) => log(`caller turn started at ${atMs} ms`));
+  call.on('callerSpeechEnded', ({ atMs, turn }) => {
+    const seconds = turn === null ? 0 : turn.audio.length / turn.sampleRate;
+    log(`caller turn ended at ${atMs} ms (${seconds.toFixed(2)} s of audio with pre-roll)`);
+    if (!authorized || !interruptedByVoice) return;
+    interruptedByVoice = false;
+    void call.speak(`I heard you for ${seconds.toFixed(1)} seconds.`); // plug a speech recogniser here (turn.audio)
+  });
   call.on('warning', (w) => log(`warning: ${w.message}`));
   call.on('close', ({ reason }) => {
     clearTimeout(startTimer);
@@ -225,7 +244,13 @@ async function main(argv: string[]): Promise<void> {
     }
     res.writeHead(404).end();
   });
-  const bridge = await createTwilioBridge({ server: http, path: MEDIA_PATH, source, onCall: (call) => answer(call, auth, log) });
+  const bridge = await createTwilioBridge({
+    server: http,
+    path: MEDIA_PATH,
+    source,
+    bargeIn: true,
+    onCall: (call) => answer(call, auth, log),
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(Number(values.port), values.host, resolve);

@@ -62,6 +62,8 @@ export type ErrorCode =
   | 'TELEPHONY_PROTOCOL'
   | 'TELEPHONY_CLOSED'
   | 'TELEPHONY_FORMAT_UNSUPPORTED'
+  /** barge-in by voice could not start (its VAD failed to load) or its detector failed */
+  | 'BARGE_IN_UNAVAILABLE'
   // telephony authentication: the answer webhook's X-Twilio-Signature and per-call stream tokens
   | 'TWILIO_SIGNATURE_MISSING'
   | 'TWILIO_SIGNATURE_MALFORMED'

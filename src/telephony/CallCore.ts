@@ -21,6 +21,8 @@ import type { CallStart, ProviderAdapter, ProviderEvent } from './providerAdapte
 import type { SpeechSource, SpeechStream } from './speechSource.js';
 import { telephonyRequestDefaults } from './speechSource.js';
 import { MARK_PREFIX, unspokenResult, Utterance, type UtteranceResult } from './Utterance.js';
+import { VoiceBargeIn, type BargeInActions } from './VoiceBargeIn.js';
+import type { VadBackend } from './vad/types.js';
 
 const WS_NORMAL_CLOSURE = 1000;
 const WS_UNSUPPORTED_DATA = 1003;
@@ -43,6 +45,8 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   private ending = false;
   private defaultSource: SpeechSource | undefined;
   private started: CallStart | null = null;
+  /** Barge-in by voice (the `bargeIn` option), or null. */
+  private readonly voice: VoiceBargeIn | null = null;
 
   constructor(
     readonly socket: MediaSocket,
@@ -54,6 +58,13 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     this.outbound = new OutboundMedia(socket, adapter, this.config, () => this.currentUtterance());
     this.stats = this.outbound.stats;
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
+    if (options.bargeIn !== undefined && options.bargeIn !== false) {
+      const voice = new VoiceBargeIn(options.bargeIn === true ? {} : options.bargeIn, MULAW_8K, this.bargeInActions, (detector) =>
+        detector.setBotSpeaking(this.stateValue.status === 'speaking'),
+      );
+      this.voice = voice;
+      this.outbound.onPlayed = (audio, playAt) => voice.played(audio, playAt);
+    }
     socket.on('message', this.onMessage);
     socket.on('close', this.onClose);
     socket.on('error', this.onSocketError);
@@ -67,6 +78,14 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   /** What the provider's start said (ids, parameters, line format), once it has come. */
   get callStart(): CallStart | null {
     return this.started;
+  }
+
+  /**
+   * Barge-in by voice: the VAD backend once its detector has loaded (it loads asynchronously;
+   * until then caller audio waits in a bounded queue). null while loading, or with `bargeIn` off.
+   */
+  get bargeInBackend(): VadBackend | null {
+    return this.voice?.backend ?? null;
   }
 
   /** The line's audio format (μ-law 8 kHz until the stream starts). */
@@ -132,7 +151,9 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     if (previous.status === 'speaking' && (next.status !== 'speaking' || next.utterance !== previous.utterance)) {
       previous.utterance.dispose();
       this.outbound.cancelPacing();
+      this.outbound.hold(false, false); // a pause ends with its utterance
     }
+    this.voice?.setBotSpeaking(next.status === 'speaking');
     if (next.status === 'ended') {
       this.outbound.cancelPacing();
       this.socket.off('message', this.onMessage);
@@ -140,6 +161,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
       this.socket.off('error', this.onSocketError);
       this.socket.on('error', noop);
       this.inbound.finish();
+      this.voice?.close(); // reports an open turn, frees the VAD
     }
     this.stateValue = next;
     this.emit('stateChange', previous, next);
@@ -243,6 +265,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
         } catch (err) {
           this.emit('warning', asVoicewireError(err, this.adapter.name));
         }
+        this.voice?.inbound(event.audio, this.config.clock.now(), event.timestamp);
         return;
       case 'dtmf':
         this.emit('dtmf', { digit: event.digit, track: event.track });
@@ -275,6 +298,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     this.started = start;
     this.outbound.setLine(start.format);
     this.inbound.format = start.format;
+    this.voice?.setLine(start.format, this.config.clock.now());
     this.transition({ status: 'idle', stream: info });
     this.emit('start', info);
     this.startNext();
@@ -316,6 +340,27 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   }
 
   private readonly onClose = (): void => this.end('socketClosed');
+
+  /** What barge-in by voice does to the call. */
+  private readonly bargeInActions: BargeInActions = {
+    pause: (d) => {
+      if (this.stateValue.status !== 'speaking') return;
+      this.outbound.hold(true);
+      this.emit('bargeInPause', { sample: d.sample, detectedAt: d.detectedAt, atMs: d.atMs });
+    },
+    resume: (d) => {
+      if (!this.outbound.isHeld) return;
+      this.emit('falseInterruption', { sample: d.sample, detectedAt: d.detectedAt, atMs: d.atMs });
+      this.outbound.hold(false);
+    },
+    interrupt: (d) => {
+      const result = this.interrupt();
+      if (result !== null) this.emit('bargeIn', result, { sample: d.sample, detectedAt: d.detectedAt, atMs: d.atMs });
+    },
+    turnStarted: (e) => this.emit('callerSpeechStarted', e),
+    turnEnded: (e) => this.emit('callerSpeechEnded', e),
+    warning: (w) => this.emit('warning', w),
+  };
 
   private readonly onSocketError = (err: Error): void => {
     this.end('error', new TelephonyError('TELEPHONY_CLOSED', `socket error: ${err.message}`, { cause: err }));

@@ -40,6 +40,12 @@ export class OutboundMedia {
   private released = 0;
   /** What an utterance writes through: batched, counted, then built by the adapter. */
   private readonly sink: UtteranceSink;
+  /** Barge-in holds new media back (the caller may be speaking); nothing is dropped. */
+  private held = false;
+  /** Clock time the media going out now starts playing (set around each send). */
+  private playAt = 0;
+  /** Told each piece of media sent and the clock time the phone starts playing it (barge-in's echo reference). */
+  onPlayed: ((audio: Uint8Array, playAt: number) => void) | null = null;
 
   /** `current` is the utterance being spoken, or null when the call is not speaking. */
   constructor(
@@ -85,6 +91,23 @@ export class OutboundMedia {
     this.pacer.reset();
   }
 
+  /** Whether new media is held back. */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /**
+   * Holds new media back at once (the phone plays out only its buffered lead), or lets it go
+   * again: the next frame sent is the first one not sent, so no audio is lost or repeated.
+   * `wake` false: release without sending (the utterance is ending).
+   */
+  hold(held: boolean, wake = true): void {
+    if (this.held === held) return;
+    this.held = held;
+    if (held) this.pacer.cancel();
+    else if (wake) this.pump();
+  }
+
   /** The phone has played everything (the end mark came back): re-anchor the pacing on the truth. */
   playedOut(): void {
     this.pacer.anchor(this.config.clock.now());
@@ -126,6 +149,10 @@ export class OutboundMedia {
       media: (audio) => {
         this.stats.mediaMessages++;
         this.stats.mediaBytes += audio.length;
+        if (this.onPlayed !== null) {
+          this.onPlayed(audio, this.playAt);
+          this.playAt += this.bytesToMs(audio.length);
+        }
         this.send(this.adapter.media(audio));
       },
       ack: (name, counted) => {
@@ -154,12 +181,17 @@ export class OutboundMedia {
         return;
       }
       if (utterance.unacknowledgedSamples >= this.maxUnacknowledgedSamples) return; // an ack wakes us
+      if (this.held) {
+        this.pacer.idle(); // a wake-up while held is not a late send
+        return; // hold(false) wakes us
+      }
       const now = this.config.clock.now();
       const due = this.pacer.due;
       if (due > now) {
         this.pacer.schedule(due, now);
         return;
       }
+      this.playAt = this.pacer.playStart(now);
       const frame = utterance.nextFrame();
       if (frame === null) {
         if (utterance.sourceDone && !utterance.endMarkSent) {

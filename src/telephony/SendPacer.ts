@@ -29,6 +29,11 @@ export class SendPacer {
     return this.playEnd - this.leadMs;
   }
 
+  /** When audio sent at `now` starts playing (after what the phone still has buffered). */
+  playStart(now: number): number {
+    return Math.max(this.playEnd, now);
+  }
+
   /** Arms the timer for `due` (replacing any other). */
   schedule(due: number, now: number): void {
     this.cancel();

@@ -6,6 +6,7 @@ import type { TtsRequest } from '../protocol/ttsRequest.js';
 import type { TelephonyClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { TELEPHONY_FRAME_MS, type SpeechSource } from './speechSource.js';
+import type { BargeInOptions } from './VoiceBargeIn.js';
 
 /** @defaultValue 200 ms of audio buffered at the phone ahead of what it plays. */
 export const DEFAULT_LEAD_MS = 200;
@@ -42,6 +43,26 @@ export interface CallOptions {
   requestDefaults?: Partial<TtsRequest>;
   /** @defaultValue the system clock */
   clock?: TelephonyClock;
+  /**
+   * Barge-in by voice: a VAD on the caller's audio pauses the bot when the caller starts speaking,
+   * interrupts it (as `interrupt()` does) once the speech lasts `minInterruptionMs`, and resumes it
+   * from the first unsent frame after a cough; `callerSpeechStarted` / `callerSpeechEnded` report
+   * every caller turn with its audio. `true`: the defaults; from an agent configuration, use
+   * {@link bargeInFromAgent}. @defaultValue off
+   */
+  bargeIn?: boolean | BargeInOptions;
+}
+
+/**
+ * Barge-in options for an agent configuration: `conversation.interruptible` (absent: true) becomes
+ * `interruptible`; turns are reported either way.
+ * @example attachTwilioMediaStream(ws, { bargeIn: bargeInFromAgent(agent.config) })
+ */
+export function bargeInFromAgent(
+  config: { conversation?: { interruptible?: boolean } | undefined },
+  options: BargeInOptions = {},
+): BargeInOptions {
+  return { ...options, interruptible: config.conversation?.interruptible ?? true };
 }
 
 /** The options with defaults applied, in the units the call works in. */

@@ -7,6 +7,16 @@ import type { LatenessHistogram } from './LatenessHistogram.js';
 import type { SpeechWordEvent } from './speechSource.js';
 import type { StartInfo } from './twilioMessages.js';
 import type { Utterance, UtteranceResult } from './Utterance.js';
+import type { CallerSpeechEndedEvent, CallerSpeechStartedEvent } from './VoiceBargeIn.js';
+
+/** A barge-in decision's place on the line timeline (8 kHz samples of inbound audio; ms = sample / 8). */
+export interface BargeInEvent {
+  /** The caller's speech onset. */
+  sample: number;
+  /** Where the detector decided. */
+  detectedAt: number;
+  atMs: number;
+}
 
 export type CallEndReason = 'stop' | 'socketClosed' | 'closed' | 'error';
 
@@ -35,6 +45,16 @@ export interface CallEvents<S> {
   utteranceStart: [info: { id: number; request: TtsRequest }];
   utteranceEnd: [result: UtteranceResult];
   interrupted: [result: UtteranceResult];
+  /** Barge-in by voice: the caller started speaking over the bot; new media is held back. */
+  bargeInPause: [event: BargeInEvent];
+  /** Barge-in by voice fired: the phone was cleared (`interrupted` came just before, with the same result). */
+  bargeIn: [result: UtteranceResult, event: BargeInEvent];
+  /** The caller's sound was too short to interrupt: the bot resumed from its first unsent frame. */
+  falseInterruption: [event: BargeInEvent];
+  /** Barge-in by voice: the caller started a turn (reported whether or not the bot was speaking). */
+  callerSpeechStarted: [event: CallerSpeechStartedEvent];
+  /** The caller's turn ended (endOfTurnSilenceMs of silence), with its audio for a recogniser. */
+  callerSpeechEnded: [event: CallerSpeechEndedEvent];
   warning: [warning: VoicewireError];
   stateChange: [previous: CallState<S>, next: CallState<S>];
   close: [info: { reason: CallEndReason; error?: VoicewireError }];

@@ -22,8 +22,14 @@ export {
   UNACKNOWLEDGED_SLACK_MS,
 } from './callOptions.js';
 export { CallCore } from './CallCore.js';
-export type { CallOptions } from './callOptions.js';
-export type { CallEvents, CallStats } from './callTypes.js';
+export { bargeInFromAgent, type CallOptions } from './callOptions.js';
+export type { BargeInEvent, CallEvents, CallStats } from './callTypes.js';
+export {
+  MAX_PENDING_MS as BARGE_IN_MAX_PENDING_MS,
+  type BargeInOptions,
+  type CallerSpeechEndedEvent,
+  type CallerSpeechStartedEvent,
+} from './VoiceBargeIn.js';
 export {
   UNBATCHED,
   socketBytes,

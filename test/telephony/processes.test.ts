@@ -7,6 +7,7 @@ import { once, type EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { clip } from '../fixtures/vad/corpus.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -111,6 +112,82 @@ describe('whole processes', () => {
     }
     const [code, signal] = await run.exited;
     expect(signal).toBeNull(); // it stopped on SIGTERM by closing everything, not by being killed
+    expect(code).toBe(0);
+  });
+
+  it('the example bridge answers a spoken interruption like a key press, and prints the caller turn', async () => {
+    const run = runTs('examples/twilio-bridge.ts', [
+      '--port',
+      '0',
+      '--greeting',
+      'Welcome to the test line. Please hold while we connect you.',
+    ]);
+    try {
+      await waitFor(() => /twilio bridge: (ws:\/\/\S+)/.test(run.out()), 'the bridge to listen', [[run.child.stdout, 'data']]);
+      const url = /twilio bridge: (ws:\/\/\S+)/.exec(run.out())![1]!;
+      const twiml = await fetch(url.replace(/^ws:/, 'http:').replace(/\/media$/, '/twiml'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'CallSid=CAvoice',
+      });
+      const token = /name="vw_token" value="([A-Za-z0-9_-]+)"/.exec(await twiml.text())![1]!;
+      const ws = new WebSocket(url);
+      await once(ws, 'open');
+      const events: string[] = [];
+      ws.on('message', (d: Buffer) => events.push((JSON.parse(d.toString()) as { event: string }).event));
+      const send = (m: Record<string, unknown>): void => ws.send(JSON.stringify({ streamSid: 'MZvoice', ...m }));
+      send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+      send({
+        event: 'start',
+        sequenceNumber: '1',
+        start: {
+          streamSid: 'MZvoice',
+          callSid: 'CAvoice',
+          accountSid: 'AC',
+          tracks: ['inbound'],
+          customParameters: { vw_token: token },
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+      });
+      await waitFor(() => events.filter((e) => e === 'media').length >= 3, 'greeting audio', [[ws, 'message']]);
+      // The caller says a 710 ms sentence (a real corpus clip), then 1.5 s of silence: 20 ms frames,
+      // timed by their media timestamps (the detector works on the audio's own timeline).
+      const FRAME = 160;
+      const speech = clip('speech-en-us-male-u2-snr20.ul').mulaw;
+      const audio = Buffer.concat([Buffer.from(speech), Buffer.alloc(12_000, 0xff)]);
+      for (let i = 0, n = 0; i + FRAME <= audio.length; i += FRAME, n++) {
+        send({
+          event: 'media',
+          sequenceNumber: String(n + 2),
+          media: {
+            track: 'inbound',
+            chunk: String(n + 1),
+            timestamp: String(n * 20),
+            payload: audio.subarray(i, i + FRAME).toString('base64'),
+          },
+        });
+      }
+      await waitFor(
+        () => {
+          const clear = events.indexOf('clear');
+          return clear >= 0 && events.slice(clear).includes('media') && run.out().includes('caller turn ended');
+        },
+        'the spoken answer after the clear',
+        [
+          [ws, 'message'],
+          [run.child.stdout, 'data'],
+        ],
+      );
+      expect(run.out()).toMatch(/barge-in by voice after "[^"]*" \(\d+ words cut\)/);
+      expect(run.out()).toMatch(/caller turn started at \d+(\.\d+)? ms/);
+      expect(run.out()).toMatch(/caller turn ended at \d+(\.\d+)? ms \(\d\.\d\d s of audio with pre-roll\)/);
+      ws.terminate();
+      await waitFor(() => run.out().includes('call ended'), 'the call to end', [[run.child.stdout, 'data']]);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    const [code, signal] = await run.exited;
+    expect(signal).toBeNull();
     expect(code).toBe(0);
   });
 });

@@ -7,9 +7,26 @@
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { mulawDecode, mulawDecodeSample, mulawEncode } from '../../../src/dsp/mulaw.js';
 import type { ManualClock } from './ManualClock.js';
 
 const RATE_PER_MS = 8;
+/** Twilio sends the caller's audio in 20 ms media frames. */
+export const MIC_FRAME_MS = 20;
+const MIC_FRAME_SAMPLES = MIC_FRAME_MS * RATE_PER_MS;
+const MULAW_SILENCE = 0xff;
+const S16_MAX = 32767;
+const S16_MIN = -32768;
+
+/** The caller's microphone: what it says when, and the bot's own audio returned as echo. */
+export interface Microphone {
+  /** Caller audio (μ-law 8 kHz) starting at clock time `at`; silence elsewhere. */
+  clips?: { at: number; mulaw: Uint8Array }[];
+  /** The bot's audio as the peer played it, returned this many dB down, this many ms later. */
+  echo?: { db: number; delayMs: number };
+  /** Clock time the microphone stops (bounds the loop). */
+  until: number;
+}
 
 interface Segment {
   /** Clock time this segment starts playing. */
@@ -50,6 +67,11 @@ export class TwilioPeer {
   readonly messages: Record<string, unknown>[] = [];
   /** When set, mark echoes are held back (a phone that stops answering). */
   holdEchoes = false;
+  /** Everything received, in one growing buffer (what played is read from it). */
+  private all = new Uint8Array(0);
+  private allLength = 0;
+  /** Caller frames sent by the microphone. */
+  micFrames = 0;
   private constructor(
     readonly ws: WebSocket,
     readonly clock: ManualClock,
@@ -187,6 +209,7 @@ export class TwilioPeer {
       const payload = Buffer.from((m['media'] as { payload: string }).payload, 'base64');
       if (this.clears.length > 0) this.mediaAfterClear += payload.length;
       this.received.push(payload);
+      this.keep(payload);
       const start = Math.max(this.busyUntil, now);
       this.segments.push({ startTime: start, firstSample: this.receivedSamples, length: payload.length });
       this.receivedSamples += payload.length;
@@ -214,6 +237,60 @@ export class TwilioPeer {
         this.sendMark(p.name);
       }
     }
+  }
+
+  private keep(payload: Buffer): void {
+    if (this.allLength + payload.length > this.all.length) {
+      const grown = new Uint8Array(Math.max(this.all.length * 2, this.allLength + payload.length));
+      grown.set(this.all.subarray(0, this.allLength));
+      this.all = grown;
+    }
+    this.all.set(payload, this.allLength);
+    this.allLength += payload.length;
+  }
+
+  /** The μ-law the phone's speaker played during [from, from + n / 8 ms) (silence where nothing played). */
+  playedAudio(from: number, n: number): Uint8Array {
+    const out = new Uint8Array(n).fill(MULAW_SILENCE);
+    for (const s of this.segments) {
+      const end = s.startTime + s.length / RATE_PER_MS;
+      if (end <= from || s.startTime >= from + n / RATE_PER_MS) continue;
+      for (let k = 0; k < n; k++) {
+        const offset = Math.floor((from + k / RATE_PER_MS - s.startTime) * RATE_PER_MS);
+        if (offset >= 0 && offset < s.length) out[k] = this.all[s.firstSample + offset]!;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Starts the caller's microphone: every 20 ms of clock time, one media frame with the caller's
+   * clip (if one is on) plus, if set, the echo of what the speaker played `delayMs` earlier.
+   */
+  startMicrophone(mic: Microphone): void {
+    const gain = mic.echo === undefined ? 0 : 10 ** (-mic.echo.db / 20);
+    const pcm = new Int16Array(MIC_FRAME_SAMPLES);
+    let frameStart = this.clock.now();
+    const tick = (): void => {
+      const now = this.clock.now();
+      if (now > mic.until || this.ws.readyState !== WebSocket.OPEN) return;
+      pcm.fill(0);
+      for (const c of mic.clips ?? []) {
+        const first = Math.round((frameStart - c.at) * RATE_PER_MS);
+        for (let k = 0; k < MIC_FRAME_SAMPLES; k++) {
+          const i = first + k;
+          if (i >= 0 && i < c.mulaw.length) pcm[k] = pcm[k]! + mulawDecodeSample(c.mulaw[i]!);
+        }
+      }
+      if (mic.echo !== undefined) {
+        const echo = mulawDecode(this.playedAudio(frameStart - mic.echo.delayMs, MIC_FRAME_SAMPLES));
+        for (let k = 0; k < MIC_FRAME_SAMPLES; k++) pcm[k] = Math.max(S16_MIN, Math.min(S16_MAX, Math.round(pcm[k]! + gain * echo[k]!)));
+      }
+      this.sendMedia(mulawEncode(pcm), ++this.micFrames);
+      frameStart += MIC_FRAME_MS;
+      this.clock.setTimeout(tick, frameStart + MIC_FRAME_MS - now);
+    };
+    this.clock.setTimeout(tick, MIC_FRAME_MS);
   }
 
   private firePending(mark: PendingMark): void {
