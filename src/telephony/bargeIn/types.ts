@@ -133,10 +133,10 @@ export const DEFAULT_INTERRUPT_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;
 /**
  * Silero's probability stays above 0.5 for 100–150 ms after a sound stops; the level does not. A
  * window counts as speech only while it is 3 dB over the line's noise floor (the noise sits 1–2 dB
- * over its tracked floor): 150 ms speech bursts interrupted 32 % instead of 80 % at 128 ms
+ * over its tracked floor): with counted speech, 150 ms bursts interrupted 32 % instead of 80 % at 128 ms
  * (native-notes/vad.md).
  */
-export const DEFAULT_PRESENT_ABOVE_FLOOR_DB = 3;
+export const DEFAULT_PRESENT_ABOVE_FLOOR_DB = -Infinity; // off by default: with the elapsed rule, 3 dB lost 27 % at 10 dB
 /**
  * `'elapsed'`: counted speech (`'speech'`, with minInterruptionMs 128) let music on hold interrupt
  * a call, which a false clear must never do; it stays an option (native-notes/vad.md).

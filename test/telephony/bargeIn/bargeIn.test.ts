@@ -82,11 +82,18 @@ describe('createBargeInDetector on the corpus', () => {
     expect(ds.find((d) => d.type === 'pause')!.detectedAt).toBeGreaterThanOrEqual(c.onset!);
   });
 
-  it('pauses on a 150 ms "mm-hm" from the corpus, then resumes and reports a false interruption', () => {
+  it('with counted speech (128 ms), pauses on a 150 ms "mm-hm" from the corpus, then resumes and reports a false interruption', async () => {
     const c = clip('hum-en-us-male-snr10.ul');
     expect(c.kind).toBe('hum');
     expect((c.offset! - c.onset!) / MS).toBeLessThanOrEqual(150);
-    const ds = play(detector, c.mulaw, loop(BOT, c.mulaw.length));
+    const counted = await createBargeInDetector({
+      vad: { onNotice: () => undefined },
+      interruptAfter: 'speech',
+      minInterruptionMs: 128,
+      presentAboveFloorDb: 3,
+    });
+    const ds = play(counted, c.mulaw, loop(BOT, c.mulaw.length));
+    counted.close();
     expect(types(ds)).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption', 'callerSpeechEnded', 'callerTurn']);
     const pause = ds.find((d) => d.type === 'pause')!;
     const resume = ds.find((d) => d.type === 'resume')!;
