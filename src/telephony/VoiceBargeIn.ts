@@ -24,7 +24,7 @@ import {
   type BargeInDetectorOptions,
   type CallerTurn,
 } from './bargeIn/index.js';
-import { decodeLineAudio, type LineFormat } from './lineFormat.js';
+import { bytesPerSample, decodeLineAudio, type LineFormat } from './lineFormat.js';
 import type { VadBackend } from './vad/types.js';
 
 /** Barge-in by voice: `true` for the defaults, or the detector's options. */
@@ -104,7 +104,6 @@ export class VoiceBargeIn {
   /** Whether any inbound audio came (until then the origin is the stream's start). */
   private heardInbound = false;
   private format: LineFormat;
-  private unsupported = false;
 
   constructor(
     options: BargeInOptions,
@@ -156,14 +155,6 @@ export class VoiceBargeIn {
   setLine(format: LineFormat, now: number): void {
     this.format = format;
     if (Number.isNaN(this.origin)) this.origin = now;
-    if (format.encoding === 'alaw') {
-      this.unsupported = true;
-      this.actions.warning(
-        new TelephonyError('TELEPHONY_FORMAT_UNSUPPORTED', 'no A-law decoder yet: barge-in by voice is off on this line', {
-          field: 'format.encoding',
-        }),
-      );
-    }
   }
 
   setBotSpeaking(speaking: boolean): void {
@@ -172,7 +163,7 @@ export class VoiceBargeIn {
 
   /** Caller audio (line bytes) that arrived at clock time `now`; `timestamp`: the provider's, in ms. */
   inbound(audio: Uint8Array, now: number, timestamp?: number): void {
-    if (this.closed || this.unsupported) return;
+    if (this.closed) return;
     const pcm = this.toDetector(audio);
     if (pcm.length === 0) return;
     let atMs = (this.position * MS_PER_SECOND) / DETECTOR_RATE;
@@ -204,7 +195,7 @@ export class VoiceBargeIn {
 
   /** Line bytes the phone starts playing at clock time `playAt` (the bot's audio). */
   played(audio: Uint8Array, playAt: number): void {
-    if (this.closed || this.unsupported || Number.isNaN(this.origin)) return;
+    if (this.closed || Number.isNaN(this.origin)) return;
     const pcm = this.toDetector(audio);
     if (pcm.length === 0) return;
     const atMs = playAt - this.origin;
@@ -279,16 +270,16 @@ export class VoiceBargeIn {
   }
 
   /**
-   * Line bytes → what the detector takes: μ-law 8 kHz bytes as they are; L16 decoded (16 kHz
-   * averaged pairwise down to 8 kHz: a two-tap low-pass, enough for a speech detector and an
-   * energy gate).
+   * Line bytes → what the detector takes: μ-law 8 kHz bytes as they are; A-law decoded to s16;
+   * L16 decoded (16 kHz averaged pairwise down to 8 kHz: a two-tap low-pass, enough for a speech
+   * detector and an energy gate).
    */
   private toDetector(audio: Uint8Array): Uint8Array | Int16Array {
     const f = this.format;
     if (f.encoding === 'mulaw' && f.sampleRate === DETECTOR_RATE) return audio;
-    const n = Math.floor(audio.length / S16_BYTES);
+    const n = f.encoding === 'l16' ? Math.floor(audio.length / S16_BYTES) : audio.length;
     const pcm = new Int16Array(n);
-    decodeLineAudio(audio.subarray(0, n * S16_BYTES), f, pcm);
+    decodeLineAudio(audio.subarray(0, n * bytesPerSample(f)), f, pcm);
     if (f.sampleRate === DETECTOR_RATE) return pcm;
     const half = new Int16Array(n >> 1);
     for (let i = 0; i < half.length; i++) half[i] = (pcm[2 * i]! + pcm[2 * i + 1]!) >> 1;
