@@ -10,6 +10,7 @@
 import { EventEmitter } from 'node:events';
 import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js';
 import type { TtsRequest } from '../protocol/ttsRequest.js';
+import { ClockedPlayhead } from './ClockedPlayhead.js';
 import { InboundAudio } from './InboundAudio.js';
 import type { MediaSocket, MediaSocketData } from './mediaSocket.js';
 import { createClientSpeechSource } from './clientSpeechSource.js';
@@ -47,6 +48,8 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   private started: CallStart | null = null;
   /** Barge-in by voice (the `bargeIn` option), or null. */
   private readonly voice: VoiceBargeIn | null = null;
+  /** The playhead between coarse acknowledgements (an adapter that declares them), or null. */
+  private readonly clocked: ClockedPlayhead | null = null;
 
   constructor(
     readonly socket: MediaSocket,
@@ -55,7 +58,9 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
   ) {
     super();
     this.config = resolveCallOptions(options);
-    this.outbound = new OutboundMedia(socket, adapter, this.config, () => this.currentUtterance());
+    const clocked = adapter.coarseAcknowledgements === true ? new ClockedPlayhead(this.config.clock) : null;
+    this.clocked = clocked;
+    this.outbound = new OutboundMedia(socket, clocked?.wrap(adapter) ?? adapter, this.config, () => this.currentUtterance());
     this.stats = this.outbound.stats;
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
     if (options.bargeIn !== undefined && options.bargeIn !== false) {
@@ -126,6 +131,8 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     this.cancelQueue();
     const state = this.stateValue;
     if (state.status !== 'speaking') return null;
+    this.clocked?.sync(); // where the phone is between coarse acknowledgements (may fire words)
+    if (this.stateValue !== state) return null; // a word's handler ended it
     this.outbound.clear(); // the phone's buffer is empty now
     const result = this.finish(state.utterance, 'interrupted');
     this.emit('interrupted', result);
@@ -150,6 +157,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     const previous = this.stateValue;
     if (previous.status === 'speaking' && (next.status !== 'speaking' || next.utterance !== previous.utterance)) {
       previous.utterance.dispose();
+      this.clocked?.end();
       this.outbound.cancelPacing();
       this.outbound.hold(false, false); // a pause ends with its utterance
     }
@@ -181,6 +189,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     const format = this.lineFormat;
     const utterance = new Utterance(queued.id, request, this.config, queued.resolve, format);
     this.transition({ status: 'speaking', stream: state.stream, utterance });
+    this.clocked?.begin(utterance);
     this.emit('utteranceStart', { id: utterance.id, request });
     let source: SpeechSource;
     try {
@@ -297,6 +306,7 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     }
     this.started = start;
     this.outbound.setLine(start.format);
+    this.clocked?.setLine(start.format);
     this.inbound.format = start.format;
     this.voice?.setLine(start.format, this.config.clock.now());
     this.transition({ status: 'idle', stream: info });
@@ -318,9 +328,10 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     if (end) {
       this.outbound.playedOut();
       this.finish(utterance, utterance.error === undefined ? 'completed' : 'failed');
-    } else {
-      this.outbound.pump();
+      return;
     }
+    this.clocked?.onAck(name); // the whole batch before it has played (may fire words)
+    if (this.stateValue === state) this.outbound.pump();
   }
 
   private cancelQueue(): void {

@@ -218,11 +218,18 @@ export class Utterance {
     const mark = this.marks.get(name);
     if (mark === undefined) return false;
     this.marks.delete(name);
-    if (mark.sample > this.playedSamples) {
-      this.playedSamples = mark.sample;
-      this.stream?.playhead.advanceTo(mark.sample);
-    }
+    this.advancePlayhead(mark.sample);
     return mark.end;
+  }
+
+  /**
+   * The phone has played up to `sample` (never moves back): the source emits the words it
+   * reaches. Acknowledgements move it; so does the clock between coarse ones (`ClockedPlayhead`).
+   */
+  advancePlayhead(sample: number): void {
+    if (sample <= this.playedSamples) return;
+    this.playedSamples = sample;
+    this.stream?.playhead.advanceTo(sample);
   }
 
   /** Samples sent that no echo has confirmed yet. */

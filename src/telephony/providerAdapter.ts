@@ -88,6 +88,13 @@ export interface ProviderAdapter<S> {
    * format): the core then ends the call with that error and closes the socket.
    */
   start(info: S): CallStart;
+  /**
+   * The provider's acknowledgements are coarser than words: a request can only follow a whole
+   * media message longer than a frame (Exotel's 3.2 KB batches). The core then moves the playhead
+   * with the clock between acknowledgements (`ClockedPlayhead`), so words fire when the phone
+   * plays them. Omitted: false (each acknowledgement lands where it was asked for).
+   */
+  readonly coarseAcknowledgements?: boolean;
   /** How outbound media must be cut on this line. */
   chunking(format: LineFormat): OutboundChunking;
   /** One media message carrying `audio` (line bytes; a view the adapter must not keep). */

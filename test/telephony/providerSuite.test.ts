@@ -11,6 +11,7 @@ import { TelephonyError } from '../../src/errors.js';
 import type { CallCore } from '../../src/telephony/CallCore.js';
 import type { TelephonyWordEvent } from '../../src/telephony/callTypes.js';
 import { bytesPerSample, silenceByte } from '../../src/telephony/lineFormat.js';
+import { createProviderAdapter } from '../../src/telephony/mediaStream.js';
 import type { UtteranceResult } from '../../src/telephony/Utterance.js';
 import { greeting } from './helpers/fixtureSource.js';
 import { greetingSamples, lineGreetingSource } from './helpers/lineSpeech.js';
@@ -32,12 +33,9 @@ function batchMs(c: ProviderCase): number {
   return Math.max(ch.minBatchBytes, ch.quantumBytes) / bytesPerSample(c.format) / (c.format.sampleRate / 1000);
 }
 
-/**
- * How late a word may fire: a frame, or on a provider whose messages are longer than a frame
- * (Exotel) one message, since the acknowledgement after a batch covers all of it.
- */
-function wordToleranceMs(c: ProviderCase): number {
-  return Math.max(WORD_TOLERANCE_MS, batchMs(c));
+/** Whether the provider's acknowledgements only follow whole messages (the core clocks the playhead between them). */
+function coarseAcknowledgements(c: ProviderCase): boolean {
+  return createProviderAdapter(c.provider).coarseAcknowledgements === true;
 }
 
 function recordWords(call: CallCore<unknown>, now: () => number): { word: TelephonyWordEvent; at: number }[] {
@@ -85,7 +83,7 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
     expect(result.playedSec).toBeGreaterThanOrEqual(expected.length / bytesPerSample(c.format) / rate - 1e-9);
   });
 
-  it(`each word fires when the phone played its start (within ${WORD_TOLERANCE_MS} ms, or one message when batched)`, async () => {
+  it(`each word fires when the phone played its start (within ${WORD_TOLERANCE_MS} ms)`, async () => {
     harness = await startProviderHarness(c, { source: lineGreetingSource() });
     const { peer, call } = await harness.dial();
     const heard = recordWords(call, () => harness!.clock.now());
@@ -95,7 +93,7 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
       const playedAt = peer.timeOfSample(Math.floor(word.start * rate))!;
       expect(playedAt).not.toBeNull();
       expect(at - playedAt).toBeGreaterThanOrEqual(0);
-      expect(at - playedAt).toBeLessThanOrEqual(wordToleranceMs(c));
+      expect(at - playedAt).toBeLessThanOrEqual(WORD_TOLERANCE_MS);
     }
   });
 
@@ -108,9 +106,9 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
     void call.speak(greeting.text).then((r) => {
       result = r;
     });
-    // Barge in where no word started within the last message: there the acknowledgements have
-    // told the core everything the phone played (a batch is acknowledged only as a whole).
-    const guardMs = wordToleranceMs(c);
+    // Barge in where no word started within the last frame: a word's acknowledgement may come up
+    // to a frame after its start (media cut to whole 20 ms chunks).
+    const guardMs = WORD_TOLERANCE_MS;
     let bargeAt = 2500;
     while (greeting.words.some((w) => w.start * 1000 > bargeAt - guardMs && w.start * 1000 <= bargeAt + 1)) bargeAt += 20;
     await harness.runFor(bargeAt);
@@ -137,6 +135,43 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
     expect(c.violations(peer)).toEqual([]);
   });
 
+  it.runIf(coarseAcknowledgements(c))(
+    'between coarse acknowledgements, interrupt reports exactly what the phone played, a millisecond either side of a word',
+    async () => {
+      harness = await startProviderHarness(c, { source: lineGreetingSource() });
+      const { peer, call } = await harness.dial();
+      const batchSamples = (batchMs(c) * rate) / 1000;
+      const moments = greeting.words.slice(1, 10).flatMap((w) => [
+        { word: w.text, ms: w.start * 1000 - 1, played: false },
+        { word: w.text, ms: w.start * 1000 + 1, played: true },
+      ]);
+      let insideBatch = 0;
+      for (const m of moments) {
+        await harness.settle();
+        const playedBefore = peer.playedSamples;
+        const heard: string[] = [];
+        const onWord = (w: TelephonyWordEvent): void => void heard.push(w.text);
+        call.on('word', onWord);
+        void call.speak(greeting.text);
+        await harness.runFor(m.ms);
+        const played = peer.playedSamples - playedBefore;
+        const report = call.interrupt();
+        call.off('word', onWord);
+        const playedWords = greeting.words.filter((w) => w.start < played / rate).map((w) => w.text);
+        expect(playedWords.includes(m.word), `${m.word} played ${m.ms} ms in`).toBe(m.played);
+        expect(report?.heardText, `heard text ${m.ms} ms in`).toBe(playedWords.join(' '));
+        expect(report!.cut.map((w) => w.text)).toEqual(greeting.words.slice(playedWords.length).map((w) => w.text));
+        expect(heard, `words fired ${m.ms} ms in`).toEqual(playedWords);
+        if (played % batchSamples !== 0) insideBatch++;
+      }
+      expect(insideBatch).toBe(moments.length); // none of them on an acknowledgement
+      await harness.settle();
+      expect(peer.clears).toHaveLength(moments.length);
+      expect(c.violations(peer)).toEqual([]);
+      expect(harness.clock.pendingTimers).toBe(0);
+    },
+  );
+
   it('a new utterance after an interrupt plays whole and its words come on time', async () => {
     harness = await startProviderHarness(c, { source: lineGreetingSource() });
     const { peer, call } = await harness.dial();
@@ -154,7 +189,7 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
     for (const { word, at } of heard) {
       const playedAt = peer.timeOfSample(before + Math.floor(word.start * rate))!;
       expect(at - playedAt).toBeGreaterThanOrEqual(0);
-      expect(at - playedAt).toBeLessThanOrEqual(wordToleranceMs(c));
+      expect(at - playedAt).toBeLessThanOrEqual(WORD_TOLERANCE_MS);
     }
   });
 

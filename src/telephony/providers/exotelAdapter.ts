@@ -2,9 +2,9 @@
  * Exotel's Voicebot applet (bidirectional stream) on the call core: `exotelMessages` parsing and
  * building, little-endian 16-bit PCM at 8 or 16 kHz straight from the engine, media batched to
  * Exotel's chunk rule (multiples of 320 bytes, 3.2 KB to 100 KB). With batching an
- * acknowledgement covers its whole batch, so a word may fire up to one batch late (the
- * `MediaBatcher` trade-off). Exotel returns waiting marks at once after `clear`; the core ignores
- * them.
+ * acknowledgement covers its whole batch, so the adapter declares coarse acknowledgements and the
+ * core moves the playhead with the clock between them (`ClockedPlayhead`): words fire when the
+ * phone plays them. Exotel returns waiting marks at once after `clear`; the core ignores them.
  *
  * @see docs/telephony.md#exotel
  */
@@ -45,6 +45,8 @@ export function exotelLineFormat(start: ExotelStart): LineFormat {
 
 export class ExotelAdapter implements ProviderAdapter<ExotelStart> {
   readonly name = PROVIDER;
+  /** A mark can only follow a whole batch (200 ms at 8 kHz). */
+  readonly coarseAcknowledgements = true;
   private streamSidJson = '""';
 
   parse(data: MediaSocketData, isBinary: boolean): ProviderEvent<ExotelStart> {
