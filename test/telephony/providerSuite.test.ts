@@ -3,19 +3,29 @@
  * peer (real WebSocket on loopback, injected clock): the audio is the engine's output in the
  * provider's line format, words fire when the peer played them, interrupt reports exactly what
  * was played, stop and an abrupt close free everything, and malformed input does not crash the
- * bridge.
+ * bridge. Voice barge-in on every provider: the peer's microphone sends committed corpus clips
+ * (test/fixtures/vad) and the echo of what its speaker played, in the provider's own format and
+ * 20 ms framing, on the same clock.
  */
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TelephonyError } from '../../src/errors.js';
 import type { CallCore } from '../../src/telephony/CallCore.js';
+import type { CallOptions } from '../../src/telephony/callOptions.js';
 import type { TelephonyWordEvent } from '../../src/telephony/callTypes.js';
-import { bytesPerSample, silenceByte } from '../../src/telephony/lineFormat.js';
+import { mulawDecode } from '../../src/dsp/mulaw.js';
+import type { BargeInEvent } from '../../src/telephony/callTypes.js';
+import { bytesPerSample, describeLineFormat, silenceByte } from '../../src/telephony/lineFormat.js';
 import { createProviderAdapter } from '../../src/telephony/mediaStream.js';
 import type { UtteranceResult } from '../../src/telephony/Utterance.js';
 import { greeting } from './helpers/fixtureSource.js';
 import { greetingSamples, lineGreetingSource } from './helpers/lineSpeech.js';
-import { PROVIDER_CASES, chunkingOf, lineBytes, type ProviderCase } from './helpers/providerCases.js';
+import { clip } from '../fixtures/vad/corpus.js';
+import { startCallerMicrophone, type CallerMicrophone } from './helpers/peers/CallerMicrophone.js';
+import type { PlaybackPeer } from './helpers/peers/PlaybackPeer.js';
+import { PROVIDER_CASES, chunkingOf, lineBytes, type LinePeer, type ProviderCase } from './helpers/providerCases.js';
+import { TwilioPeer } from './helpers/TwilioPeer.js';
 import { startProviderHarness, type ProviderHarness } from './helpers/providerHarness.js';
 
 /** Words fire within a frame of the phone playing their start. */
@@ -284,3 +294,179 @@ describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s
     expect(result.status).toBe('completed');
   });
 });
+
+/** The VAD loads in real time (wasm / native): a bounded wait on real I/O, not a clock stand-in. */
+const LOAD_POLLS = 2000;
+const LOAD_POLL_MS = 5;
+/** The corpus rate (μ-law 8 kHz clips). */
+const CLIP_RATE = 8000;
+/** A 710 ms caller utterance (onset 400 ms into the clip), as in VoiceBargeIn.test.ts. */
+const UTTERANCE = 'speech-en-us-male-u2-snr20.ul';
+/** A 150 ms burst: the first 150 ms of this utterance, the line noise going on (VoiceBargeIn.test.ts's cough). */
+const BURST_FROM = 'speech-en-us-klatt-u2-snr20.ul';
+const BURST_MS = 150;
+/** The caller starts this long after the bot's first frame. */
+const CALLER_AT_MS = 1000;
+/** The bot's own audio returned at −15 dB, 50 ms later: the loudest echo of VoiceBargeIn.test.ts. */
+const ECHO = { db: 15, delayMs: 50 };
+/** Clock time run after the utterance settles (the caller's turn ends, the detector goes quiet). */
+const AFTER_MS = 2000;
+
+/** The first `ms` of a clip's labelled speech, then its own lead noise looped (the line goes on). */
+function burst(file: string, ms: number): Uint8Array {
+  const c = clip(file);
+  const out = c.mulaw.slice();
+  const cut = c.onset! + (ms * CLIP_RATE) / 1000;
+  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
+  return out;
+}
+
+/** What the peer's speaker played, as s16 at the line rate. */
+function speakerOf(peer: LinePeer): (from: number, n: number) => Int16Array {
+  if (peer instanceof TwilioPeer) return (from, n) => mulawDecode(peer.playedAudio(from, n));
+  return (from, n) => (peer as unknown as PlaybackPeer).playedPcm(from, n);
+}
+
+interface BargeLog {
+  log: { type: string; at: number; mediaBytes: number }[];
+  bargeIns: { result: UtteranceResult; event: BargeInEvent }[];
+  falseInterruptions: BargeInEvent[];
+  words: string[];
+}
+
+function recordBargeIn(call: CallCore<unknown>, now: () => number): BargeLog {
+  const r: BargeLog = { log: [], bargeIns: [], falseInterruptions: [], words: [] };
+  const note = (type: string): void => void r.log.push({ type, at: now(), mediaBytes: call.stats.mediaBytes });
+  call.on('callerSpeechStarted', () => note('callerSpeechStarted'));
+  call.on('callerSpeechEnded', () => note('callerSpeechEnded'));
+  call.on('bargeInPause', () => note('bargeInPause'));
+  call.on('bargeIn', (result, event) => (note('bargeIn'), r.bargeIns.push({ result, event })));
+  call.on('falseInterruption', (e) => (note('falseInterruption'), r.falseInterruptions.push(e)));
+  call.on('word', (w) => r.words.push(w.text));
+  return r;
+}
+
+describe.each(PROVIDER_CASES.map((c) => [c.provider, describeLineFormat(c.format), c] as const))(
+  'voice barge-in on %s (%s)',
+  (_name, _format, c) => {
+    const rate = c.format.sampleRate;
+    const bps = bytesPerSample(c.format);
+
+    async function bargeInCall(
+      bargeIn: CallOptions['bargeIn'] = true,
+    ): Promise<{ peer: LinePeer; call: CallCore<unknown>; rec: BargeLog }> {
+      harness = await startProviderHarness(c, { source: lineGreetingSource(), bargeIn });
+      const { peer, call } = await harness.dial();
+      for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
+      expect(call.bargeInBackend).not.toBeNull();
+      return { peer, call, rec: recordBargeIn(call, () => harness!.clock.now()) };
+    }
+
+    /** Speaks the greeting with the caller's microphone on; runs until it settles and AFTER_MS more. */
+    async function speakWithCaller(
+      call: CallCore<unknown>,
+      peer: LinePeer,
+      mic: Omit<CallerMicrophone, 'until'>,
+    ): Promise<{ result: UtteranceResult; frames: number }> {
+      const h = harness!;
+      const t0 = h.clock.now();
+      const greetingMs = (greeting.mulaw.length / CLIP_RATE) * 1000;
+      const counter = startCallerMicrophone(
+        {
+          clock: h.clock,
+          sampleRate: rate,
+          played: speakerOf(peer),
+          send: (pcm) => c.sendCallerAudio(peer, pcm),
+          isOpen: () => peer.ws.readyState === peer.ws.OPEN,
+        },
+        { ...mic, until: t0 + greetingMs + AFTER_MS + 1000 },
+      );
+      let result: UtteranceResult | null = null;
+      void call.speak(greeting.text).then((r) => {
+        result = r;
+      });
+      await h.runUntil(() => result !== null, 20_000);
+      await h.runFor(AFTER_MS);
+      expect(result).not.toBeNull();
+      return { result: result!, frames: counter.frames };
+    }
+
+    /** The phone got the engine's output exactly (padded with silence only to a whole message). */
+    function expectWholeGreeting(peer: LinePeer): void {
+      const expected = Buffer.from(lineBytes(greetingSamples(c.format), c.format));
+      const audio = peer.audio();
+      expect(audio.subarray(0, expected.length).equals(expected)).toBe(true);
+      const padding = audio.subarray(expected.length);
+      expect(padding.length).toBeLessThanOrEqual((batchMs(c) * rate * bps) / 1000);
+      expect(padding.every((b) => b === silenceByte(c.format))).toBe(true);
+    }
+
+    it('a caller utterance over the bot pauses media, then clears with exactly the words the phone played', async () => {
+      const { peer, call, rec } = await bargeInCall();
+      const { result } = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: clip(UTTERANCE).mulaw }] });
+
+      const types = rec.log.map((l) => l.type);
+      expect(types.slice(0, 3)).toEqual(['callerSpeechStarted', 'bargeInPause', 'bargeIn']);
+      expect(types).toContain('callerSpeechEnded');
+      // Paused before the clear: nothing new went out between the pause and the clear.
+      const pause = rec.log.find((l) => l.type === 'bargeInPause')!;
+      const fired = rec.log.find((l) => l.type === 'bargeIn')!;
+      expect(fired.mediaBytes).toBe(pause.mediaBytes);
+      expect(fired.at).toBeGreaterThan(pause.at);
+      expect(pause.at).toBeGreaterThanOrEqual(CALLER_AT_MS + (clip(UTTERANCE).onset! / CLIP_RATE) * 1000);
+      // The provider's clear went out once, and nothing after it.
+      expect(peer.clears).toHaveLength(1);
+      expect(peer.mediaAfterClear).toBe(0);
+      expect(peer.receivedSamples * bps).toBe(pause.mediaBytes);
+      // Heard text: exactly the words whose start the peer played before the clear.
+      const played = peer.clears[0]!.playedSamples;
+      const playedWords = greeting.words.filter((w) => w.start < played / rate).map((w) => w.text);
+      expect(playedWords.length).toBeGreaterThan(0);
+      expect(playedWords.length).toBeLessThan(greeting.words.length);
+      expect(result.status).toBe('interrupted');
+      expect(result.heardText).toBe(playedWords.join(' '));
+      expect(result.cut.map((w) => w.text)).toEqual(greeting.words.slice(playedWords.length).map((w) => w.text));
+      expect(rec.words).toEqual(playedWords); // cut words are never reported spoken
+      expect(rec.bargeIns).toHaveLength(1);
+      expect(rec.bargeIns[0]!.result).toEqual(result);
+      expect(c.violations(peer)).toEqual([]);
+    });
+
+    it('a 150 ms burst pauses, then resumes with no word lost or repeated and no clear', async () => {
+      const { peer, call, rec } = await bargeInCall();
+      const { result } = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: burst(BURST_FROM, BURST_MS) }] });
+
+      expect(rec.log.map((l) => l.type)).toContain('bargeInPause');
+      expect(rec.falseInterruptions).toHaveLength(1);
+      expect(rec.bargeIns).toHaveLength(0);
+      expect(peer.clears).toHaveLength(0);
+      const pause = rec.log.find((l) => l.type === 'bargeInPause')!;
+      const resumed = rec.log.find((l) => l.type === 'falseInterruption')!;
+      expect(resumed.mediaBytes).toBe(pause.mediaBytes); // held while paused
+      expect(resumed.at).toBeGreaterThan(pause.at);
+      expectWholeGreeting(peer);
+      expect(result.status).toBe('completed');
+      expect(result.heardText).toBe(greeting.words.map((w) => w.text).join(' '));
+      expect(rec.words).toEqual(greeting.words.map((w) => w.text));
+      expect(c.violations(peer)).toEqual([]);
+    });
+
+    it(`its own echo (−${ECHO.db} dB, ${ECHO.delayMs} ms later) never clears the bot`, async () => {
+      const { peer, call, rec } = await bargeInCall();
+      const { result, frames } = await speakWithCaller(call, peer, { echo: ECHO });
+      expect(frames).toBeGreaterThan(0);
+      expect(rec.bargeIns).toHaveLength(0);
+      expect(peer.clears).toHaveLength(0);
+      expect(result.status).toBe('completed');
+      expectWholeGreeting(peer);
+      expect(result.heardText).toBe(greeting.words.map((w) => w.text).join(' '));
+      expect(c.violations(peer)).toEqual([]);
+    });
+
+    it('the echo really reaches the detector: with the echo gate off, the same echo pauses the bot', async () => {
+      const { peer, call, rec } = await bargeInCall({ echoGate: false });
+      await speakWithCaller(call, peer, { echo: ECHO });
+      expect(rec.log.map((l) => l.type)).toContain('bargeInPause');
+    });
+  },
+);

@@ -54,6 +54,8 @@ export abstract class PlaybackPeer {
   /** What the app sent that this provider would not accept (wrong format, size, JSON). */
   readonly violations: string[] = [];
   private segments: Segment[] = [];
+  /** Everything received, decoded to s16 as it came (what the speaker plays is read from it). */
+  private decoded = new Int16Array(0);
   private busyUntil = Number.NEGATIVE_INFINITY;
   private pending: PendingAck[] = [];
   protected readonly samplesPerMs: number;
@@ -111,6 +113,7 @@ export abstract class PlaybackPeer {
     const now = this.clock.now();
     if (this.clears.length > 0) this.mediaAfterClear += bytes.length;
     this.received.push(bytes);
+    this.keepDecoded(this.format.decode(bytes));
     const start = Math.max(this.busyUntil, now);
     this.segments.push({ startTime: start, firstSample: this.receivedSamples, length: samples });
     this.receivedSamples += samples;
@@ -154,6 +157,30 @@ export abstract class PlaybackPeer {
   private answer(name: string, sample: number): void {
     this.acked.push({ name, at: this.clock.now(), sample });
     this.sendAck(name);
+  }
+
+  private keepDecoded(pcm: Int16Array): void {
+    const end = this.receivedSamples + pcm.length;
+    if (end > this.decoded.length) {
+      const grown = new Int16Array(Math.max(this.decoded.length * 2, end));
+      grown.set(this.decoded.subarray(0, this.receivedSamples));
+      this.decoded = grown;
+    }
+    this.decoded.set(pcm, this.receivedSamples);
+  }
+
+  /** The s16 the speaker played during [from, from + n samples) of clock time (0 where nothing played). */
+  playedPcm(from: number, n: number): Int16Array {
+    const out = new Int16Array(n);
+    const to = from + n / this.samplesPerMs;
+    for (const s of this.segments) {
+      if (s.startTime + s.length / this.samplesPerMs <= from || s.startTime >= to) continue;
+      for (let k = 0; k < n; k++) {
+        const offset = Math.floor((from + k / this.samplesPerMs - s.startTime) * this.samplesPerMs + 1e-9);
+        if (offset >= 0 && offset < s.length) out[k] = this.decoded[s.firstSample + offset]!;
+      }
+    }
+    return out;
   }
 
   /** Everything received, in order, as wire bytes. */
