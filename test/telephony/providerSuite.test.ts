@@ -24,7 +24,7 @@ import { greetingSamples, lineGreetingSource } from './helpers/lineSpeech.js';
 import { clip } from '../fixtures/vad/corpus.js';
 import { startCallerMicrophone, type CallerMicrophone } from './helpers/peers/CallerMicrophone.js';
 import type { PlaybackPeer } from './helpers/peers/PlaybackPeer.js';
-import { PROVIDER_CASES, chunkingOf, lineBytes, type LinePeer, type ProviderCase } from './helpers/providerCases.js';
+import { FORMAT_VARIANTS, PROVIDER_CASES, chunkingOf, lineBytes, type LinePeer, type ProviderCase } from './helpers/providerCases.js';
 import { TwilioPeer } from './helpers/TwilioPeer.js';
 import { startProviderHarness, type ProviderHarness } from './helpers/providerHarness.js';
 
@@ -63,7 +63,10 @@ async function speakToEnd(h: ProviderHarness, call: CallCore<unknown>): Promise<
   return result!;
 }
 
-describe.each(PROVIDER_CASES.map((c) => [c.provider, c] as const))('a call on %s', (_name, c) => {
+/** Every provider on its default line, then on its other line formats. */
+const ALL_CASES: readonly ProviderCase[] = [...PROVIDER_CASES, ...FORMAT_VARIANTS];
+
+describe.each(ALL_CASES.map((c) => [c.provider, describeLineFormat(c.format), c] as const))('a call on %s (%s)', (_name, _format, c) => {
   const rate = c.format.sampleRate;
 
   it('the start gives the line format and the custom parameters', async () => {
@@ -346,7 +349,7 @@ function recordBargeIn(call: CallCore<unknown>, now: () => number): BargeLog {
   return r;
 }
 
-describe.each(PROVIDER_CASES.map((c) => [c.provider, describeLineFormat(c.format), c] as const))(
+describe.each(ALL_CASES.map((c) => [c.provider, describeLineFormat(c.format), c] as const))(
   'voice barge-in on %s (%s)',
   (_name, _format, c) => {
     const rate = c.format.sampleRate;

@@ -120,6 +120,68 @@ export const PROVIDER_CASES: readonly ProviderCase[] = [
   },
 ];
 
+/**
+ * The other line formats each provider serves (the cases above are each one's default line): the
+ * suite runs on these too.
+ */
+export const FORMAT_VARIANTS: readonly ProviderCase[] = [
+  {
+    ...providerCaseOf('telnyx'),
+    format: { encoding: 'mulaw', sampleRate: 8000 },
+    connect: (url, clock, customParameters) =>
+      TelnyxPeer.connect(url, clock, { encoding: 'PCMU', ...(customParameters ? { customParameters } : {}) }),
+    sendCallerAudio: (peer, pcm) => (peer as TelnyxPeer).sendMedia(mulawEncode(pcm)),
+    callerAudioAfterLine: (pcm) => mulawDecode(mulawEncode(pcm)),
+  },
+  {
+    ...providerCaseOf('telnyx'),
+    format: { encoding: 'l16', sampleRate: 16000, byteOrder: 'be' },
+    connect: (url, clock, customParameters) =>
+      TelnyxPeer.connect(url, clock, { encoding: 'L16', sampleRate: 16000, ...(customParameters ? { customParameters } : {}) }),
+    sendCallerAudio: (peer, pcm) => (peer as TelnyxPeer).sendMedia(l16Encode(pcm, 'be')),
+    callerAudioAfterLine: l16,
+  },
+  {
+    ...providerCaseOf('plivo'),
+    format: { encoding: 'mulaw', sampleRate: 8000 },
+    connect: (url, clock, customParameters) =>
+      PlivoPeer.connect(url, clock, { contentType: 'audio/x-mulaw', sampleRate: 8000, ...plivoHeaders(customParameters) }),
+    sendCallerAudio: (peer, pcm) => (peer as PlivoPeer).sendMedia(mulawEncode(pcm)),
+    callerAudioAfterLine: (pcm) => mulawDecode(mulawEncode(pcm)),
+  },
+  {
+    ...providerCaseOf('plivo'),
+    format: { encoding: 'l16', sampleRate: 8000, byteOrder: 'le' },
+    connect: (url, clock, customParameters) =>
+      PlivoPeer.connect(url, clock, { contentType: 'audio/x-l16', sampleRate: 8000, ...plivoHeaders(customParameters) }),
+  },
+  {
+    ...providerCaseOf('vonage'),
+    format: { encoding: 'l16', sampleRate: 8000, byteOrder: 'le' },
+    connect: (url, clock, customParameters) =>
+      VonagePeer.connect(url, clock, { sampleRate: 8000, ...(customParameters ? { headers: customParameters } : {}) }),
+  },
+  {
+    ...providerCaseOf('exotel'),
+    format: { encoding: 'l16', sampleRate: 16000, byteOrder: 'le' },
+    connect: (url, clock, customParameters) =>
+      ExotelPeer.connect(url, clock, { sampleRate: 16000, ...(customParameters ? { customParameters } : {}) }),
+  },
+];
+
+function providerCaseOf(provider: ProviderName): ProviderCase {
+  return PROVIDER_CASES.find((p) => p.provider === provider)!;
+}
+
+function plivoHeaders(customParameters: Record<string, string> | undefined): { extraHeaders?: string } {
+  if (customParameters === undefined) return {};
+  return {
+    extraHeaders: Object.entries(customParameters)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(';'),
+  };
+}
+
 /** The case for `provider`. */
 export function providerCase(provider: ProviderName): ProviderCase {
   const c = PROVIDER_CASES.find((p) => p.provider === provider);
