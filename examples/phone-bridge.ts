@@ -21,11 +21,14 @@
  *
  * Then it speaks the greeting; each DTMF digit interrupts whatever is playing and answers with
  * speech. Word events print when the caller heard the word. With no `--base-url` (nor
- * VOICEWIRE_BASE_URL) it starts the local voice service in-process. `examples/twilio-bridge.ts`
- * stays as the Twilio-only example; this one covers it too.
+ * VOICEWIRE_BASE_URL) it starts the local voice service in-process. With `--barge-in` the
+ * caller's voice interrupts the bot too (and every caller turn prints). `examples/twilio-bridge.ts`
+ * is this bridge fixed to Twilio, with its webhook at `POST /twiml` and barge-in by voice on
+ * ({@link runPhoneBridge}).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClient } from '../src/client/createClient.js';
 import { TelephonyAuthError } from '../src/errors.js';
@@ -83,11 +86,27 @@ const USAGE = `usage: npx tsx examples/phone-bridge.ts --provider ${PROVIDERS.jo
   --auth-token T      Twilio only: verify X-Twilio-Signature with this auth token (default: TWILIO_AUTH_TOKEN)
   --public-url URL    the https:// origin the provider calls (behind a tunnel or proxy); also names the wss:// stream
   --stream-secret S   key for per-call stream tokens, shared by every replica (default: VOICEWIRE_STREAM_SECRET, else random)
+  --barge-in          the caller's voice interrupts the bot (a VAD on the caller's audio)
   --help              print this
 `;
 
+/** What a bridge built on this one fixes (examples/twilio-bridge.ts: Twilio, `POST /twiml`, barge-in on). */
+export interface BridgeVariant {
+  /** The one provider served (`--provider` is then ignored). */
+  provider?: ProviderName;
+  /** Where the answer document is served. @defaultValue '/answer' */
+  answerPath?: string;
+  /** Methods the answer path takes. @defaultValue POST and GET */
+  answerMethods?: readonly string[];
+  /** Barge-in by voice always on. @defaultValue only with `--barge-in` */
+  bargeIn?: boolean;
+  /** Printed by `--help`. */
+  usage?: string;
+}
+
 interface BridgeConfig {
   provider: ProviderName;
+  answerPath: string;
   /** Twilio auth token; null = the Twilio webhook is not verified. */
   authToken: string | null;
   publicUrl: string | undefined;
@@ -137,7 +156,7 @@ async function answerDocument(req: IncomingMessage, config: BridgeConfig, log: (
           });
         } catch (err) {
           if (!(err instanceof TelephonyAuthError)) throw err;
-          log(`refused ${ANSWER_PATH}: ${err.code}`);
+          log(`refused ${config.answerPath}: ${err.code}`);
           return [403, 'text/plain', 'Forbidden\n'];
         }
       }
@@ -224,6 +243,21 @@ function answerCall(anyCall: AnyProviderCall, config: BridgeConfig, log: (line: 
     if (cut !== null) log(`barge-in after "${cut.heardText}" (${cut.cut.length} words cut)`);
     void call.speak(`You pressed ${DIGIT_WORDS[digit] ?? digit}.`);
   });
+  let interruptedByVoice = false;
+  call.on('bargeInPause', ({ atMs }) => log(`caller speaking over the bot at ${atMs} ms: paused`));
+  call.on('falseInterruption', () => log('false interruption: resumed where it paused'));
+  call.on('bargeIn', (cut) => {
+    interruptedByVoice = true;
+    log(`barge-in by voice after "${cut.heardText}" (${cut.cut.length} words cut)`);
+  });
+  call.on('callerSpeechStarted', ({ atMs }) => log(`caller turn started at ${atMs} ms`));
+  call.on('callerSpeechEnded', ({ atMs, turn }) => {
+    const seconds = turn === null ? 0 : turn.audio.length / turn.sampleRate;
+    log(`caller turn ended at ${atMs} ms (${seconds.toFixed(2)} s of audio with pre-roll)`);
+    if (!authorized || !interruptedByVoice) return;
+    interruptedByVoice = false;
+    void call.speak(`I heard you for ${seconds.toFixed(1)} seconds.`); // plug a speech recogniser here (turn.audio)
+  });
   call.on('warning', (w) => log(`warning: ${w.message}`));
   call.on('close', ({ reason }) => {
     clearTimeout(startTimer);
@@ -236,7 +270,10 @@ function reply(res: ServerResponse, [status, type, body]: [number, string, strin
   res.writeHead(status, { 'content-type': type }).end(body);
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Runs the bridge with command-line `argv`, as `variant` fixes it; resolves once it listens. */
+export async function runPhoneBridge(argv: string[], variant: BridgeVariant = {}): Promise<void> {
+  const answerPath = variant.answerPath ?? ANSWER_PATH;
+  const answerMethods = variant.answerMethods ?? ['POST', 'GET'];
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -249,14 +286,15 @@ async function main(argv: string[]): Promise<void> {
       'auth-token': { type: 'string' },
       'public-url': { type: 'string' },
       'stream-secret': { type: 'string' },
+      'barge-in': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) {
-    process.stdout.write(USAGE);
+    process.stdout.write(variant.usage ?? USAGE);
     return;
   }
-  const provider = values.provider;
+  const provider = variant.provider ?? values.provider;
   if (!isProviderName(provider)) throw new Error(`--provider must be one of ${PROVIDERS.join(', ')}`);
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   const authToken = provider === 'twilio' ? (values['auth-token'] ?? process.env['TWILIO_AUTH_TOKEN'] ?? '') : '';
@@ -268,13 +306,14 @@ async function main(argv: string[]): Promise<void> {
   }
   const config: BridgeConfig = {
     provider,
+    answerPath,
     authToken: authToken === '' ? null : authToken,
     publicUrl,
     streamSecret: sharedSecret !== '' ? sharedSecret : randomBytes(STREAM_SECRET_BYTES),
     greeting: values.greeting,
   };
   if (provider === 'twilio' && config.authToken === null) {
-    process.stderr.write(`warning: no --auth-token (nor TWILIO_AUTH_TOKEN): ${ANSWER_PATH} is unauthenticated\n`);
+    process.stderr.write(`warning: no --auth-token (nor TWILIO_AUTH_TOKEN): ${answerPath} is unauthenticated\n`);
   }
 
   let service: LocalService | null = null;
@@ -288,11 +327,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const source = createClientSpeechSource(createClient({ baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }));
   const http = createServer((req, res) => {
-    if (req.url?.startsWith(ANSWER_PATH) === true && (req.method === 'POST' || req.method === 'GET')) {
+    if (req.url?.startsWith(answerPath) === true && answerMethods.includes(req.method ?? '')) {
       answerDocument(req, config, log).then(
         (doc) => reply(res, doc),
         (err: unknown) => {
-          log(`${ANSWER_PATH} failed: ${(err as Error).message}`);
+          log(`${answerPath} failed: ${(err as Error).message}`);
           if (!res.headersSent) res.writeHead(500);
           res.end();
         },
@@ -306,6 +345,7 @@ async function main(argv: string[]): Promise<void> {
     server: http,
     path: MEDIA_PATH,
     source,
+    bargeIn: variant.bargeIn === true || values['barge-in'],
     onCall: (call) => answerCall(call, config, log),
   });
   await new Promise<void>((resolve, reject) => {
@@ -313,7 +353,7 @@ async function main(argv: string[]): Promise<void> {
     http.listen(Number(values.port), values.host, resolve);
   });
   const address = http.address() as { address: string; port: number };
-  log(`${provider} bridge: ws://${address.address}:${address.port}${MEDIA_PATH} (answer document at ${ANSWER_PATH})`);
+  log(`${provider} bridge: ws://${address.address}:${address.port}${MEDIA_PATH} (answer document at ${answerPath})`);
 
   const stop = async (): Promise<void> => {
     await bridge.close();
@@ -324,7 +364,11 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).message}\n`);
-  process.exitCode = 1;
-});
+/** Run as a script (not imported by another example). */
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  runPhoneBridge(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 1;
+  });
+}
