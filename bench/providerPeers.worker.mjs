@@ -2,7 +2,9 @@
 // work does not run on the bridge's event loop. Each speaks its provider's wire protocol (start,
 // media in its format, acknowledgements), plays media in real time and answers each
 // acknowledgement request when the audio before it has played (as the test peers in
-// test/telephony/helpers/peers/ do, without their checks).
+// test/telephony/helpers/peers/ do, without their checks). The phones connect evenly over
+// `spreadMs`, as real calls arrive. The bench asks for this thread's CPU and event-loop use over
+// its steady window ('window' … 'windowEnd'), so it can tell the peers' cost from the bridge's.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
