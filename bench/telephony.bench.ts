@@ -91,6 +91,8 @@ interface StepResult {
   busy: number;
   /** Length of the steady window. */
   windowMs: number;
+  /** Whether every call was live when the window opened (false: no steady window, the step fails). */
+  steady: boolean;
   /** Process CPU (all threads) in the measuring window, ms per call-second of audio. */
   cpuPerCallSecond: number;
   /** The bridge's own thread (main thread) CPU in the window, ms per call-second. */
@@ -222,6 +224,7 @@ export async function step(
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     // The steady window opens: forget the sends of the ramp-up.
     for (const c of live) c.stats.lateness.reset();
+    const steady = !firstDone; // else the calls were still starting when the first one ended
     worker.postMessage('window');
     const peerStart = await next('window');
     const elu0 = performance.eventLoopUtilization();
@@ -238,7 +241,7 @@ export async function step(
     const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
     worker.postMessage('windowEnd');
     const peerEnd = await next('windowEnd');
-    dbg(`window ${Math.round(wallMs)} ms${firstDone ? ' (a call had ended before it opened)' : ''}`);
+    dbg(`window ${Math.round(wallMs)} ms${steady ? '' : ' (a call had ended before it opened)'}`);
     const done = await Promise.all(results);
     dbg('all done');
     worker.postMessage('stop');
@@ -255,6 +258,7 @@ export async function step(
       heapMiB,
       busy,
       windowMs: wallMs,
+      steady,
       cpuPerCallSecond: cpu / callSeconds,
       bridgeCpuPerCallSecond: bridgeCpu / callSeconds,
       peerCpuPerCallSecond: ((peerEnd.cpuMs ?? 0) - (peerStart.cpuMs ?? 0)) / callSeconds,
@@ -329,9 +333,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       if (calls === null) continue;
       ran++;
       process.stderr.write(`telephony bench: round ${round + 1}, ${provider}, ${calls} calls (load ${loadavg()[0]!.toFixed(1)}) …\n`);
-      const r = await step(calls, seconds, provider, spreadMs);
-      // A call that did not finish, or a phone that ran dry, fails the step whatever its p99.
-      const met = r.p99 <= TARGET_P99_MS && r.completed === calls && r.underruns === 0;
+      let r: StepResult;
+      try {
+        r = await step(calls, seconds, provider, spreadMs);
+      } catch (err) {
+        // A step that could not run to its end (phones that could not connect, the step's
+        // deadline) is a failed step, reported as such; the other searches go on.
+        search.record(calls, false);
+        out.push({
+          scenario: stepScenario(provider, calls, seconds),
+          figures: { error: (err as Error).message },
+          target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+          met: false,
+          command: COMMAND,
+        });
+        continue;
+      }
+      // A call that did not finish, a phone that ran dry, or no steady window (the last call
+      // started after the first had ended) fails the step whatever its p99.
+      const met = r.p99 <= TARGET_P99_MS && r.completed === calls && r.underruns === 0 && r.steady && r.sends > 0;
       search.record(calls, met);
       if (met && calls === search.largest) cpu.set(provider, r);
       out.push(stepRow(provider, r, bare, seconds, met));
@@ -380,11 +400,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   return out;
 }
 
+function stepScenario(provider: ProviderName, calls: number, seconds: number): string {
+  const line = describeLine(BENCH_LINES[provider]);
+  return `telephony bridge / ${provider} (${line}) / ${calls} concurrent calls / ${seconds} s utterance, 200 ms lead`;
+}
+
 function stepRow(provider: ProviderName, r: StepResult, bare: LatenessHistogram, seconds: number, met: boolean): BenchResult {
   return {
-    scenario:
-      `telephony bridge / ${provider} (${describeLine(BENCH_LINES[provider])}) / ${r.calls} concurrent calls / ` +
-      `${seconds} s utterance, 200 ms lead`,
+    scenario: stepScenario(provider, r.calls, seconds),
     figures: {
       'p50 lateness ms': round(r.p50),
       'p99 lateness ms': round(r.p99),
@@ -398,7 +421,7 @@ function stepRow(provider: ProviderName, r: StepResult, bare: LatenessHistogram,
       'bridge thread CPU ms per call-second': round(r.bridgeCpuPerCallSecond),
       'peer thread CPU ms per call-second': round(r.peerCpuPerCallSecond),
       'peer loop busy %': round(r.peerBusy * 100),
-      'steady window ms': Math.round(r.windowMs),
+      'steady window ms': r.steady ? Math.round(r.windowMs) : 'none (a call ended before the last started)',
     },
     anchor: 'bare timer p99',
     ratio: round(r.p99 / Math.max(bare.quantile(0.99), 0.1)),
