@@ -2,11 +2,14 @@
 // work does not run on the bridge's event loop. Each speaks its provider's wire protocol (start,
 // media in its format, acknowledgements), plays media in real time and answers each
 // acknowledgement request when the audio before it has played (as the test peers in
-// test/telephony/helpers/peers/ do, without their checks).
+// test/telephony/helpers/peers/ do, without their checks). The phones connect evenly over
+// `spreadMs`, as real calls arrive. The bench asks for this thread's CPU and event-loop use over
+// its steady window ('window' … 'windowEnd'), so it can tell the peers' cost from the bridge's.
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { url, count, provider } = workerData;
+const { url, count, provider, spreadMs = 0 } = workerData;
 
 /** Per provider: line bytes per ms, the opening messages, and how to read and answer the app. */
 const PROVIDERS = {
@@ -128,7 +131,8 @@ const settled = () => {
 let mediaBytes = 0;
 let underruns = 0;
 
-for (let i = 0; i < count; i++) {
+/** Opens phone `i`: its connection, its playback clock and its answers. */
+function openPhone(i) {
   const ws = new WebSocket(url);
   const peer = { ws, busyUntil: 0, started: false, timers: new Set() };
   peers.push(peer);
@@ -181,8 +185,42 @@ for (let i = 0; i < count; i++) {
   });
 }
 
+// Calls are opened evenly over `spreadMs` (0: all at once), each on its own absolute time.
+const opening = new Set();
+const t0 = performance.now();
+for (let i = 0; i < count; i++) {
+  const at = count > 1 ? (i * spreadMs) / count : 0;
+  const t = setTimeout(
+    () => {
+      opening.delete(t);
+      openPhone(i);
+    },
+    Math.max(0, t0 + at - performance.now()),
+  );
+  opening.add(t);
+}
+
+/** This thread's CPU ms so far (Linux `/proc/thread-self/schedstat`; elsewhere the process's). */
+function threadCpuMs() {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ', 1)[0]) / 1e6;
+  } catch {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+}
+/** Event-loop use since the bench opened its measuring window. */
+let elu0 = performance.eventLoopUtilization();
+
 parentPort.on('message', (msg) => {
-  if (msg === 'stop') {
+  if (msg === 'window') {
+    elu0 = performance.eventLoopUtilization();
+    parentPort.postMessage({ type: 'window', cpuMs: threadCpuMs() });
+  } else if (msg === 'windowEnd') {
+    const busy = performance.eventLoopUtilization(elu0).utilization;
+    parentPort.postMessage({ type: 'windowEnd', cpuMs: threadCpuMs(), busy });
+  } else if (msg === 'stop') {
+    for (const t of opening) clearTimeout(t);
     for (const peer of peers) {
       for (const t of peer.timers) clearTimeout(t);
       peer.ws.terminate();

@@ -3,12 +3,15 @@
  * protocol (a worker thread, real ws over loopback, playing in real time and answering
  * acknowledgement requests) each hear a paced utterance from the bridge in the provider's line
  * format (Twilio μ-law 8 kHz, Telnyx A-law 8 kHz, Plivo and Vonage L16 16 kHz, Exotel L16 8 kHz
- * in 3.2 KB batches).
- * Figure: p99 media-send lateness (time a paced send went out minus the time it was due), for
- * N = 1, 5, 10, 25, 50, 100, 200 (stopping early if a call fails or a phone runs dry). The
- * largest N within 5 ms is the result, and each provider's is compared with Twilio's in the same
- * run (target ≥ 90 %); a bare 20 ms timer is measured first as the machine's floor, and the
- * bridge's event-loop utilisation shows how much headroom is left.
+ * in 3.2 KB batches). The phones open their calls evenly over one second, as real calls arrive.
+ * Figure: p99 media-send lateness (time a paced send went out minus the time it was due) in the
+ * steady window (every call live), and the largest N within 5 ms per provider, compared with
+ * Twilio's in the same run (target ≥ 90 %). The search: coarse steps 1, 10, 50, 100, 200, 300,
+ * 400 until the first failing step, then at most 4 bisection steps between the last pass and the
+ * first fail (stopping at a gap within 10 % of the failing N); no step is retried. The providers
+ * run in rounds (each one's next step per round, the order rotating), so load drifts hit them all
+ * alike. A bare 20 ms timer is measured before and after as the machine's floor; each step
+ * reports CPU per call-second of the bridge's thread, the peers' thread and the whole process.
  *
  *   the command in COMMAND below (run from the repository root)
  *
@@ -30,19 +33,29 @@ import { createMediaBridge } from '../src/telephony/MediaBridgeServer.js';
 import { PROVIDERS, type ProviderName } from '../src/telephony/mediaStream.js';
 import type { SpeechStream } from '../src/telephony/speechSource.js';
 import type { UtteranceResult } from '../src/telephony/Utterance.js';
+import { CallSearch } from './lib/callSearch.js';
+import { processCpuMs, threadCpuMs } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
   "node --expose-gc --import tsx -e \"import('./bench/telephony.bench.ts').then(m=>m.run({quick:false}))" +
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
 const TARGET_P99_MS = 5;
-/** Twilio reached the old top step (200) before providers were compared: the steps go on past it. */
+/** Coarse steps (a search stops climbing at its first failing step, then bisects). */
 const FULL_STEPS = [1, 10, 50, 100, 200, 300, 400];
-const QUICK_STEPS = [1, 10, 50];
+const QUICK_STEPS = [1, 10];
+/** At most this many bisection steps after the coarse ones (full run; a quick run bisects none). */
+const MAX_BISECTIONS = 4;
 const FULL_SECONDS = 5;
 const QUICK_SECONDS = 1.5;
 const RATE = 8000;
+/** After the last call started, before the steady window opens (each call's first lead goes out at once). */
 const WARMUP_MS = 300;
+/** Calls' connections are opened evenly over this span (full run); quick runs use a shorter one. */
+const FULL_SPREAD_MS = 1000;
+const QUICK_SPREAD_MS = 300;
+/** How often the step looks whether every call has started. */
+const POLL_MS = 10;
 const FRAME_PERIOD_MS = 20;
 const MS_PER_SECOND = 1000;
 /** Each provider's share of Twilio's largest N in the same run (issue 23). */
@@ -74,8 +87,20 @@ interface StepResult {
   underruns: number;
   completed: number;
   heapMiB: number;
-  /** Share of wall time the bridge's event loop was busy. */
+  /** Share of wall time the bridge's event loop was busy (steady window). */
   busy: number;
+  /** Length of the steady window. */
+  windowMs: number;
+  /** Whether every call was live when the window opened (false: no steady window, the step fails). */
+  steady: boolean;
+  /** Process CPU (all threads) in the measuring window, ms per call-second of audio. */
+  cpuPerCallSecond: number;
+  /** The bridge's own thread (main thread) CPU in the window, ms per call-second. */
+  bridgeCpuPerCallSecond: number;
+  /** The peers' worker thread CPU in the window, ms per call-second. */
+  peerCpuPerCallSecond: number;
+  /** Share of wall time the peers' event loop was busy in the window. */
+  peerBusy: number;
 }
 
 /** The speech in a line's engine format: G.711 codes, or s16 at the line rate (8 kHz samples repeated for 16 kHz). */
@@ -126,7 +151,19 @@ class MemorySpeechStream extends Readable implements SpeechStream {
   }
 }
 
-export async function step(calls: number, seconds: number, provider: ProviderName = 'twilio'): Promise<StepResult> {
+/**
+ * One step: `calls` phones of `provider`, their connections opened evenly over `spreadMs` (real
+ * calls do not all start in the same millisecond; started together, every call's frame is due
+ * at the same instant and each timer tick is a burst of `calls` sends). Lateness and CPU count
+ * only in the steady window: from `WARMUP_MS` after the last call started until the first call's
+ * utterance ended, when every call is live.
+ */
+export async function step(
+  calls: number,
+  seconds: number,
+  provider: ProviderName = 'twilio',
+  spreadMs = FULL_SPREAD_MS,
+): Promise<StepResult> {
   const format = BENCH_LINES[provider];
   const audio = lineSpeech(speech(seconds), format);
   const live: CallCore<unknown>[] = [];
@@ -137,20 +174,18 @@ export async function step(calls: number, seconds: number, provider: ProviderNam
     onCall(call: CallCore<unknown>) {
       live.push(call);
       call.on('start', () => {
-        // Measure after a short warm-up: forget the sends of the first lead.
-        setTimeout(() => call.stats.lateness.reset(), WARMUP_MS);
         results.push(call.speak('bench'));
       });
     },
   });
   const worker = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
-    workerData: { url: bridge.url, count: calls, provider },
+    workerData: { url: bridge.url, count: calls, provider, spreadMs },
   });
   const dbg = (m: string): void => {
     if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${provider} ${calls}] ${m}\n`);
   };
   // Bounded: whatever goes wrong, the step ends by this deadline and frees everything.
-  const deadlineMs = (seconds * 3 + 30) * 1000;
+  const deadlineMs = (seconds * 3 + 30) * 1000 + spreadMs;
   let guard: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     guard = setTimeout(() => reject(new Error(`${calls} calls: step did not finish within ${deadlineMs / 1000} s`)), deadlineMs);
@@ -166,13 +201,13 @@ export async function step(calls: number, seconds: number, provider: ProviderNam
   }
 
   async function measure(): Promise<StepResult> {
-    const messages: { type: string; failed?: number; mediaBytes?: number; underruns?: number }[] = [];
+    const messages: PeerMessage[] = [];
     const waiters: (() => void)[] = [];
-    worker.on('message', (m: (typeof messages)[number]) => {
+    worker.on('message', (m: PeerMessage) => {
       messages.push(m);
       for (const w of waiters.splice(0)) w();
     });
-    const next = async (type: string): Promise<(typeof messages)[number]> => {
+    const next = async (type: PeerMessage['type']): Promise<PeerMessage> => {
       for (;;) {
         const found = messages.find((m) => m.type === type);
         if (found !== undefined) return found;
@@ -182,17 +217,36 @@ export async function step(calls: number, seconds: number, provider: ProviderNam
     const ready = await next('ready');
     if ((ready.failed ?? 0) > 0) throw new Error(`${ready.failed} of ${calls} phones could not connect`);
     dbg('peers ready');
-    while (results.length < calls) await new Promise((r) => setTimeout(r, 10));
+    while (results.length < calls) await new Promise((r) => setTimeout(r, POLL_MS)); // bounded by the deadline
     dbg('all started');
+    let firstDone = false;
+    void Promise.race(results).then(() => (firstDone = true));
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    // The steady window opens: forget the sends of the ramp-up.
+    for (const c of live) c.stats.lateness.reset();
+    const steady = !firstDone; // else the calls were still starting when the first one ended
+    worker.postMessage('window');
+    const peerStart = await next('window');
     const elu0 = performance.eventLoopUtilization();
-    const done = await Promise.all(results);
+    const cpu0 = processCpuMs();
+    const bridgeCpu0 = threadCpuMs();
+    const wall0 = performance.now();
+    await Promise.race(results);
+    const wallMs = performance.now() - wall0;
     const busy = performance.eventLoopUtilization(elu0).utilization;
-    dbg('all done');
+    const cpu = processCpuMs() - cpu0;
+    const bridgeCpu = threadCpuMs() - bridgeCpu0;
     const merged = new LatenessHistogram();
     for (const c of live) merged.merge(c.stats.lateness);
     const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+    worker.postMessage('windowEnd');
+    const peerEnd = await next('windowEnd');
+    dbg(`window ${Math.round(wallMs)} ms${steady ? '' : ' (a call had ended before it opened)'}`);
+    const done = await Promise.all(results);
+    dbg('all done');
     worker.postMessage('stop');
     const peerStats = await next('stats');
+    const callSeconds = (calls * Math.max(wallMs, 1)) / MS_PER_SECOND;
     return {
       calls,
       p50: merged.quantile(0.5),
@@ -203,8 +257,27 @@ export async function step(calls: number, seconds: number, provider: ProviderNam
       completed: done.filter((r) => r.status === 'completed').length,
       heapMiB,
       busy,
+      windowMs: wallMs,
+      steady,
+      cpuPerCallSecond: cpu / callSeconds,
+      bridgeCpuPerCallSecond: bridgeCpu / callSeconds,
+      peerCpuPerCallSecond: ((peerEnd.cpuMs ?? 0) - (peerStart.cpuMs ?? 0)) / callSeconds,
+      peerBusy: peerEnd.busy ?? 0,
     };
   }
+}
+
+/** What the phones' worker reports. */
+interface PeerMessage {
+  type: 'ready' | 'window' | 'windowEnd' | 'stats';
+  opened?: number;
+  failed?: number;
+  mediaBytes?: number;
+  underruns?: number;
+  /** The worker thread's CPU ms so far. */
+  cpuMs?: number;
+  /** The worker's event-loop use since 'window'. */
+  busy?: number;
 }
 
 /**
@@ -231,6 +304,8 @@ async function bareTimerLateness(seconds: number): Promise<LatenessHistogram> {
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const steps = opts.quick ? QUICK_STEPS : FULL_STEPS;
   const seconds = opts.quick ? QUICK_SECONDS : FULL_SECONDS;
+  const spreadMs = opts.quick ? QUICK_SPREAD_MS : FULL_SPREAD_MS;
+  const maxBisections = opts.quick ? 0 : MAX_BISECTIONS;
   const out: BenchResult[] = [];
   const loadBefore = loadavg()[0]!;
   const bare = await bareTimerLateness(seconds);
@@ -243,49 +318,72 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     },
     command: COMMAND,
   });
-  const best = new Map<ProviderName, number>();
-  for (const provider of PROVIDERS) {
-    const line = describeLine(BENCH_LINES[provider]);
-    let largest = 0;
-    for (const calls of steps) {
-      process.stderr.write(`telephony bench: ${provider}, ${calls} calls …\n`);
-      const r = await step(calls, seconds, provider);
-      const met = r.p99 <= TARGET_P99_MS && r.completed === calls;
-      if (met) largest = calls;
-      out.push({
-        scenario: `telephony bridge / ${provider} (${line}) / ${calls} concurrent calls / ${seconds} s utterance, 200 ms lead`,
-        figures: {
-          'p50 lateness ms': round(r.p50),
-          'p99 lateness ms': round(r.p99),
-          'max lateness ms': round(r.max),
-          'paced sends': r.sends,
-          'phone underruns': r.underruns,
-          completed: `${r.completed}/${calls}`,
-          'heap MiB': round(r.heapMiB),
-          'bridge loop busy %': round(r.busy * 100),
-        },
-        anchor: 'bare timer p99',
-        ratio: round(r.p99 / Math.max(bare.quantile(0.99), 0.1)),
-        target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
-        met,
-        command: COMMAND,
-      });
-      // A call that did not finish, or a phone that ran dry, is a real failure: stop there.
-      if (r.completed < calls || r.underruns > 0) break;
+  const searches = new Map<ProviderName, CallSearch>(PROVIDERS.map((p) => [p, new CallSearch(steps, maxBisections)]));
+  const cpu = new Map<ProviderName, StepResult>(); // each provider's step at its largest passing N
+  const startedAt = performance.now();
+  // Rounds: each provider still searching runs its next step, the first provider rotating each
+  // round, so a spell of outside load lands on every provider alike. Bounded: each search ends
+  // after its coarse steps plus at most `maxBisections`.
+  for (let round = 0; ; round++) {
+    const order = PROVIDERS.map((_, i) => PROVIDERS[(i + round) % PROVIDERS.length]!);
+    let ran = 0;
+    for (const provider of order) {
+      const search = searches.get(provider)!;
+      const calls = search.next();
+      if (calls === null) continue;
+      ran++;
+      process.stderr.write(`telephony bench: round ${round + 1}, ${provider}, ${calls} calls (load ${loadavg()[0]!.toFixed(1)}) …\n`);
+      let r: StepResult;
+      try {
+        r = await step(calls, seconds, provider, spreadMs);
+      } catch (err) {
+        // A step that could not run to its end (phones that could not connect, the step's
+        // deadline) is a failed step, reported as such; the other searches go on.
+        search.record(calls, false);
+        out.push({
+          scenario: stepScenario(provider, calls, seconds),
+          figures: { error: (err as Error).message },
+          target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+          met: false,
+          command: COMMAND,
+        });
+        continue;
+      }
+      // A call that did not finish, a phone that ran dry, or no steady window (the last call
+      // started after the first had ended) fails the step whatever its p99.
+      const met = r.p99 <= TARGET_P99_MS && r.completed === calls && r.underruns === 0 && r.steady && r.sends > 0;
+      search.record(calls, met);
+      if (met && calls === search.largest) cpu.set(provider, r);
+      out.push(stepRow(provider, r, bare, seconds, met));
     }
-    best.set(provider, largest);
+    if (ran === 0) break;
   }
-  const twilio = best.get('twilio') ?? 0;
+  const minutes = (performance.now() - startedAt) / 60_000;
+  const bareAfter = await bareTimerLateness(seconds);
+  const twilio = searches.get('twilio')!.largest;
+  const floorMissed = Math.max(bare.quantile(0.99), bareAfter.quantile(0.99)) > TARGET_P99_MS;
   for (const provider of PROVIDERS) {
-    const n = best.get(provider) ?? 0;
+    const search = searches.get(provider)!;
+    const n = search.largest;
     const share = twilio > 0 ? n / twilio : 0;
+    const at = cpu.get(provider);
     out.push({
-      scenario: `telephony bridge / ${provider}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms (tried ${steps.join(', ')})`,
+      scenario:
+        `telephony bridge / ${provider}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms ` +
+        `(coarse ${steps.join(', ')}, then bisected)`,
       figures: {
         calls: n,
+        'first failing N': search.failed ?? 'none',
         'Twilio calls (same run)': twilio,
         'share of Twilio %': round(share * 100),
-        'bare timer p99 ms': round(bare.quantile(0.99)),
+        ...(at === undefined
+          ? {}
+          : {
+              'process CPU ms per call-second at N': round(at.cpuPerCallSecond),
+              'bridge thread CPU ms per call-second at N': round(at.bridgeCpuPerCallSecond),
+              'peer thread CPU ms per call-second at N': round(at.peerCpuPerCallSecond),
+            }),
+        'bare timer p99 ms before / after': `${round(bare.quantile(0.99))} / ${round(bareAfter.quantile(0.99))}`,
       },
       anchor: 'Twilio in the same run',
       ratio: round(share),
@@ -293,12 +391,44 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       met: provider === 'twilio' ? n > 0 : n > 0 && share >= TARGET_SHARE_OF_TWILIO,
       command: COMMAND,
       notes:
-        `${describeLine(BENCH_LINES[provider])}; peers run in a worker thread on the same machine; ` +
-        `speech is pre-rendered real speech from memory; ` +
-        `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
+        `${describeLine(BENCH_LINES[provider])}; tried ${search.tried.join(', ')} (in rounds with the other providers, rotating order); ` +
+        `calls opened evenly over ${spreadMs} ms; peers in a worker thread on the same machine; speech pre-rendered from memory; ` +
+        `search ${minutes.toFixed(1)} min; 1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
+        (floorMissed ? `; the bare timer itself missed ${TARGET_P99_MS} ms: this run cannot judge lateness` : ''),
     });
   }
   return out;
+}
+
+function stepScenario(provider: ProviderName, calls: number, seconds: number): string {
+  const line = describeLine(BENCH_LINES[provider]);
+  return `telephony bridge / ${provider} (${line}) / ${calls} concurrent calls / ${seconds} s utterance, 200 ms lead`;
+}
+
+function stepRow(provider: ProviderName, r: StepResult, bare: LatenessHistogram, seconds: number, met: boolean): BenchResult {
+  return {
+    scenario: stepScenario(provider, r.calls, seconds),
+    figures: {
+      'p50 lateness ms': round(r.p50),
+      'p99 lateness ms': round(r.p99),
+      'max lateness ms': round(r.max),
+      'paced sends': r.sends,
+      'phone underruns': r.underruns,
+      completed: `${r.completed}/${r.calls}`,
+      'heap MiB': round(r.heapMiB),
+      'bridge loop busy %': round(r.busy * 100),
+      'process CPU ms per call-second': round(r.cpuPerCallSecond),
+      'bridge thread CPU ms per call-second': round(r.bridgeCpuPerCallSecond),
+      'peer thread CPU ms per call-second': round(r.peerCpuPerCallSecond),
+      'peer loop busy %': round(r.peerBusy * 100),
+      'steady window ms': r.steady ? Math.round(r.windowMs) : 'none (a call ended before the last started)',
+    },
+    anchor: 'bare timer p99',
+    ratio: round(r.p99 / Math.max(bare.quantile(0.99), 0.1)),
+    target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+    met,
+    command: COMMAND,
+  };
 }
 
 function describeLine(f: LineFormat): string {

@@ -12,6 +12,7 @@
 import type { OutboundChunking } from './providerAdapter.js';
 
 export interface BatchOutput {
+  /** One message's audio: a view, valid only during the call (copy what must outlive it). */
   media(audio: Uint8Array): void;
   /** `counted`: an utterance's own request (false: a user's mark). */
   ack(name: string, counted: boolean): void;
@@ -45,7 +46,9 @@ export class MediaBatcher {
 
   /** Takes line audio; returns the bytes that went out now (audio held earlier included). */
   push(audio: Uint8Array): number {
-    if (!this.batched) {
+    if (!this.batched || (this.fill === 0 && this.isBatch(audio.length))) {
+      // Nothing held and the piece is a valid message as it is (Telnyx's and Vonage's 20 ms
+      // frames): it goes out as it came, with no copy through the batch buffer.
       this.out.media(audio);
       return audio.length;
     }
@@ -89,6 +92,13 @@ export class MediaBatcher {
     return users;
   }
 
+  /** Whether `n` bytes make one valid message on their own. */
+  private isBatch(n: number): boolean {
+    const { quantumBytes: q, minBatchBytes: min } = this.chunking;
+    const max = this.chunking.maxBatchBytes ?? 0;
+    return n > 0 && n >= min && (q === 0 || n % q === 0) && (max === 0 || n <= max);
+  }
+
   /** The largest valid batch in what is held (0: none yet). */
   private sendable(): number {
     const { quantumBytes: q, minBatchBytes: min } = this.chunking;
@@ -99,8 +109,9 @@ export class MediaBatcher {
   }
 
   private send(n: number): number {
-    // A copy: the socket may keep the buffer until it is written, and `held` is reused.
-    this.out.media(this.held.slice(0, n));
+    // A view: `media` builds its message before returning and keeps none of it (an adapter that
+    // hands bytes to the socket copies them), so `held` can be reused at once.
+    this.out.media(this.held.subarray(0, n));
     this.held.copyWithin(0, n, this.fill);
     this.fill -= n;
     let due = 0;

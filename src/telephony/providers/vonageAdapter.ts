@@ -84,9 +84,12 @@ export class VonageAdapter implements ProviderAdapter<VonageConnected> {
     return { quantumBytes: frame, minBatchBytes: frame, maxBatchBytes: frame };
   }
 
-  /** Audio goes out raw, as a binary frame. */
+  /**
+   * Audio goes out raw, as a binary frame: a copy, since the socket may hold the bytes until
+   * they are written and `audio` is a view the caller reuses.
+   */
   media(audio: Uint8Array): Uint8Array {
-    return audio;
+    return audio.slice();
   }
 
   ackRequest(name: string): string {
