@@ -1,0 +1,192 @@
+/**
+ * The detector threads: a small pool of worker threads that run the calls' barge-in detectors off
+ * the event loop that paces every call's outbound media (native-notes/vad.md, "Detectors off the
+ * pacing loop"). Each thread hosts many calls (./detectorWorker.ts, one Silero session per
+ * thread); a call is placed on the thread with the fewest calls, a new thread starting while there
+ * are fewer than {@link DetectorThreadOptions.threads}.
+ *
+ * Threads never keep the process alive (they are unref'd), and one with no call left ends after
+ * `idleMs`. A thread that cannot start or dies fails each of its calls (their barge-in by voice
+ * goes off with one warning; the calls go on); the next call starts a new thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { InvalidOptionError } from '../../errors.js';
+import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
+
+export interface DetectorThreadOptions {
+  /** Most threads at once. @defaultValue {@link defaultDetectorThreads}() */
+  threads?: number | undefined;
+  /** A thread with no call left ends after this long (ms; 0: at once). @defaultValue {@link DEFAULT_DETECTOR_THREAD_IDLE_MS} */
+  idleMs?: number | undefined;
+}
+
+/**
+ * A thread with no call waits this long for the next one before it ends: starting a thread and
+ * loading Silero in it takes ~100–200 ms of that thread's CPU, so a bridge between calls keeps it.
+ */
+export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
+
+/** One thread per core but the one the pacing loop runs on, at least one. */
+export function defaultDetectorThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+/** What a call hears from its detector thread. */
+export interface DetectorThreadClient {
+  message(m: FromDetector): void;
+  /** The thread stopped or could not start: this call's detector is gone. */
+  failed(error: PortableError): void;
+}
+
+interface Thread {
+  worker: Worker;
+  calls: Map<number, DetectorThreadClient>;
+  idleTimer: NodeJS.Timeout | null;
+  ending: boolean;
+}
+
+/** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+function startWorker(): Worker {
+  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url));
+  return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), {
+    workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href },
+  });
+}
+
+export class DetectorThreads {
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private maxThreads = defaultDetectorThreads();
+  private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
+  /** Where calls' messages go: their thread, by call id. */
+  private readonly placed = new Map<number, Thread>();
+
+  configure(options: DetectorThreadOptions): void {
+    if (options.threads !== undefined) {
+      if (!(Number.isInteger(options.threads) && options.threads >= 1)) {
+        throw new InvalidOptionError('threads', `threads must be an integer ≥ 1, got ${options.threads}`);
+      }
+      this.maxThreads = options.threads;
+    }
+    if (options.idleMs !== undefined) {
+      if (!(options.idleMs >= 0 && Number.isFinite(options.idleMs))) {
+        throw new InvalidOptionError('idleMs', `idleMs must be a finite number ≥ 0, got ${options.idleMs}`);
+      }
+      this.idleMs = options.idleMs;
+    }
+  }
+
+  /** Threads running now. */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Calls on each running thread. */
+  get load(): number[] {
+    return this.threads.map((t) => t.calls.size);
+  }
+
+  /** The worker threads (for tests that stop one from outside). */
+  get workers(): readonly Worker[] {
+    return this.threads.map((t) => t.worker);
+  }
+
+  /** Places a call on a thread; returns its id. */
+  attach(client: DetectorThreadClient): number {
+    const id = this.nextId++;
+    let thread: Thread | undefined;
+    for (const t of this.threads) if (!t.ending && (thread === undefined || t.calls.size < thread.calls.size)) thread = t;
+    if (thread === undefined || (thread.calls.size > 0 && this.threads.length < this.maxThreads)) thread = this.start();
+    if (thread.idleTimer !== null) {
+      clearTimeout(thread.idleTimer);
+      thread.idleTimer = null;
+    }
+    thread.calls.set(id, client);
+    this.placed.set(id, thread);
+    return id;
+  }
+
+  post(id: number, message: ToDetector, transfer?: ArrayBuffer[]): void {
+    const thread = this.placed.get(id);
+    if (thread === undefined) return;
+    try {
+      thread.worker.postMessage(message, transfer);
+    } catch (err) {
+      this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
+    }
+  }
+
+  /** Whether the call is still on a thread. */
+  has(id: number): boolean {
+    return this.placed.has(id);
+  }
+
+  /** The call no longer needs its thread. */
+  release(id: number): void {
+    const thread = this.placed.get(id);
+    if (thread === undefined) return;
+    this.placed.delete(id);
+    thread.calls.delete(id);
+    if (thread.calls.size > 0 || thread.ending) return;
+    if (this.idleMs === 0) {
+      this.stop(thread);
+      return;
+    }
+    thread.idleTimer = setTimeout(() => this.stop(thread), this.idleMs);
+    thread.idleTimer.unref();
+  }
+
+  private start(): Thread {
+    const worker = startWorker();
+    const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false };
+    worker.unref();
+    worker.on('message', (m: FromDetector) => thread.calls.get(m.id)?.message(m));
+    worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
+    worker.on('exit', (code) => {
+      if (!thread.ending)
+        this.fail(thread, { name: 'Error', code: undefined, message: `detector thread exited (code ${code})`, field: undefined });
+    });
+    this.threads.push(thread);
+    return thread;
+  }
+
+  private stop(thread: Thread): void {
+    if (thread.ending) return;
+    thread.ending = true;
+    this.remove(thread);
+    void thread.worker.terminate();
+  }
+
+  private fail(thread: Thread, error: PortableError): void {
+    const wasEnding = thread.ending;
+    thread.ending = true;
+    this.remove(thread);
+    const calls = [...thread.calls.values()];
+    for (const id of thread.calls.keys()) this.placed.delete(id);
+    thread.calls.clear();
+    if (!wasEnding) void thread.worker.terminate();
+    for (const c of calls) c.failed(error);
+  }
+
+  private remove(thread: Thread): void {
+    if (thread.idleTimer !== null) clearTimeout(thread.idleTimer);
+    thread.idleTimer = null;
+    const i = this.threads.indexOf(thread);
+    if (i >= 0) this.threads.splice(i, 1);
+  }
+}
+
+/** The process's detector threads. */
+export const detectorThreads = new DetectorThreads();
+
+/**
+ * Sets how many detector threads barge-in by voice may run and how long an idle one stays
+ * (process-wide; calls already placed keep their thread).
+ * @example configureDetectorThreads({ threads: 2 })
+ */
+export function configureDetectorThreads(options: DetectorThreadOptions): void {
+  detectorThreads.configure(options);
+}
