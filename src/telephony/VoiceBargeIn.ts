@@ -476,7 +476,7 @@ class RemoteDetector implements BargeInReady {
     detectorThreads.post(
       this.id,
       { t, id: this.id, pcm: own, atMs },
-      TRANSFER_FRAMES && own !== pcm ? [own.buffer as ArrayBuffer] : undefined,
+      TRANSFER_FRAMES && own !== pcm ? (own.buffer as ArrayBuffer) : undefined,
     );
     return true;
   }

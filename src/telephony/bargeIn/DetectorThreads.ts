@@ -44,6 +44,9 @@ interface Thread {
   calls: Map<number, DetectorThreadClient>;
   idleTimer: NodeJS.Timeout | null;
   ending: boolean;
+  /** Messages of this turn of the event loop, posted together (one postMessage per thread per turn). */
+  outbox: ToDetector[];
+  transfer: ArrayBuffer[];
 }
 
 /** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
@@ -109,15 +112,38 @@ export class DetectorThreads {
     return id;
   }
 
-  post(id: number, message: ToDetector, transfer?: ArrayBuffer[]): void {
+  /**
+   * Queues a call's message for its thread. Everything queued in one turn of the event loop goes in
+   * one postMessage per thread at the end of the turn (`setImmediate`): a turn that reads many
+   * calls' media frames pays the fixed cost of a message once, and each call's order is kept.
+   */
+  post(id: number, message: ToDetector, transfer?: ArrayBuffer): void {
     const thread = this.placed.get(id);
     if (thread === undefined) return;
-    try {
-      thread.worker.postMessage(message, transfer);
-    } catch (err) {
-      this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
+    thread.outbox.push(message);
+    if (transfer !== undefined) thread.transfer.push(transfer);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
     }
   }
+
+  private flushScheduled = false;
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    for (const thread of [...this.threads]) {
+      if (thread.outbox.length === 0) continue;
+      const batch = thread.outbox;
+      const transfer = thread.transfer;
+      thread.outbox = [];
+      thread.transfer = [];
+      try {
+        thread.worker.postMessage(batch, transfer);
+      } catch (err) {
+        this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
+      }
+    }
+  };
 
   /** Whether the call is still on a thread. */
   has(id: number): boolean {
@@ -141,9 +167,11 @@ export class DetectorThreads {
 
   private start(): Thread {
     const worker = startWorker();
-    const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false };
+    const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false, outbox: [], transfer: [] };
     worker.unref();
-    worker.on('message', (m: FromDetector) => thread.calls.get(m.id)?.message(m));
+    worker.on('message', (batch: FromDetector[]) => {
+      for (const m of batch) thread.calls.get(m.id)?.message(m);
+    });
     worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
     worker.on('exit', (code) => {
       if (!thread.ending)

@@ -4,8 +4,10 @@
  * ./DetectorThreads.ts; speaks ./detectorMessages.ts. Each call's messages are handled in order:
  * a detector that is still loading keeps its call's messages until it is ready.
  *
- * Replies are coalesced per call until the thread has drained its queue (one `setImmediate`), so a
- * busy thread answers each call once per turn, not once per 20 ms frame.
+ * Messages come in batches (all a call's thread got in one turn of the bridge's event loop), and
+ * replies go back the same way: coalesced per call until the thread has drained its queue (one
+ * `setImmediate`), then one message for all calls, so a busy thread answers once per turn, not
+ * once per 20 ms frame.
  *
  * One thing the call does to its detector is done here at once: an `interrupt` ends the bot's
  * utterance, so the detector hears "the bot stopped" right after the push that decided it, as it
@@ -35,8 +37,18 @@ const calls = new Map<number, Hosted>();
 const replies = new Map<number, Reply>();
 let flushScheduled = false;
 
+/** Replies of this turn, posted together by {@link flushReplies}. */
+let outbox: FromDetector[] = [];
+
 function post(message: FromDetector): void {
-  port!.postMessage(message);
+  outbox.push(message);
+  schedule();
+}
+
+function schedule(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(flushReplies);
 }
 
 function reply(id: number): Reply {
@@ -44,18 +56,18 @@ function reply(id: number): Reply {
   if (r === undefined) {
     r = { decisions: [], samples: 0 };
     replies.set(id, r);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flushReplies);
-    }
+    schedule();
   }
   return r;
 }
 
 function flushReplies(): void {
   flushScheduled = false;
-  for (const [id, r] of replies) post({ t: 'decisions', id, decisions: r.decisions, samples: r.samples });
+  for (const [id, r] of replies) outbox.push({ t: 'decisions', id, decisions: r.decisions, samples: r.samples });
   replies.clear();
+  const batch = outbox;
+  outbox = [];
+  if (batch.length > 0) port!.postMessage(batch);
 }
 
 function open(id: number, message: ToDetector & { t: 'open' }): void {
@@ -131,7 +143,7 @@ function handle(hosted: Hosted, m: ToDetector): void {
       const pending = replies.get(m.id);
       if (pending !== undefined) {
         replies.delete(m.id);
-        post({ t: 'decisions', id: m.id, decisions: pending.decisions, samples: pending.samples });
+        outbox.push({ t: 'decisions', id: m.id, decisions: pending.decisions, samples: pending.samples });
       }
       post({ t: 'closed', id: m.id, decisions });
       return;
@@ -141,11 +153,13 @@ function handle(hosted: Hosted, m: ToDetector): void {
   }
 }
 
-port.on('message', (m: ToDetector) => {
-  if (m.t === 'open') {
-    open(m.id, m);
-    return;
+port.on('message', (batch: ToDetector[]) => {
+  for (const m of batch) {
+    if (m.t === 'open') {
+      open(m.id, m);
+      continue;
+    }
+    const hosted = calls.get(m.id);
+    if (hosted !== undefined) handle(hosted, m);
   }
-  const hosted = calls.get(m.id);
-  if (hosted !== undefined) handle(hosted, m);
 });
