@@ -208,6 +208,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     command: COMMAND,
   });
   out.push(...(await frameHandoff(opts)));
+  out.push(...(await detectorLoopCost(opts, seconds)));
   out.push(...(await bargeInCapacity(opts, seconds, bare.quantile(0.99))));
   return out;
 }
@@ -358,6 +359,91 @@ async function bargeInCapacity(opts: BenchOptions, seconds: number, bareP99: num
   });
   return out;
 }
+
+/** Calls fed at once in the loop-cost rows, and how many times each mode runs (alternating). */
+const LOOP_COST_CALLS = 10;
+const LOOP_COST_ROUNDS = 2;
+/** The played frame is noted this far ahead of the inbound one (the pacer's lead). */
+const LOOP_COST_LEAD_MS = 200;
+
+/**
+ * What the detectors cost the event loop that feeds them, without sockets: LOOP_COST_CALLS calls'
+ * VoiceBargeIn each get a 20 ms caller frame (the noisy ~30 % speech mix) and a played-frame note
+ * every 20 ms on an absolute schedule, worker and inline alternating in the same run. Figures: the
+ * share of wall time that loop was busy (`eventLoopUtilization`), its 20 ms timer's p99 lateness,
+ * process CPU (both threads), and the decisions (the same count in both modes, or the comparison
+ * is void).
+ */
+async function detectorLoopCost(opts: BenchOptions, seconds: number): Promise<BenchResult[]> {
+  const track = callMix(CALLER_TRACK_SECONDS);
+  const frames = Math.round((seconds * 1000) / FRAME_PERIOD_MS);
+  const rows = new Map<DetectorThread, { busy: number[]; p99: number[]; cpu: number[]; decisions: number[]; dropped: number }>();
+  await warmDetectorThread();
+  for (let round = 0; round < LOOP_COST_ROUNDS; round++) {
+    for (const mode of ['worker', 'inline'] as const) {
+      process.stderr.write(`bargeInLoad bench: detector loop cost, ${LOOP_COST_CALLS} calls, ${mode} …\n`);
+      let decisions = 0;
+      let ready = 0;
+      const count = (): void => void decisions++;
+      const actions = { pause: count, resume: count, interrupt: count, turnStarted: count, turnEnded: count, warning: count };
+      const voices = Array.from({ length: LOOP_COST_CALLS }, () => {
+        const v = new VoiceBargeIn(
+          { detectorThread: mode, interruptible: false, vad: { onNotice: () => undefined } },
+          MULAW_8K,
+          actions,
+          () => ready++,
+        );
+        v.setLine(MULAW_8K, 0);
+        return v;
+      });
+      for (let i = 0; i < WARM_POLLS && ready < voices.length; i++) await new Promise((r) => setTimeout(r, WARM_POLL_MS));
+      const lateness = new LatenessHistogram();
+      const cpu0 = process.cpuUsage();
+      const elu0 = performance.eventLoopUtilization();
+      const t0 = performance.now();
+      for (let f = 0; f < frames; f++) {
+        const due = t0 + (f + 1) * FRAME_PERIOD_MS;
+        await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+        lateness.record(performance.now() - due);
+        const now = performance.now() - t0;
+        voices.forEach((v, i) => {
+          const at = (f * FRAME_BYTES + i * CALL_STAGGER) % (track.length - FRAME_BYTES);
+          v.played(track.subarray(at, at + FRAME_BYTES), now + LOOP_COST_LEAD_MS);
+          v.inbound(track.subarray(at, at + FRAME_BYTES), now);
+        });
+      }
+      const busy = performance.eventLoopUtilization(elu0).utilization;
+      await Promise.all(voices.map((v) => v.settled()));
+      const cpu = process.cpuUsage(cpu0);
+      const r = rows.get(mode) ?? { busy: [], p99: [], cpu: [], decisions: [], dropped: 0 };
+      r.busy.push(busy);
+      r.p99.push(lateness.quantile(0.99));
+      r.cpu.push((cpu.user + cpu.system) / 1000 / LOOP_COST_CALLS / seconds);
+      r.decisions.push(decisions);
+      r.dropped += voices.reduce((a, v) => a + v.droppedSamples, 0);
+      rows.set(mode, r);
+      for (const v of voices) v.close();
+      await Promise.all(voices.map((v) => v.settled()));
+    }
+  }
+  const mean = (x: number[]): number => x.reduce((a, b) => a + b, 0) / Math.max(1, x.length);
+  return [...rows].map(([mode, r]) => ({
+    scenario: `barge-in detectors fed by one event loop: ${LOOP_COST_CALLS} calls, 20 ms frames in real time, ${seconds} s / ${mode}`,
+    figures: {
+      'feeding loop busy %': round(mean(r.busy) * 100),
+      'its 20 ms timer p99 lateness ms': round(mean(r.p99)),
+      'process CPU ms per call-second': round(mean(r.cpu)),
+      'decisions per run': r.decisions.join(' / '),
+      'caller samples dropped': r.dropped,
+      '1-min load average': round(loadavg()[0]!),
+    },
+    command: 'npm run bench -- bargeInLoad',
+    notes: `${LOOP_COST_ROUNDS} runs per mode, alternating; ${opts.quick ? 'quick' : 'full'} run`,
+  }));
+}
+const FRAME_BYTES = 160;
+/** Each call reads the caller track from its own place (a prime, as the phones do). */
+const CALL_STAGGER = 7919;
 
 /**
  * Starts the detector thread (and Silero in it) before the first step, as a bridge does with its
