@@ -13,7 +13,8 @@
  * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
  * audio and notes there and gets the decisions back one message hop later, in the same order and
  * on the same sample timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
- * At most {@link MAX_IN_FLIGHT_MS} of audio waits for the thread per call; more is dropped,
+ * The thread keeps a call's audio while its detector loads there (the loading queue below is the
+ * inline mode's). At most {@link MAX_IN_FLIGHT_MS} of audio waits for the thread per call; more is dropped,
  * counted ({@link VoiceBargeIn.droppedSamples}) and warned of once. `'inline'`: on the call's own
  * thread, decisions handed back within the push (what a test on an injected clock wants). A
  * custom `vad.loadOnnxRuntime` (a function, which cannot cross threads) keeps a call inline.
@@ -68,11 +69,13 @@ const MS_PER_SECOND = 1000;
  */
 export const MAX_PENDING_MS = 2000;
 /**
- * Audio (inbound and played) a call may have on its way to its detector thread: 1 s. A thread
- * keeps up with ~0.4 ms per 32 ms window under load, so 1 s behind means it is overloaded; newer
- * audio is then dropped (the timeline keeps its place: the detector fills the gap with silence).
+ * Audio (inbound and played) a call may have on its way to its detector thread: 5 s. Media can
+ * arrive in bursts of a few seconds after a network stall (the example bridge's test sends a whole
+ * sentence at once), which must pass; a thread 5 s behind is overloaded, and newer audio is then
+ * dropped (the timeline keeps its place: the detector fills the gap with silence). 5 s of μ-law is
+ * 40 KB per call.
  */
-export const MAX_IN_FLIGHT_MS = 1000;
+export const MAX_IN_FLIGHT_MS = 5000;
 
 /** What the call does with the detector's decisions. */
 export interface BargeInActions {
@@ -438,8 +441,14 @@ class RemoteDetector implements BargeInReady {
     detectorThreads.post(this.id, { t: 'open', id: this.id, options });
   }
 
+  /**
+   * Whether the call may post to the thread: from the start (until close). While the detector
+   * loads, the thread keeps the call's messages in order (within {@link MAX_IN_FLIGHT_MS}), so the
+   * call's own loading queue stays empty: with the pacing loop free, a burst of caller audio
+   * during the load would otherwise overflow its 2 s.
+   */
   get isReady(): boolean {
-    return this.ready && !this.closing;
+    return !this.closing;
   }
 
   setBotSpeaking(speaking: boolean): void {

@@ -5,8 +5,10 @@
  * thread); a call is placed on the thread with the fewest calls, a new thread starting while there
  * are fewer than {@link DetectorThreadOptions.threads}.
  *
- * Threads never keep the process alive (they are unref'd), and one with no call left ends after
- * `idleMs`. A thread that cannot start or dies fails each of its calls (their barge-in by voice
+ * A thread keeps the process alive only while it has calls (their answers must arrive); one with
+ * no call left is unref'd, ends after `idleMs`, and is ended when the process is about to exit
+ * (`beforeExit`: a thread torn down with the process while onnxruntime-node is loaded in it aborts
+ * the process). A thread that cannot start or dies fails each of its calls (their barge-in by voice
  * goes off with one warning; the calls go on); the next call starts a new thread.
  */
 import { availableParallelism } from 'node:os';
@@ -107,6 +109,7 @@ export class DetectorThreads {
       clearTimeout(thread.idleTimer);
       thread.idleTimer = null;
     }
+    if (thread.calls.size === 0) thread.worker.ref();
     thread.calls.set(id, client);
     this.placed.set(id, thread);
     return id;
@@ -157,6 +160,7 @@ export class DetectorThreads {
     this.placed.delete(id);
     thread.calls.delete(id);
     if (thread.calls.size > 0 || thread.ending) return;
+    thread.worker.unref();
     if (this.idleMs === 0) {
       this.stop(thread);
       return;
@@ -168,7 +172,6 @@ export class DetectorThreads {
   private start(): Thread {
     const worker = startWorker();
     const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false, outbox: [], transfer: [] };
-    worker.unref();
     worker.on('message', (batch: FromDetector[]) => {
       for (const m of batch) thread.calls.get(m.id)?.message(m);
     });
@@ -177,15 +180,27 @@ export class DetectorThreads {
       if (!thread.ending)
         this.fail(thread, { name: 'Error', code: undefined, message: `detector thread exited (code ${code})`, field: undefined });
     });
+    // Ref'd while it has calls (attach adds the first); note that adding a 'message' listener refs it too.
+    worker.unref();
+    if (this.threads.length === 0) process.on('beforeExit', this.endIdle);
     this.threads.push(thread);
     return thread;
   }
+
+  /** The process has nothing left to do: idle threads end first (held by a ref until they have). */
+  private readonly endIdle = (): void => {
+    for (const thread of [...this.threads]) if (thread.calls.size === 0) this.stop(thread);
+  };
 
   private stop(thread: Thread): void {
     if (thread.ending) return;
     thread.ending = true;
     this.remove(thread);
-    void thread.worker.terminate();
+    thread.worker.ref(); // the process waits for the thread's own exit
+    // Asked, not terminated: terminating a thread while onnxruntime-node runs in it aborts the
+    // process (a known onnxruntime-node problem); asked, it ends between two messages.
+    const stop: ToDetector[] = [{ t: 'stop' }];
+    thread.worker.postMessage(stop);
   }
 
   private fail(thread: Thread, error: PortableError): void {
@@ -204,6 +219,7 @@ export class DetectorThreads {
     thread.idleTimer = null;
     const i = this.threads.indexOf(thread);
     if (i >= 0) this.threads.splice(i, 1);
+    if (this.threads.length === 0) process.off('beforeExit', this.endIdle);
   }
 }
 

@@ -19,7 +19,9 @@ export type ToDetector =
   | { t: 'in'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
   | { t: 'played'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
   | { t: 'bot'; id: number; speaking: boolean }
-  | { t: 'close'; id: number };
+  | { t: 'close'; id: number }
+  /** The thread has no call left: it ends (its port closes, its loop runs dry). */
+  | { t: 'stop' };
 
 /** A fault as plain data (errors lose their class crossing a thread). */
 export interface PortableError {

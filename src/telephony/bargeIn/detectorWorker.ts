@@ -149,12 +149,19 @@ function handle(hosted: Hosted, m: ToDetector): void {
       return;
     }
     case 'open':
+    case 'stop':
       return;
   }
 }
 
 port.on('message', (batch: ToDetector[]) => {
   for (const m of batch) {
+    if (m.t === 'stop') {
+      for (const hosted of calls.values()) hosted.detector?.close();
+      calls.clear();
+      port.close();
+      return;
+    }
     if (m.t === 'open') {
       open(m.id, m);
       continue;

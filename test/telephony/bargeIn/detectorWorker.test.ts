@@ -218,6 +218,28 @@ async function readyVoice(mode: DetectorThread, actions: ReturnType<typeof recor
   return voice;
 }
 
+describe('bad barge-in options on a detector thread', () => {
+  it('are a typed warning naming the field, as in-thread, and no detector runs', async () => {
+    for (const [options, field] of [
+      [{ startThreshold: 2 }, 'startThreshold'],
+      [{ detectorThread: 'gpu' as DetectorThread }, 'bargeIn.detectorThread'],
+    ] as const) {
+      const actions = recorder();
+      const warned: VoicewireError[] = [];
+      const voice = new VoiceBargeIn(options, MULAW_8K, { ...actions, warning: (w) => warned.push(w) }, () => undefined);
+      voice.setLine(MULAW_8K, 0);
+      const deadline = Date.now() + LOAD_WAIT_MS;
+      while (warned.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(warned.map((w) => [w.code, w.field])).toEqual([['INVALID_OPTION', field]]);
+      voice.inbound(clip(UTTERANCE).mulaw, 1000); // ignored: barge-in is off on this call
+      await voice.settled();
+      expect(voice.backend).toBeNull();
+      expect(actions.seen).toEqual([]);
+    }
+    expect(detectorThreads.size).toBe(0);
+  });
+});
+
 /** Frames posted between two waits for the thread's answers: 10 × 20 ms, well inside MAX_IN_FLIGHT_MS. */
 const ROUND_FRAMES = 10;
 const SPEAKERS = [UTTERANCE, 'speech-en-gb-female-u2-snr10.ul', 'moh1.ul', 'speech-espeak-en-us+f4-u4-snr5.ul', 'pink-25.ul'];
