@@ -64,6 +64,8 @@ export type ErrorCode =
   | 'TELEPHONY_FORMAT_UNSUPPORTED'
   /** barge-in by voice could not start (its VAD failed to load) or its detector failed */
   | 'BARGE_IN_UNAVAILABLE'
+  /** barge-in's detector thread fell behind (5 s): caller audio was dropped (counted), the call goes on */
+  | 'BARGE_IN_BEHIND'
   // telephony authentication: the answer webhook's X-Twilio-Signature and per-call stream tokens
   | 'TWILIO_SIGNATURE_MISSING'
   | 'TWILIO_SIGNATURE_MALFORMED'

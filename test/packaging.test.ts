@@ -188,6 +188,42 @@ describe('packaging (slow, bounded): the packed tarball installed into a fresh p
     expect(r.out).not.toMatch(/ERR_REQUIRE_(ESM|ASYNC_MODULE)|ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
 
+  it(
+    'barge-in by voice starts its detector thread from the installed package (a Twilio stream on loopback)',
+    { timeout: TEST_TIMEOUT_MS },
+    () => {
+      // The default detectorThread is 'worker': the call's detector loads in dist/…/detectorWorker.js.
+      // Without the optional onnxruntime-node (omitted here) it runs the WebRTC VAD there.
+      const script = `
+import { once } from 'node:events';
+import { WebSocket, WebSocketServer } from 'ws';
+import { attachTwilioMediaStream } from 'voicewire/telephony';
+const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+await once(wss, 'listening');
+const warnings = [];
+const called = new Promise((resolve) => wss.on('connection', (ws) => {
+  const call = attachTwilioMediaStream(ws, { bargeIn: { vad: { onNotice: () => {} } } });
+  call.on('warning', (w) => warnings.push(w.code));
+  resolve(call);
+}));
+const peer = new WebSocket('ws://127.0.0.1:' + wss.address().port);
+await once(peer, 'open');
+peer.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+const start = { streamSid: 'MZ1', callSid: 'CA1', accountSid: 'AC', tracks: ['inbound'], customParameters: {},
+  mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } };
+peer.send(JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: 'MZ1', start }));
+const call = await called;
+for (let i = 0; i < 2000 && call.bargeInBackend === null && warnings.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+console.log(JSON.stringify({ backend: call.bargeInBackend, warnings }));
+call.close(); peer.close(); wss.close();
+`;
+      writeFileSync(join(project, 'bargeInThread.mjs'), script);
+      const r = run(process.execPath, ['bargeInThread.mjs']);
+      expect(r.status, r.out).toBe(0);
+      expect(JSON.parse(r.out.trim().split('\n')[0]!)).toEqual({ backend: 'webrtc', warnings: [] });
+    },
+  );
+
   for (const resolution of ['node16', 'bundler'] as const) {
     it(
       `a strict TypeScript consumer compiles against the shipped types (moduleResolution ${resolution}, skipLibCheck false)`,

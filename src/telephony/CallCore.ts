@@ -93,6 +93,15 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     return this.voice?.backend ?? null;
   }
 
+  /**
+   * Resolves once barge-in by voice has answered all the audio given to it so far: at once with
+   * the detector in this thread or barge-in off; with `detectorThread: 'worker'`, when the
+   * detector thread has sent back its decisions (for tests and benches on an injected clock).
+   */
+  bargeInSettled(): Promise<void> {
+    return this.voice?.settled() ?? Promise.resolve();
+  }
+
   /** The line's audio format (μ-law 8 kHz until the stream starts). */
   get lineFormat(): LineFormat {
     return this.started?.format ?? MULAW_8K;

@@ -8,6 +8,17 @@
  * and played audio wait in a bounded queue ({@link MAX_PENDING_MS} of inbound audio; older audio
  * is dropped and the timeline keeps its place), and the call works as without barge-in.
  *
+ * ## Where the detector runs (`detectorThread`)
+ * `'worker'` (the default): on a detector thread (./bargeIn/DetectorThreads.ts), so neither its
+ * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
+ * audio and notes there and gets the decisions back one message hop later, in the same order and
+ * on the same sample timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
+ * The thread keeps a call's audio while its detector loads there (the loading queue below is the
+ * inline mode's). At most {@link MAX_IN_FLIGHT_MS} of audio waits for the thread per call; more is dropped,
+ * counted ({@link VoiceBargeIn.droppedSamples}) and warned of once. `'inline'`: on the call's own
+ * thread, decisions handed back within the push (what a test on an injected clock wants). A
+ * custom `vad.loadOnnxRuntime` (a function, which cannot cross threads) keeps a call inline.
+ *
  * ## The line timeline
  * Inbound sample n of the stream is line sample n (with the provider's timestamps, gaps are kept
  * as gaps). The clock time of line sample 0 is estimated as the earliest "arrival time − audio
@@ -15,7 +26,7 @@
  * frame the pacer expects to start playing at clock time T is noted at `T − origin` ms. An error
  * in that estimate is covered by the echo gate's 0–300 ms delay range.
  */
-import { TelephonyError, VoicewireError } from '../errors.js';
+import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js';
 import { S16_BYTES } from '../internal/s16.js';
 import {
   createBargeInDetector,
@@ -24,11 +35,29 @@ import {
   type BargeInDetectorOptions,
   type CallerTurn,
 } from './bargeIn/index.js';
+import { detectorThreads } from './bargeIn/DetectorThreads.js';
+import type { FromDetector, PortableDetectorOptions, PortableError } from './bargeIn/detectorMessages.js';
 import { bytesPerSample, decodeLineAudio, type LineFormat } from './lineFormat.js';
 import type { VadBackend } from './vad/types.js';
 
+/** Where a call's barge-in detector runs: a detector thread, or the call's own event loop. */
+export type DetectorThread = 'worker' | 'inline';
+
 /** Barge-in by voice: `true` for the defaults, or the detector's options. */
-export type BargeInOptions = BargeInDetectorOptions;
+export interface BargeInOptions extends BargeInDetectorOptions {
+  /**
+   * `'worker'`: the detector runs on a detector thread shared with other calls (see
+   * `configureDetectorThreads`), off the loop that paces the calls' media; decisions arrive one
+   * message hop after the audio. `'inline'`: on the call's own thread, within each push.
+   * @defaultValue 'worker'
+   */
+  detectorThread?: DetectorThread | undefined;
+}
+
+/** What the call needs of its detector once it is ready. */
+export interface BargeInReady {
+  setBotSpeaking(speaking: boolean): void;
+}
 
 /** The detector's rate: its line timeline is 8 kHz samples. */
 const DETECTOR_RATE = 8000;
@@ -39,6 +68,14 @@ const MS_PER_SECOND = 1000;
  * its place.
  */
 export const MAX_PENDING_MS = 2000;
+/**
+ * Audio (inbound and played) a call may have on its way to its detector thread: 5 s. Media can
+ * arrive in bursts of a few seconds after a network stall (the example bridge's test sends a whole
+ * sentence at once), which must pass; a thread 5 s behind is overloaded, and newer audio is then
+ * dropped (the timeline keeps its place: the detector fills the gap with silence). 5 s of μ-law is
+ * 40 KB per call.
+ */
+export const MAX_IN_FLIGHT_MS = 5000;
 
 /** What the call does with the detector's decisions. */
 export interface BargeInActions {
@@ -90,11 +127,15 @@ function noticeOnce(message: string): void {
 
 export class VoiceBargeIn {
   private detector: BargeInDetector | null = null;
+  /** The call's place on a detector thread (worker mode), once opened. */
+  private remote: RemoteDetector | null = null;
   private closed = false;
   private pending: Pending[] = [];
   private pendingInboundSamples = 0;
-  /** Inbound audio dropped while the detector loaded, in 8 kHz samples. */
+  /** Inbound audio dropped (while the detector loaded, or while its thread was behind), in 8 kHz samples. */
   droppedSamples = 0;
+  /** Played-audio notes dropped while the detector thread was behind, in 8 kHz samples. */
+  droppedPlayedSamples = 0;
   /** Clock time of line sample 0 (NaN until known). */
   private origin = Number.NaN;
   /** Line samples of inbound audio so far (8 kHz). */
@@ -104,51 +145,70 @@ export class VoiceBargeIn {
   /** Whether any inbound audio came (until then the origin is the stream's start). */
   private heardInbound = false;
   private format: LineFormat;
+  private botSpeaking = false;
 
   constructor(
     options: BargeInOptions,
     format: LineFormat,
     private readonly actions: BargeInActions,
     /** Called once the detector is ready (the call tells it whether the bot is speaking). */
-    private readonly onReady: (detector: BargeInDetector) => void,
+    private readonly onReady: (detector: BargeInReady) => void,
   ) {
     this.format = format;
-    const vad = { onNotice: noticeOnce, ...options.vad };
-    createBargeInDetector({ ...options, vad }).then(
+    const { detectorThread = 'worker', ...detectorOptions } = options;
+    const onNotice = options.vad?.onNotice ?? noticeOnce;
+    if (detectorThread !== 'worker' && detectorThread !== 'inline') {
+      queueMicrotask(() =>
+        this.fail(
+          new InvalidOptionError('bargeIn.detectorThread', `detectorThread must be 'worker' or 'inline', got ${String(detectorThread)}`),
+        ),
+      );
+      return;
+    }
+    if (detectorThread === 'worker' && options.vad?.loadOnnxRuntime === undefined) {
+      this.remote = new RemoteDetector(portable(detectorOptions), onNotice, {
+        ready: (link) =>
+          this.ready(link, (p) => {
+            if (p.inbound) {
+              if (!link.push(p.pcm, p.atMs)) this.dropInFlight(p.pcm.length);
+            } else if (p.atMs >= 0 && !link.notePlayed(p.pcm, p.atMs)) this.droppedPlayedSamples += p.pcm.length;
+          }),
+        failed: (error) => this.fail(fromPortable(error, 'barge-in by voice is off')),
+        decisions: (decisions) => this.dispatch(decisions),
+        warning: (error) => this.actions.warning(fromPortable(error, 'barge-in detector failed')),
+      });
+      return;
+    }
+    const vad = { onNotice, ...options.vad };
+    createBargeInDetector({ ...detectorOptions, vad }).then(
       (detector) => {
         if (this.closed) {
           detector.close();
           return;
         }
         this.detector = detector;
-        this.onReady(detector);
-        const queued = this.pending;
-        this.pending = [];
-        this.pendingInboundSamples = 0;
-        for (const p of queued) {
-          if (p.inbound) this.run(() => detector.push(p.pcm, p.atMs));
-          else this.notePlayedNow(detector, p.pcm, p.atMs);
-        }
-      },
-      (err: unknown) => {
-        if (this.closed) return;
-        this.closed = true;
-        this.pending = [];
-        this.actions.warning(
-          err instanceof VoicewireError
-            ? err
-            : new TelephonyError('BARGE_IN_UNAVAILABLE', `barge-in by voice is off: ${(err as Error)?.message ?? String(err)}`, {
-                field: 'bargeIn',
-                cause: err,
-              }),
+        this.ready(detector, (p) =>
+          p.inbound ? this.run(() => detector.push(p.pcm, p.atMs)) : this.notePlayedNow(detector, p.pcm, p.atMs),
         );
       },
+      (err: unknown) => this.fail(err),
     );
   }
 
   /** The VAD backend once the detector has loaded (null before, and after close). */
   get backend(): VadBackend | null {
-    return this.detector?.vadBackend ?? null;
+    if (this.closed) return null;
+    return this.detector?.vadBackend ?? this.remote?.backend ?? null;
+  }
+
+  /** Where the detector runs (`'inline'` when a custom `loadOnnxRuntime` kept it in this thread). */
+  get thread(): DetectorThread {
+    return this.remote === null ? 'inline' : 'worker';
+  }
+
+  /** Resolves once the detector thread has answered everything posted so far (at once inline). */
+  settled(): Promise<void> {
+    return this.remote?.settled() ?? Promise.resolve();
   }
 
   /** The stream started on `format`. */
@@ -158,7 +218,10 @@ export class VoiceBargeIn {
   }
 
   setBotSpeaking(speaking: boolean): void {
+    this.botSpeaking = speaking;
+    if (this.closed) return;
     this.detector?.setBotSpeaking(speaking);
+    if (this.remote?.isReady) this.remote.setBotSpeaking(speaking);
   }
 
   /** Caller audio (line bytes) that arrived at clock time `now`; `timestamp`: the provider's, in ms. */
@@ -181,6 +244,10 @@ export class VoiceBargeIn {
       this.run(() => detector.push(pcm, atMs));
       return;
     }
+    if (this.remote?.isReady) {
+      if (!this.remote.push(pcm, atMs)) this.dropInFlight(pcm.length);
+      return;
+    }
     this.pending.push({ inbound: true, pcm: pcm === audio ? audio.slice() : pcm, atMs });
     this.pendingInboundSamples += pcm.length;
     const max = (MAX_PENDING_MS * DETECTOR_RATE) / MS_PER_SECOND;
@@ -201,14 +268,20 @@ export class VoiceBargeIn {
     const atMs = playAt - this.origin;
     const detector = this.detector;
     if (detector !== null) this.notePlayedNow(detector, pcm, atMs);
-    else this.pending.push({ inbound: false, pcm: pcm === audio ? audio.slice() : pcm, atMs });
+    else if (this.remote?.isReady) {
+      if (atMs >= 0 && !this.remote.notePlayed(pcm, atMs)) this.droppedPlayedSamples += pcm.length;
+    } else this.pending.push({ inbound: false, pcm: pcm === audio ? audio.slice() : pcm, atMs });
   }
 
-  /** The call ended: an open turn is reported, the detector is freed. */
+  /**
+   * The call ended: an open turn is reported, the detector is freed. Inline, before this returns;
+   * on a detector thread, when the thread answers (after the call's `close`).
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.pending = [];
+    this.remote?.close();
     const detector = this.detector;
     this.detector = null;
     if (detector === null) return;
@@ -217,6 +290,44 @@ export class VoiceBargeIn {
     } finally {
       detector.close();
     }
+  }
+
+  /** The detector is ready: it hears whether the bot speaks, then what waited while it loaded. */
+  private ready(link: BargeInReady, replay: (p: Pending) => void): void {
+    link.setBotSpeaking(this.botSpeaking);
+    this.onReady(link);
+    const queued = this.pending;
+    this.pending = [];
+    this.pendingInboundSamples = 0;
+    for (const p of queued) replay(p);
+  }
+
+  private fail(err: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pending = [];
+    this.remote?.close();
+    this.actions.warning(
+      err instanceof VoicewireError
+        ? err
+        : new TelephonyError('BARGE_IN_UNAVAILABLE', `barge-in by voice is off: ${(err as Error)?.message ?? String(err)}`, {
+            field: 'bargeIn',
+            cause: err,
+          }),
+    );
+  }
+
+  private dropInFlight(samples: number): void {
+    if (this.droppedSamples === 0) {
+      this.actions.warning(
+        new TelephonyError(
+          'BARGE_IN_BEHIND',
+          `barge-in detector thread is more than ${MAX_IN_FLIGHT_MS} ms behind: caller audio dropped (heard as silence)`,
+          { field: 'bargeIn' },
+        ),
+      );
+    }
+    this.droppedSamples += samples;
   }
 
   private notePlayedNow(detector: BargeInDetector, pcm: Int16Array | Uint8Array, atMs: number): void {
@@ -285,6 +396,149 @@ export class VoiceBargeIn {
     for (let i = 0; i < half.length; i++) half[i] = (pcm[2 * i]! + pcm[2 * i + 1]!) >> 1;
     return half;
   }
+}
+
+interface RemoteEvents {
+  ready(link: RemoteDetector): void;
+  failed(error: PortableError): void;
+  decisions(decisions: BargeInDecision[]): void;
+  warning(error: PortableError): void;
+}
+
+/**
+ * Whether to transfer each frame's copy to the detector thread rather than clone it. Measured
+ * (native-notes/vad.md, "Detectors off the pacing loop"): for a 160-byte frame both cost the
+ * same within noise; transfer avoids the second copy the clone makes.
+ */
+const TRANSFER_FRAMES = true;
+
+/** A call's detector on a detector thread: posts its audio and notes, hands back what the thread decides. */
+class RemoteDetector implements BargeInReady {
+  private readonly id: number;
+  private ready = false;
+  private closing = false;
+  backend: VadBackend | null = null;
+  /** Samples posted and not yet answered (inbound and played). */
+  private inFlight = 0;
+  private waiters: (() => void)[] = [];
+  private readonly maxInFlight = (MAX_IN_FLIGHT_MS * DETECTOR_RATE) / MS_PER_SECOND;
+
+  constructor(
+    options: PortableDetectorOptions,
+    private readonly onNotice: (message: string) => void,
+    private readonly events: RemoteEvents,
+  ) {
+    this.id = detectorThreads.attach({ message: (m) => this.message(m), failed: (e) => this.failed(e) });
+    detectorThreads.post(this.id, { t: 'open', id: this.id, options });
+  }
+
+  /**
+   * Whether the call may post to the thread: from the start (until close). While the detector
+   * loads, the thread keeps the call's messages in order (within {@link MAX_IN_FLIGHT_MS}), so the
+   * call's own loading queue stays empty: with the pacing loop free, a burst of caller audio
+   * during the load would otherwise overflow its 2 s.
+   */
+  get isReady(): boolean {
+    return !this.closing;
+  }
+
+  setBotSpeaking(speaking: boolean): void {
+    detectorThreads.post(this.id, { t: 'bot', id: this.id, speaking });
+  }
+
+  /** false: the thread is {@link MAX_IN_FLIGHT_MS} behind and the audio was not sent. */
+  push(pcm: Uint8Array | Int16Array, atMs: number): boolean {
+    return this.send('in', pcm, atMs);
+  }
+
+  notePlayed(pcm: Uint8Array | Int16Array, atMs: number): boolean {
+    return this.send('played', pcm, atMs);
+  }
+
+  settled(): Promise<void> {
+    if (this.inFlight === 0 && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  close(): void {
+    if (this.closing) return;
+    this.closing = true;
+    detectorThreads.post(this.id, { t: 'close', id: this.id });
+    // Not yet loaded: the thread frees it when it is, and answers nothing.
+    if (!this.ready) this.release();
+  }
+
+  private send(t: 'in' | 'played', pcm: Uint8Array | Int16Array, atMs: number): boolean {
+    if (this.inFlight + pcm.length > this.maxInFlight) return false;
+    this.inFlight += pcm.length;
+    // A frame of its own: a view on the socket's pooled buffer would clone the whole pool.
+    const own = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
+    detectorThreads.post(
+      this.id,
+      { t, id: this.id, pcm: own, atMs },
+      TRANSFER_FRAMES && own !== pcm ? (own.buffer as ArrayBuffer) : undefined,
+    );
+    return true;
+  }
+
+  private message(m: FromDetector): void {
+    switch (m.t) {
+      case 'ready':
+        this.ready = true;
+        this.backend = m.backend;
+        if (!this.closing) this.events.ready(this);
+        break;
+      case 'failed':
+        this.release();
+        this.events.failed(m.error);
+        break;
+      case 'decisions':
+        this.inFlight -= m.samples;
+        this.events.decisions(m.decisions);
+        break;
+      case 'warning':
+        this.events.warning(m.error);
+        break;
+      case 'notice':
+        this.onNotice(m.message);
+        break;
+      case 'closed':
+        this.release();
+        this.events.decisions(m.decisions);
+        break;
+    }
+    this.wake();
+  }
+
+  private failed(error: PortableError): void {
+    this.inFlight = 0;
+    this.events.failed({ ...error, message: `its detector thread stopped: ${error.message}` });
+    this.wake();
+  }
+
+  private release(): void {
+    detectorThreads.release(this.id);
+    this.inFlight = 0;
+  }
+
+  private wake(): void {
+    if (this.inFlight > 0 || (this.closing && detectorThreads.has(this.id))) return;
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+/** The options a detector thread can take: `onNotice` is relayed back, functions stay here. */
+function portable(options: BargeInDetectorOptions): PortableDetectorOptions {
+  const { vad, ...rest } = options;
+  if (vad === undefined) return rest;
+  const { onNotice: _onNotice, loadOnnxRuntime: _load, ...portableVad } = vad;
+  return { ...rest, vad: portableVad };
+}
+
+/** A detector thread's fault as a typed error: bad options as they were, anything else as BARGE_IN_UNAVAILABLE. */
+function fromPortable(error: PortableError, context: string): VoicewireError {
+  if (error.name === 'InvalidOptionError') return new InvalidOptionError(error.field ?? 'bargeIn', error.message);
+  return new TelephonyError('BARGE_IN_UNAVAILABLE', `${context}: ${error.message}`, { field: error.field ?? 'bargeIn' });
 }
 
 function asError(err: unknown): VoicewireError {

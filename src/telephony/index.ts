@@ -29,7 +29,14 @@ export {
   type BargeInOptions,
   type CallerSpeechEndedEvent,
   type CallerSpeechStartedEvent,
+  type DetectorThread,
 } from './VoiceBargeIn.js';
+export {
+  configureDetectorThreads,
+  defaultDetectorThreads,
+  DEFAULT_DETECTOR_THREAD_IDLE_MS,
+  type DetectorThreadOptions,
+} from './bargeIn/DetectorThreads.js';
 export {
   UNBATCHED,
   socketBytes,

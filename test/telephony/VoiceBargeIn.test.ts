@@ -63,7 +63,7 @@ function record(call: TwilioCall, now: () => number): Recorded {
 }
 
 async function bargeInCall(bargeIn: boolean | BargeInOptions): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
-  harness = await startHarness({ source: fixtureSource(), bargeIn });
+  harness = await startHarness({ source: fixtureSource(), bargeIn: { ...(bargeIn === true ? {} : bargeIn), detectorThread: 'inline' } });
   const { peer, call } = await harness.dial();
   // The VAD loads in real time: a bounded wait on real I/O, not a sleep standing in for the clock.
   for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
@@ -270,7 +270,7 @@ describe('barge-in by voice while its VAD loads', () => {
   it('keeps at most MAX_PENDING_MS of caller audio while loading, then runs the detector on what it kept', async () => {
     const actions = collect();
     let ready = false;
-    const voice = new VoiceBargeIn({}, MULAW_8K, actions, () => (ready = true));
+    const voice = new VoiceBargeIn({ detectorThread: 'inline' }, MULAW_8K, actions, () => (ready = true));
     voice.setLine(MULAW_8K, 0);
     const c = clip(UTTERANCE);
     // 3 s of line noise, then the utterance, all before the detector can have loaded (load is async).
@@ -291,7 +291,7 @@ describe('barge-in by voice while its VAD loads', () => {
   it('hears a caller on an L16 16 kHz line (big-endian) as on μ-law', async () => {
     const actions = collect();
     let ready = false;
-    const voice = new VoiceBargeIn({}, MULAW_8K, actions, () => (ready = true));
+    const voice = new VoiceBargeIn({ detectorThread: 'inline' }, MULAW_8K, actions, () => (ready = true));
     const line = { encoding: 'l16', sampleRate: 16000, byteOrder: 'be' } as const;
     voice.setLine(line, 0);
     for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);

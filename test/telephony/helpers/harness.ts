@@ -42,6 +42,7 @@ export async function startHarness(defaults: TwilioCallOptions = {}): Promise<Ha
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {
       for (const p of peers) if (p.ws.readyState === p.ws.OPEN) await p.roundTrip();
+      for (const c of calls) await c.bargeInSettled(); // a detector thread's answers, before the clock moves
       await tick();
     }
   };

@@ -1,0 +1,236 @@
+/**
+ * The detector threads: a small pool of worker threads that run the calls' barge-in detectors off
+ * the event loop that paces every call's outbound media (native-notes/vad.md, "Detectors off the
+ * pacing loop"). Each thread hosts many calls (./detectorWorker.ts, one Silero session per
+ * thread); a call is placed on the thread with the fewest calls, a new thread starting while there
+ * are fewer than {@link DetectorThreadOptions.threads}.
+ *
+ * A thread keeps the process alive only while it has calls (their answers must arrive); one with
+ * no call left is unref'd, ends after `idleMs`, and is ended when the process is about to exit
+ * (`beforeExit`: a thread torn down with the process while onnxruntime-node is loaded in it aborts
+ * the process). A thread that cannot start or dies fails each of its calls (their barge-in by voice
+ * goes off with one warning; the calls go on); the next call starts a new thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { InvalidOptionError } from '../../errors.js';
+import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
+
+export interface DetectorThreadOptions {
+  /** Most threads at once. @defaultValue {@link defaultDetectorThreads}() */
+  threads?: number | undefined;
+  /** A thread with no call left ends after this long (ms; 0: at once). @defaultValue {@link DEFAULT_DETECTOR_THREAD_IDLE_MS} */
+  idleMs?: number | undefined;
+}
+
+/**
+ * A thread with no call waits this long for the next one before it ends: starting a thread and
+ * loading Silero in it takes ~100–200 ms of that thread's CPU, so a bridge between calls keeps it.
+ */
+export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
+
+/** One thread per core but the one the pacing loop runs on, at least one. */
+export function defaultDetectorThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+/** What a call hears from its detector thread. */
+export interface DetectorThreadClient {
+  message(m: FromDetector): void;
+  /** The thread stopped or could not start: this call's detector is gone. */
+  failed(error: PortableError): void;
+}
+
+interface Thread {
+  worker: Worker;
+  calls: Map<number, DetectorThreadClient>;
+  idleTimer: NodeJS.Timeout | null;
+  ending: boolean;
+  /** Messages of this turn of the event loop, posted together (one postMessage per thread per turn). */
+  outbox: ToDetector[];
+  transfer: ArrayBuffer[];
+}
+
+/** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+function startWorker(): Worker {
+  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url));
+  return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), {
+    workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href },
+  });
+}
+
+export class DetectorThreads {
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private maxThreads = defaultDetectorThreads();
+  private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
+  /** Where calls' messages go: their thread, by call id. */
+  private readonly placed = new Map<number, Thread>();
+
+  configure(options: DetectorThreadOptions): void {
+    if (options.threads !== undefined) {
+      if (!(Number.isInteger(options.threads) && options.threads >= 1)) {
+        throw new InvalidOptionError('threads', `threads must be an integer ≥ 1, got ${options.threads}`);
+      }
+      this.maxThreads = options.threads;
+    }
+    if (options.idleMs !== undefined) {
+      if (!(options.idleMs >= 0 && Number.isFinite(options.idleMs))) {
+        throw new InvalidOptionError('idleMs', `idleMs must be a finite number ≥ 0, got ${options.idleMs}`);
+      }
+      this.idleMs = options.idleMs;
+    }
+  }
+
+  /** Threads running now. */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Calls on each running thread. */
+  get load(): number[] {
+    return this.threads.map((t) => t.calls.size);
+  }
+
+  /** The worker threads (for tests that stop one from outside). */
+  get workers(): readonly Worker[] {
+    return this.threads.map((t) => t.worker);
+  }
+
+  /** Places a call on a thread; returns its id. */
+  attach(client: DetectorThreadClient): number {
+    const id = this.nextId++;
+    let thread: Thread | undefined;
+    for (const t of this.threads) if (!t.ending && (thread === undefined || t.calls.size < thread.calls.size)) thread = t;
+    if (thread === undefined || (thread.calls.size > 0 && this.threads.length < this.maxThreads)) thread = this.start();
+    if (thread.idleTimer !== null) {
+      clearTimeout(thread.idleTimer);
+      thread.idleTimer = null;
+    }
+    if (thread.calls.size === 0) thread.worker.ref();
+    thread.calls.set(id, client);
+    this.placed.set(id, thread);
+    return id;
+  }
+
+  /**
+   * Queues a call's message for its thread. Everything queued in one turn of the event loop goes in
+   * one postMessage per thread at the end of the turn (`setImmediate`): a turn that reads many
+   * calls' media frames pays the fixed cost of a message once, and each call's order is kept.
+   */
+  post(id: number, message: ToDetector, transfer?: ArrayBuffer): void {
+    const thread = this.placed.get(id);
+    if (thread === undefined) return;
+    thread.outbox.push(message);
+    if (transfer !== undefined) thread.transfer.push(transfer);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  private flushScheduled = false;
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    for (const thread of [...this.threads]) {
+      if (thread.outbox.length === 0) continue;
+      const batch = thread.outbox;
+      const transfer = thread.transfer;
+      thread.outbox = [];
+      thread.transfer = [];
+      try {
+        thread.worker.postMessage(batch, transfer);
+      } catch (err) {
+        this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
+      }
+    }
+  };
+
+  /** Whether the call is still on a thread. */
+  has(id: number): boolean {
+    return this.placed.has(id);
+  }
+
+  /** The call no longer needs its thread. */
+  release(id: number): void {
+    const thread = this.placed.get(id);
+    if (thread === undefined) return;
+    this.placed.delete(id);
+    thread.calls.delete(id);
+    if (thread.calls.size > 0 || thread.ending) return;
+    thread.worker.unref();
+    if (this.idleMs === 0) {
+      this.stop(thread);
+      return;
+    }
+    thread.idleTimer = setTimeout(() => this.stop(thread), this.idleMs);
+    thread.idleTimer.unref();
+  }
+
+  private start(): Thread {
+    const worker = startWorker();
+    const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false, outbox: [], transfer: [] };
+    worker.on('message', (batch: FromDetector[]) => {
+      for (const m of batch) thread.calls.get(m.id)?.message(m);
+    });
+    worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
+    worker.on('exit', (code) => {
+      if (!thread.ending)
+        this.fail(thread, { name: 'Error', code: undefined, message: `detector thread exited (code ${code})`, field: undefined });
+    });
+    // Ref'd while it has calls (attach adds the first); note that adding a 'message' listener refs it too.
+    worker.unref();
+    if (this.threads.length === 0) process.on('beforeExit', this.endIdle);
+    this.threads.push(thread);
+    return thread;
+  }
+
+  /** The process has nothing left to do: idle threads end first (held by a ref until they have). */
+  private readonly endIdle = (): void => {
+    for (const thread of [...this.threads]) if (thread.calls.size === 0) this.stop(thread);
+  };
+
+  private stop(thread: Thread): void {
+    if (thread.ending) return;
+    thread.ending = true;
+    this.remove(thread);
+    thread.worker.ref(); // the process waits for the thread's own exit
+    // Asked, not terminated: terminating a thread while onnxruntime-node runs in it aborts the
+    // process (a known onnxruntime-node problem); asked, it ends between two messages.
+    const stop: ToDetector[] = [{ t: 'stop' }];
+    thread.worker.postMessage(stop);
+  }
+
+  private fail(thread: Thread, error: PortableError): void {
+    const wasEnding = thread.ending;
+    thread.ending = true;
+    this.remove(thread);
+    const calls = [...thread.calls.values()];
+    for (const id of thread.calls.keys()) this.placed.delete(id);
+    thread.calls.clear();
+    if (!wasEnding) void thread.worker.terminate();
+    for (const c of calls) c.failed(error);
+  }
+
+  private remove(thread: Thread): void {
+    if (thread.idleTimer !== null) clearTimeout(thread.idleTimer);
+    thread.idleTimer = null;
+    const i = this.threads.indexOf(thread);
+    if (i >= 0) this.threads.splice(i, 1);
+    if (this.threads.length === 0) process.off('beforeExit', this.endIdle);
+  }
+}
+
+/** The process's detector threads. */
+export const detectorThreads = new DetectorThreads();
+
+/**
+ * Sets how many detector threads barge-in by voice may run and how long an idle one stays
+ * (process-wide; calls already placed keep their thread).
+ * @example configureDetectorThreads({ threads: 2 })
+ */
+export function configureDetectorThreads(options: DetectorThreadOptions): void {
+  detectorThreads.configure(options);
+}

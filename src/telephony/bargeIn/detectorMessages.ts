@@ -1,0 +1,54 @@
+/**
+ * The messages between a call (on the pacing loop) and the detector thread that hosts its
+ * barge-in detector (./detectorWorker.ts). One port per thread carries many calls, each named by
+ * `id`; messages of one call stay in the order they were posted, so the detector sees the caller's
+ * audio, the played-audio notes and "the bot is speaking" in the call's order.
+ */
+import type { VadBackend } from '../vad/types.js';
+import type { BargeInDecision } from './types.js';
+import type { BargeInDetectorOptions } from './createBargeInDetector.js';
+
+/** The detector's options that can cross a thread (functions cannot: `onNotice` is relayed, `loadOnnxRuntime` keeps a call inline). */
+export type PortableDetectorOptions = Omit<BargeInDetectorOptions, 'vad'> & {
+  vad?: Omit<NonNullable<BargeInDetectorOptions['vad']>, 'onNotice' | 'loadOnnxRuntime'> | undefined;
+};
+
+/** The call → its detector thread. `pcm`: μ-law bytes or L16 at 8 kHz, an array of its own (copied off the socket's buffer). */
+export type ToDetector =
+  | { t: 'open'; id: number; options: PortableDetectorOptions }
+  | { t: 'in'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
+  | { t: 'played'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
+  | { t: 'bot'; id: number; speaking: boolean }
+  | { t: 'close'; id: number }
+  /** The thread has no call left: it ends (its port closes, its loop runs dry). */
+  | { t: 'stop' };
+
+/** A fault as plain data (errors lose their class crossing a thread). */
+export interface PortableError {
+  name: string;
+  code: string | undefined;
+  message: string;
+  field: string | undefined;
+}
+
+/** The detector thread → the call. */
+export type FromDetector =
+  | { t: 'ready'; id: number; backend: VadBackend }
+  | { t: 'failed'; id: number; error: PortableError }
+  /** Decisions of the audio taken since the last reply, and how many of the call's samples (inbound and played) it took. */
+  | { t: 'decisions'; id: number; decisions: BargeInDecision[]; samples: number }
+  /** A push or a note failed (bad input): a warning, the detector goes on. */
+  | { t: 'warning'; id: number; error: PortableError }
+  | { t: 'notice'; id: number; message: string }
+  /** The call's last decisions (an open turn) and the detector is freed. */
+  | { t: 'closed'; id: number; decisions: BargeInDecision[] };
+
+export function portableError(err: unknown): PortableError {
+  const e = err as { name?: unknown; code?: unknown; message?: unknown; field?: unknown } | null;
+  return {
+    name: typeof e?.name === 'string' ? e.name : 'Error',
+    code: typeof e?.code === 'string' ? e.code : undefined,
+    message: typeof e?.message === 'string' ? e.message : String(err),
+    field: typeof e?.field === 'string' ? e.field : undefined,
+  };
+}
