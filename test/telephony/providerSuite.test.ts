@@ -12,8 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TelephonyError } from '../../src/errors.js';
 import type { CallCore } from '../../src/telephony/CallCore.js';
-import type { CallOptions } from '../../src/telephony/callOptions.js';
 import type { TelephonyWordEvent } from '../../src/telephony/callTypes.js';
+import type { BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
 import type { BargeInEvent } from '../../src/telephony/callTypes.js';
 import { bytesPerSample, describeLineFormat, silenceByte } from '../../src/telephony/lineFormat.js';
@@ -355,9 +355,13 @@ describe.each(ALL_CASES.map((c) => [c.provider, describeLineFormat(c.format), c]
     const rate = c.format.sampleRate;
     const bps = bytesPerSample(c.format);
 
-    async function bargeInCall(
-      bargeIn: CallOptions['bargeIn'] = true,
-    ): Promise<{ peer: LinePeer; call: CallCore<unknown>; rec: BargeLog }> {
+    /**
+     * The detector runs inline: on the injected clock its decisions land in the push that caused
+     * them, so the order of pause and clear is observable. Worker mode makes the same decisions on
+     * the same samples (test/telephony/bargeIn/detectorWorker.test.ts).
+     */
+    async function bargeInCall(options: BargeInOptions = {}): Promise<{ peer: LinePeer; call: CallCore<unknown>; rec: BargeLog }> {
+      const bargeIn: BargeInOptions = { detectorThread: 'inline', ...options };
       harness = await startProviderHarness(c, { source: lineGreetingSource(), bargeIn });
       const { peer, call } = await harness.dial();
       for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
