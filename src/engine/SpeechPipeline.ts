@@ -46,15 +46,16 @@ const READABLE_HIGH_WATER_FRAMES = 1;
 
 /**
  * How much audio one {@link SpeechPipeline.readFrame} that finds no frame ready decodes, when that
- * much is decodable: the frames after it are then taken from the queue until it runs out. 100 ms
- * is one page of the local service's Opus (5 packets of 20 ms). A paced consumer (a phone line,
- * one frame per 20 ms) then visits the decoder once per page instead of once per decode step
- * (DECODE_STEP_MS: two packets), so its state (libopus, Ogg queue, framer) is touched while
- * still in cache: per stream, hundreds of streams apart, it was cold at every visit
- * (native-notes/engine-performance.md, eleventh pass). Bounded: at most this much plus one decode
- * step is decoded ahead of the consumer.
+ * much is decodable: the frames after it are then taken from the queue until it runs out. A paced
+ * consumer (a phone line, one frame per 20 ms) then visits the decoder once per 200 ms (two pages
+ * of the local service's Opus, 5 packets of 20 ms each) instead of once per decode step
+ * (DECODE_STEP_MS: two packets), so its state (libopus, Ogg packet queue, framer, slab) is touched
+ * while still in cache: with hundreds of streams visited in turn it was cold at every visit.
+ * Measured flat out, 100 streams: 100 ms cut ~4 % of the engine's CPU, 200 ms ~5 % more
+ * (native-notes/engine-performance.md, eleventh pass). Bounded: at most this much plus one
+ * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB).
  */
-const PULL_AHEAD_MS = 100;
+const PULL_AHEAD_MS = 200;
 
 // Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
 // declared but not implemented, does not apply: Duplex implements them).
