@@ -10,8 +10,9 @@
  *   ONLY=read,pull,floor N=100 ROUNDS=3 node --import tsx bench/lib/flatStreams.ts
  *
  * Contenders: `read` (SpeechPipeline, frames by read()), `pull` (readFrame()), `floor` (raw
- * libopus at 8 kHz + a queue, as in telephonyStreams.ts), and `old` (read() on another checkout's
- * src/, given as OLD_TREE=/path/to/checkout: before/after in one process or side by side).
+ * libopus at 8 kHz + a queue, as in telephonyStreams.ts), and `old` / `oldpull` (read() /
+ * readFrame() on another checkout's src/, given as OLD_TREE=/path/to/checkout: before/after in one
+ * process or side by side).
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
  */
 import { readFileSync } from 'node:fs';
@@ -90,6 +91,7 @@ function floor(): S {
 }
 const makers: Record<string, () => S> = {
   old: () => engine(OLD, false),
+  oldpull: () => engine(OLD, true),
   read: () => engine(NEW, false),
   pull: () => engine(NEW, true),
   floor,

@@ -44,6 +44,19 @@ export type { SpeechPipelineOptions, SpeechSummary } from './types.js';
  */
 const READABLE_HIGH_WATER_FRAMES = 1;
 
+/**
+ * How much audio one {@link SpeechPipeline.readFrame} that finds no frame ready decodes, when that
+ * much is decodable: the frames after it are then taken from the queue until it runs out. A paced
+ * consumer (a phone line, one frame per 20 ms) then visits the decoder once per 200 ms (two pages
+ * of the local service's Opus, 5 packets of 20 ms each) instead of once per decode step
+ * (DECODE_STEP_MS: two packets), so its state (libopus, Ogg packet queue, framer, slab) is touched
+ * while still in cache: with hundreds of streams visited in turn it was cold at every visit.
+ * Measured flat out, 100 streams: 100 ms cut ~4 % of the engine's CPU, 200 ms ~5 % more
+ * (native-notes/engine-performance.md, eleventh pass). Bounded: at most this much plus one
+ * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB).
+ */
+const PULL_AHEAD_MS = 200;
+
 // Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
 // declared but not implemented, does not apply: Duplex implements them).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -74,6 +87,8 @@ export class SpeechPipeline extends Duplex {
   private readonly decoder: AudioDecoder;
   private readonly clock: WordClock;
   private readonly frameMs: number;
+  /** Frames one pulling pump decodes ahead at most ({@link PULL_AHEAD_MS}). */
+  private readonly pullFrames: number;
   private readonly producer: FrameProducer;
   private stage: FrameStage | null = null;
   /** Frames waiting for the readable side. */
@@ -110,6 +125,7 @@ export class SpeechPipeline extends Duplex {
     // Frame size and output format are read from the options here, once (and checked).
     const { frameMs, output } = resolveOutput(options);
     this.frameMs = frameMs;
+    this.pullFrames = Math.max(1, Math.ceil(PULL_AHEAD_MS / frameMs));
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
@@ -374,7 +390,8 @@ export class SpeechPipeline extends Duplex {
           this.queue.length = 0; // reused: no stage or decoder keeps a reference to it
           this.queueHead = 0;
         }
-        if (this.pulling && this.queueHead < this.queue.length) return; // a frame for readFrame()
+        // Frames for readFrame(): a batch when it is decodable, so later calls take them from the queue.
+        if (this.pulling && this.queue.length - this.queueHead >= this.pullFrames) return;
         if (!(this.wantFrames || this.pulling) || !this.decoderReady) return;
         if (this.decodeStep()) continue;
         if (this.input.resume()) continue; // the held write, into the room just made

@@ -58,6 +58,18 @@ export function wordMarkSample(sec: number, sampleRate: number = MULAW_8K.sample
   return Math.floor(sec * sampleRate) + 1;
 }
 
+/**
+ * A source that hands out frames without the Readable's per-frame buffering (SpeechPipeline's
+ * `readFrame()`, with `read()`'s contract: null, then `'readable'` once a frame is ready).
+ */
+interface FramePuller {
+  readFrame(): AudioFrame | null;
+}
+
+function canPull(stream: SpeechStream): stream is SpeechStream & FramePuller {
+  return typeof (stream as Partial<FramePuller>).readFrame === 'function';
+}
+
 function reached(word: SpeechWord, playedSamples: number, sampleRate: number): boolean {
   return word.start < playedSamples / sampleRate;
 }
@@ -78,6 +90,12 @@ export class Utterance {
   private lastMarkSample = -1;
   private wordCursor = 0;
   private detachStream: (() => void) | null = null;
+  /**
+   * Takes the next frame from the stream: `readFrame()` when the stream has it (the engine's
+   * pull API: no push, buffer shift and queued tick per 20 ms frame; native-notes/
+   * engine-performance.md, tenth and eleventh passes), else `read()`.
+   */
+  private take: () => AudioFrame | null = () => null;
   readonly abort = new AbortController();
   readonly markPrefix: string;
 
@@ -98,6 +116,7 @@ export class Utterance {
    */
   attach(stream: SpeechStream, on: { wake(): void; word(w: SpeechWordEvent): void; warning(w: VoicewireError): void }): void {
     this.stream = stream;
+    this.take = canPull(stream) ? () => stream.readFrame() : () => stream.read() as AudioFrame | null;
     const wake = (): void => on.wake();
     const onWarning = (w: VoicewireError): void => on.warning(w);
     const onReadable = (): void => wake();
@@ -143,7 +162,7 @@ export class Utterance {
   nextFrame(): AudioFrame | null {
     const stream = this.stream;
     if (stream === null || this.sourceDone) return null;
-    const frame = stream.read() as AudioFrame | null;
+    const frame = this.take();
     if (frame === null) return null;
     const line = this.line;
     if ((frame.encoding as string) !== frameEncodingFor(line) || frame.sampleRate !== line.sampleRate || frame.channels !== 1) {

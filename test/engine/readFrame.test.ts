@@ -5,11 +5,30 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AudioFrame } from '../../src/codec/types.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import { createSpeechPipeline, type SpeechPipeline, type WordEvent } from '../../src/engine/SpeechPipeline.js';
 import { CAPTURES, capture, concatFrames, expected, runPipeline, splitRandom } from './helpers.js';
+
+/** libopus calls so far: the real backend, counted (one packet per call). */
+const opusCalls = vi.hoisted(() => ({ n: 0 }));
+vi.mock('../../src/codec/opus/backend.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/codec/opus/backend.js')>();
+  return {
+    ...real,
+    createOpusPacketDecoder: (...args: Parameters<typeof real.createOpusPacketDecoder>) => {
+      const dec = real.createOpusPacketDecoder(...args);
+      return {
+        ...dec,
+        decode: (packet: Uint8Array) => {
+          opusCalls.n++;
+          return dec.decode(packet);
+        },
+      };
+    },
+  };
+});
 
 const mulaw = { sampleRate: 8000, encoding: 'mulaw', channels: 1 } as const;
 /**
@@ -158,6 +177,32 @@ describe('SpeechPipeline.readFrame', () => {
     await ended;
     expect(concatFrames(frames).length).toBe(expected.samples);
     frames.forEach((f, i) => expect(f.startSample).toBe(i * 441));
+  });
+
+  it('a readFrame() that finds no frame decodes 200 ms ahead, so the next ones take queued frames without a libopus call', async () => {
+    await loadResampler();
+    const p = createSpeechPipeline({ format: 'opus', output: mulaw });
+    p.write(opusCapture());
+    await new Promise((r) => setImmediate(r));
+    let frames = 0;
+    let visits = 0;
+    let mostAhead = 0;
+    const before = opusCalls.n;
+    for (let k = 0; k < 300; k++) {
+      const calls = opusCalls.n;
+      const f = p.readFrame();
+      expect(f).not.toBeNull();
+      frames++;
+      if (opusCalls.n > calls) visits++;
+      // The capture's packets are 20 ms: one frame each (pre-skip takes part of the first).
+      mostAhead = Math.max(mostAhead, opusCalls.n - before - frames);
+    }
+    // One visit per 200 ms (10 frames) at most, plus the first; not one per 40 ms decode step.
+    expect(visits).toBeLessThanOrEqual(frames / 10 + 1);
+    expect(visits).toBeGreaterThanOrEqual(frames / 14);
+    // Never more than 200 ms plus one decode step (40 ms) ahead of the consumer.
+    expect(mostAhead).toBeLessThanOrEqual(12);
+    p.destroy();
   });
 
   it('bad input mid-stream: every frame before the fault, then the typed error', async () => {

@@ -38,12 +38,26 @@ function recordingSource(
     // The injected clock runs far ahead of real synthesis: let the body (and so every alignment
     // snapshot) arrive first, as it does on a real call where the service outpaces playback.
     if (opts.wholeBody === true && !(s as unknown as Writable).writableFinished) await once(s, 'finish');
-    const read = s.read.bind(s);
-    s.read = ((n?: number) => {
-      const f = read(n) as AudioFrame | null;
+    const record = (f: AudioFrame | null): AudioFrame | null => {
       if (f !== null) frames.push(new Uint8Array(f.samples.buffer, f.samples.byteOffset, f.samples.byteLength).slice());
       return f;
-    }) as typeof s.read;
+    };
+    // The call takes frames with readFrame() when the stream has it (the engine's does), else read().
+    let inReadFrame = false;
+    const read = s.read.bind(s);
+    s.read = ((n?: number) => (inReadFrame ? read(n) : record(read(n) as AudioFrame | null))) as typeof s.read;
+    const pull = s as SpeechStream & { readFrame?: () => AudioFrame | null };
+    const readFrame = pull.readFrame?.bind(s);
+    if (readFrame !== undefined) {
+      pull.readFrame = () => {
+        inReadFrame = true;
+        try {
+          return record(readFrame());
+        } finally {
+          inReadFrame = false;
+        }
+      };
+    }
     return s;
   };
   return Object.assign(source, { streams, frames });
