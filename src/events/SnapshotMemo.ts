@@ -8,7 +8,8 @@
  * In the service's shape, `{"audio_duration":N,"segments":[S0,S1,…]}`, the new snapshot's
  * segments array is compared with the previous one's: the leading segments whose bytes are the
  * same (found with memcmp at the remembered segment ends) are the same values and are taken as
- * they are; only the rest is parsed (JSON.parse of those bytes) and validated. So the work and the
+ * they are; only the rest is read (from its bytes in the service's exact form,
+ * {@link readSegment}, else JSON.parse of those bytes) and validated. So the work and the
  * allocation of a changed snapshot follow its new words: a short string and parse, one object per
  * new word, and a copy of the array of references (8 B per word). Any other shape, or anything
  * the incremental parse does not accept, is parsed whole as before (JSON.parse +
@@ -20,15 +21,18 @@
  * snapshot parsed whole are found only when the next one shares its first segment: a stream whose
  * every snapshot changes from the first word on (nothing to reuse) does no more work than before.
  */
-import { ensureCapacity, grow } from '../internal/growableBytes.js';
+import { copyBytes, ensureCapacity, grow } from '../internal/growableBytes.js';
 import type { Alignment, AlignmentSegment } from './SpeechEvent.js';
 import { segmentFault, toSegment, validateAlignment } from './SpeechEvent.js';
 import { bytesEqual, scanComposite, scanNumber } from './scanEventJson.js';
+import { numberValue, readSegment } from './segmentBytes.js';
 
 /** Room for the head before the array: `{"audio_duration":` + a number + `,"segments":` is ~50 B. */
 const HEAD_ROOM = 96;
 const INITIAL_BYTES = 1024;
-const INITIAL_SEGMENTS = 64;
+/** No segment ends yet: allocated on first use (a 256 B Int32Array lives off the V8 heap, an
+ * ArrayBuffer of its own, and every stream made two whether its snapshots changed or not). */
+const NO_ENDS = new Int32Array(0);
 const HEAD_OPEN = Buffer.from('{"audio_duration":');
 const HEAD_SEGMENTS = Buffer.from(',"segments":[');
 const COMMA = 0x2c;
@@ -53,7 +57,7 @@ export class SnapshotMemo {
   private canonical = false;
   /** End of each segment object, from the array's `[`: known for `count` segments (all of
    * `value`'s), or -1: not found yet ({@link prepareEnds}). */
-  private ends: Int32Array = new Int32Array(INITIAL_SEGMENTS);
+  private ends: Int32Array = NO_ENDS;
   private count = -1;
 
   // What the last parse found, kept by {@link keep} once its event is accepted.
@@ -63,7 +67,7 @@ export class SnapshotMemo {
   private pendingSame = 0;
   /** Leading segments taken over, and the ends of the parsed ones after them (-1: unknown). */
   private pendingKept = 0;
-  private pendingEnds: Int32Array = new Int32Array(INITIAL_SEGMENTS);
+  private pendingEnds: Int32Array = NO_ENDS;
   private pendingCount = -1;
   private readonly counts: SnapshotCounts;
 
@@ -106,7 +110,7 @@ export class SnapshotMemo {
     this.length = b - a;
     if (head < 0) {
       this.raw = ensureCapacity(this.raw, b - a);
-      d.copy(this.raw, 0, a, b);
+      copyBytes(d, a, b, this.raw, 0);
       this.from = 0;
       this.canonical = false;
       this.count = -1;
@@ -114,8 +118,8 @@ export class SnapshotMemo {
     }
     const same = this.pendingSame;
     this.raw = grow(this.raw, HEAD_ROOM + b - a - head); // keeps the unchanged bytes
-    d.copy(this.raw, HEAD_ROOM - head, a, a + head);
-    d.copy(this.raw, HEAD_ROOM + same, a + head + same, b);
+    copyBytes(d, a, a + head, this.raw, HEAD_ROOM - head);
+    copyBytes(d, a + head + same, b, this.raw, HEAD_ROOM + same);
     this.from = HEAD_ROOM - head;
     this.canonical = true;
     if (this.pendingCount < 0) {
@@ -198,33 +202,62 @@ export class SnapshotMemo {
     if (k <= 0 || d[b - 1] !== CLOSE_BRACE) return undefined;
     const t = this.ends[k - 1]!; // the byte after segment k - 1
     const at = arr + t;
-    let added: unknown;
-    let n = 0;
-    if (d[at] === CLOSE_BRACKET && at + 2 === b) added = [];
-    else {
-      // `,{…},{…}]`: parsed as an array from the first new segment on (a first byte other than
-      // `{`, e.g. `,]`, would not be the same JSON: parsed whole instead).
-      if (d[at] !== COMMA || d[at + 1] !== OPEN_BRACE) return undefined;
-      try {
-        added = JSON.parse('[' + d.toString('utf8', at + 1, b - 1));
-      } catch {
-        return undefined;
-      }
-      if (!Array.isArray(added)) return undefined;
-      n = added.length;
-      for (let j = 0; j < n; j++) if (segmentFault(added[j], k + j, index) !== null) return undefined;
-      this.pendingEnds = growEnds(this.pendingEnds, n, 0);
-      if (walkEnds(d, arr, b - 1, t + 1, n, this.pendingEnds) !== n) return undefined;
-    }
-    const duration = Number(d.toString('latin1', a + HEAD_OPEN.length, arr - HEAD_SEGMENTS.length + 1));
-    if (!Number.isFinite(duration)) return undefined;
     const segments: AlignmentSegment[] = prev.slice(0, k);
-    for (let j = 0; j < n; j++) segments.push(toSegment((added as Record<string, unknown>[])[j]!));
+    let n = 0;
+    if (d[at] !== CLOSE_BRACKET || at + 2 !== b) {
+      // `,{…},{…}]`: the new segments, from the first one on (a first byte other than `{`, e.g.
+      // `,]`, would not be the same JSON: parsed whole instead).
+      if (d[at] !== COMMA || d[at + 1] !== OPEN_BRACE) return undefined;
+      n = this.readAdded(d, arr, at + 1, b - 1, segments);
+      if (n < 0) {
+        segments.length = k;
+        n = this.parseAdded(d, arr, t, b, k, index, segments);
+        if (n < 0) return undefined;
+      }
+    }
+    const duration = numberValue(d, a + HEAD_OPEN.length, arr - HEAD_SEGMENTS.length + 1);
+    if (!Number.isFinite(duration)) return undefined;
     this.pendingHead = arr - a;
     this.pendingSame = t;
     this.pendingKept = k;
     this.pendingCount = n;
     return { audio_duration: duration, segments };
+  }
+
+  /**
+   * The new segments `d[from..limit - 1)` (then `]` at `limit - 1`) read in the service's exact
+   * form ({@link readSegment}), appended to `out`, their ends (from the `[` at `arr`) in
+   * `pendingEnds`. Returns how many, or -1 when any is in another form ({@link parseAdded} decides).
+   */
+  private readAdded(d: Buffer, arr: number, from: number, limit: number, out: AlignmentSegment[]): number {
+    let i = from;
+    for (let j = 0; ;) {
+      const e = readSegment(d, i, limit, out);
+      if (e < 0) return -1;
+      this.pendingEnds = growEnds(this.pendingEnds, j + 1, j);
+      this.pendingEnds[j++] = e - arr;
+      if (d[e] === CLOSE_BRACKET) return e + 1 === limit ? j : -1;
+      if (d[e] !== COMMA) return -1;
+      i = e + 1;
+    }
+  }
+
+  /** The new segments after `d[arr + t]` (a comma) parsed with `JSON.parse` and validated, appended
+   * to `out` (which holds `k`); their ends in `pendingEnds`. Returns how many, or -1. */
+  private parseAdded(d: Buffer, arr: number, t: number, b: number, k: number, index: number, out: AlignmentSegment[]): number {
+    let added: unknown;
+    try {
+      added = JSON.parse('[' + d.toString('utf8', arr + t + 1, b - 1));
+    } catch {
+      return -1;
+    }
+    if (!Array.isArray(added)) return -1;
+    const n = added.length;
+    for (let j = 0; j < n; j++) if (segmentFault(added[j], k + j, index) !== null) return -1;
+    this.pendingEnds = growEnds(this.pendingEnds, n, 0);
+    if (walkEnds(d, arr, b - 1, t + 1, n, this.pendingEnds) !== n) return -1;
+    for (let j = 0; j < n; j++) out.push(toSegment((added as Record<string, unknown>[])[j]!));
+    return n;
   }
 }
 

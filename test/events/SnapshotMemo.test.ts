@@ -19,13 +19,30 @@ type Step =
   | { kind: 'replace'; segs: Seg[] };
 type Form = 'compact' | 'pretty' | 'segmentsFirst' | 'extraKey' | 'trailingComma' | 'spaced' | 'noComma';
 
-const segArb: fc.Arbitrary<Seg> = fc
-  .record({
-    text: fc.string({ unit: 'grapheme', maxLength: 6 }),
-    start: fc.integer({ min: 0, max: 30000 }),
-    len: fc.integer({ min: 0, max: 900 }),
-  })
-  .map((s) => ({ text: s.text, start: s.start / 1000, end: (s.start + s.len) / 1000 }));
+const segArb: fc.Arbitrary<Seg> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        text: fc.string({ unit: 'grapheme', maxLength: 6 }),
+        start: fc.integer({ min: 0, max: 30000 }),
+        len: fc.integer({ min: 0, max: 900 }),
+      })
+      .map((s) => ({ text: s.text, start: s.start / 1000, end: (s.start + s.len) / 1000 })),
+  },
+  // Times as any double (long fractions, exponents, negative): the new words' reader must agree
+  // with JSON.parse or leave them to it.
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        text: fc.string({ maxLength: 4 }),
+        start: fc.double({ noNaN: true, noDefaultInfinity: true }),
+        len: fc.double({ min: 0, max: 1e6, noNaN: true }),
+      })
+      .map((s) => ({ text: s.text, start: s.start, end: s.start + s.len })),
+  },
+);
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.array(segArb, { minLength: 1, maxLength: 4 }).map((segs) => ({ kind: 'append' as const, segs })) },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 500 }).map((by) => ({ kind: 'correctLast' as const, by })) },
