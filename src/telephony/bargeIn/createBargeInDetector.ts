@@ -11,11 +11,20 @@ import { loadResampler } from '../../dsp/Resampler.js';
 import { createVad, type Vad } from '../vad/createVad.js';
 import { SILERO_WINDOW_SAMPLES } from '../vad/silero.js';
 import type { VadBackend, VadOptions } from '../vad/types.js';
-import { BargeInPolicy } from './BargeInPolicy.js';
+import { BargeInPolicy, type WindowEvidence } from './BargeInPolicy.js';
 import { CallerTurns, INBOUND_SLICE_SAMPLES } from './CallerTurns.js';
 import { EchoGate } from './EchoGate.js';
 import { NoiseFloor } from './NoiseFloor.js';
-import { LINE_RATE, type BargeInDecision, type BargeInPolicyOptions, type CallerTurnOptions, type EchoGateOptions } from './types.js';
+import {
+  DEFAULT_ECHO_COMPARE,
+  DEFAULT_ONSET_ABOVE_FLOOR_DB,
+  LINE_RATE,
+  PEAK_BLOCK_SAMPLES,
+  type BargeInDecision,
+  type BargeInPolicyOptions,
+  type CallerTurnOptions,
+  type EchoGateOptions,
+} from './types.js';
 
 const MS_PER_SECOND = 1000;
 /** A push whose `atMs` is later than the audio so far by more than one 20 ms media frame fills the gap with silence. */
@@ -29,6 +38,13 @@ export const MAX_INBOUND_GAP_MS = 10_000;
  * it is not used there (native-notes/vad.md, "Silero only where it decides").
  */
 export const DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB = 3;
+/** Blocks of level history kept for finding where a sound began: 32 × 8 ms = 256 ms (over the longest backdate). */
+const SOUND_HISTORY_BLOCKS = 32;
+/**
+ * A sound's start is looked for within this many dB of its window's loudest block: line noise that
+ * the floor has not caught up with (digital silence, then noise) stays 15–25 dB under a caller.
+ */
+export const SOUND_RANGE_DB = 12;
 /** The VAD's window at 8 kHz: inbound audio reaches the VAD cut at its edges (see `slice`). */
 const VAD_WINDOW = SILERO_WINDOW_SAMPLES[LINE_RATE];
 
@@ -78,7 +94,13 @@ export async function createBargeInDetector(options: BargeInDetectorOptions = {}
   if (turns.sampleRate !== LINE_RATE) await loadResampler();
   const wakeDb = options.modelWakeAboveFloorDb ?? DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB;
   if (Number.isNaN(wakeDb)) throw new InvalidOptionError('modelWakeAboveFloorDb', 'modelWakeAboveFloorDb must be a number of dB');
-  const detector = new Detector(gate, policy, turns, options.echoGate ?? true, wakeDb);
+  const compare = options.echoCompare ?? DEFAULT_ECHO_COMPARE;
+  if (compare !== 'window' && compare !== 'peak') {
+    throw new InvalidOptionError('echoCompare', `echoCompare must be 'window' or 'peak', got ${String(compare)}`);
+  }
+  const onsetDb = options.onsetAboveFloorDb ?? DEFAULT_ONSET_ABOVE_FLOOR_DB;
+  if (Number.isNaN(onsetDb)) throw new InvalidOptionError('onsetAboveFloorDb', 'onsetAboveFloorDb must be a number of dB');
+  const detector = new Detector(gate, policy, turns, options.echoGate ?? true, wakeDb, compare === 'peak', onsetDb);
   const vad = await createVad({
     ...options.vad,
     sampleRate: LINE_RATE,
@@ -90,7 +112,7 @@ export async function createBargeInDetector(options: BargeInDetectorOptions = {}
 }
 
 /** What the detector measured of one VAD window (once: the noise floor tracks each window once). */
-interface WindowFeatures {
+interface WindowFeatures extends WindowEvidence {
   start: number;
   possiblyCaller: boolean;
   aboveFloorDb: number;
@@ -103,7 +125,17 @@ class Detector implements BargeInDetector {
   private closed = false;
   private readonly floor = new NoiseFloor(LINE_RATE);
   private vad!: Vad;
-  private readonly features: WindowFeatures = { start: -1, possiblyCaller: true, aboveFloorDb: 0 };
+  private readonly features: WindowFeatures = {
+    start: -1,
+    possiblyCaller: true,
+    aboveFloorDb: 0,
+    peakAboveFloorDb: 0,
+    soundSince: -1,
+    presentEnd: -1,
+  };
+  /** Levels (dB over the recent floor) of the latest blocks, by block index modulo the ring length. */
+  private readonly blockDb = new Float64Array(SOUND_HISTORY_BLOCKS);
+  private blocksDone = 0;
 
   constructor(
     private readonly gate: EchoGate,
@@ -111,6 +143,8 @@ class Detector implements BargeInDetector {
     private readonly turns: CallerTurns,
     private readonly gating: boolean,
     private readonly wakeDb: number,
+    private readonly comparePeak: boolean,
+    private readonly onsetDb: number,
   ) {}
 
   attach(vad: Vad): void {
@@ -134,10 +168,37 @@ class Detector implements BargeInDetector {
     const f = this.features;
     if (f.start === start) return f;
     const energy = meanSquare(window);
+    const bound = this.gating ? this.gate.echoBound(start, window.length) : -1;
     f.start = start;
-    f.possiblyCaller = !this.gating || energy > this.gate.echoBound(start, window.length);
     f.aboveFloorDb = this.floor.level(energy, window.length);
+    let peak = 0;
+    f.presentEnd = -1;
+    const blocks = this.blockDb;
+    for (let i = 0; i < window.length; i += PEAK_BLOCK_SAMPLES) {
+      const e = meanSquare(window.subarray(i, i + PEAK_BLOCK_SAMPLES));
+      const db = this.floor.overRecent(e);
+      blocks[this.blocksDone++ % blocks.length] = db;
+      if (e > peak) peak = e;
+      if (db >= this.policy.presentDb) f.presentEnd = start + i + Math.min(PEAK_BLOCK_SAMPLES, window.length - i);
+    }
+    f.peakAboveFloorDb = this.floor.overRecent(peak);
+    f.possiblyCaller = (this.comparePeak ? peak : energy) > bound;
+    f.soundSince = this.soundStart(start + window.length, f.peakAboveFloorDb);
     return f;
+  }
+
+  /**
+   * Where the sound that ends at `end` began: walking back from its last block, the first of the
+   * run of blocks at least onsetAboveFloorDb over the recent floor and within
+   * {@link SOUND_RANGE_DB} of the window's loudest block (so line noise the floor has not caught
+   * up with is not taken for the start of a louder sound); -1 if the window's last block is quiet.
+   */
+  private soundStart(end: number, peakDb: number): number {
+    const floorDb = Math.max(this.onsetDb, peakDb - SOUND_RANGE_DB);
+    const n = Math.min(this.blocksDone, SOUND_HISTORY_BLOCKS);
+    let k = 0;
+    while (k < n && this.blockDb[(this.blocksDone - 1 - k) % SOUND_HISTORY_BLOCKS]! >= floorDb) k++;
+    return k === 0 ? -1 : end - k * PEAK_BLOCK_SAMPLES;
   }
 
   get vadBackend(): VadBackend {
@@ -202,7 +263,7 @@ class Detector implements BargeInDetector {
           ? this.features
           : this.measure(e.sample, this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples)));
       const before = out.length;
-      this.policy.window(e.sample, e.samples, e.probability, f.possiblyCaller, out, f.aboveFloorDb);
+      this.policy.window(e.sample, e.samples, e.probability, f.possiblyCaller, out, f.aboveFloorDb, f);
       this.afterDecisions(out, before);
     }
   }
@@ -252,6 +313,7 @@ class Detector implements BargeInDetector {
     this.turns.reset();
     this.floor.reset();
     this.features.start = -1;
+    this.blocksDone = 0;
   }
 
   close(): void {
