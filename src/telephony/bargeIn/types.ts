@@ -47,12 +47,13 @@ export interface BargeInPolicyOptions {
   /**
    * Only windows at or above this speech probability count towards minInterruptionMs: Silero's
    * probability stays above 0.5 for 100–150 ms after a sound stops, so counting those would
-   * interrupt on a cough. @defaultValue {@link DEFAULT_INTERRUPT_THRESHOLD}
+   * interrupt on a cough. @defaultValue {@link DEFAULT_SPAN_INTERRUPT_THRESHOLD} with `'span'`, else {@link DEFAULT_INTERRUPT_THRESHOLD}
    */
   interruptThreshold?: number | undefined;
   /**
-   * …and only windows this far above the line's noise floor (the sound is still there).
-   * @defaultValue {@link DEFAULT_PRESENT_ABOVE_FLOOR_DB}
+   * …and only windows this far above the line's noise floor (the sound is still there; with
+   * `'span'`, the window's 8 ms blocks over the recent floor).
+   * @defaultValue {@link DEFAULT_SPAN_PRESENT_DB} with `'span'`, else {@link DEFAULT_PRESENT_ABOVE_FLOOR_DB}
    */
   presentAboveFloorDb?: number | undefined;
   /**
