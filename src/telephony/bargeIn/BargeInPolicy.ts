@@ -19,6 +19,9 @@ import {
   DEFAULT_INTERRUPT_THRESHOLD,
   DEFAULT_PRESENT_ABOVE_FLOOR_DB,
   DEFAULT_MIN_INTERRUPTION_MS,
+  DEFAULT_ONSET_BACKDATE_MS,
+  DEFAULT_SPAN_INTERRUPT_THRESHOLD,
+  DEFAULT_SPAN_PRESENT_DB,
   LINE_RATE,
   type BargeInDecision,
   type BargeInPolicyOptions,
@@ -33,12 +36,26 @@ export const EVIDENCE_LOOKBACK_MS = 100;
 
 type State = 'idle' | 'candidate' | 'speaking';
 
+/** What the detector measured of a window beyond its probability (used by the `'span'` rule). */
+export interface WindowEvidence {
+  /** The window's loudest block, dB over the line's noise floor. */
+  peakAboveFloorDb: number;
+  /**
+   * First sample of the run of blocks, up to this window's end, that were all loud enough to be
+   * the sound's start and over the echo bound; -1 when the window's last block is not.
+   */
+  soundSince: number;
+  /** End of the window's last block at least presentAboveFloorDb over the floor; -1 if none. */
+  presentEnd: number;
+}
+
 export class BargeInPolicy {
   readonly interruptible: boolean;
   private readonly start: number;
   private readonly stop: number;
   private readonly interruptAt: number;
-  private readonly presentDb: number;
+  /** A window (with `'span'`, a block) is present while this far over the line's noise floor. */
+  readonly presentDb: number;
   private readonly minInterruption: number;
   private readonly falseSilence: number;
   private readonly endSilence: number;
@@ -54,7 +71,11 @@ export class BargeInPolicy {
   private lastVoicedEnd = 0;
   /** Speech counted towards minInterruptionMs in this turn (samples of strong windows). */
   private counted = 0;
-  private readonly countSpeech: boolean;
+  private readonly rule: 'speech' | 'elapsed' | 'span';
+  private readonly backdate: number;
+  /** `'span'`: where the sound began (block-exact when measured), and the end of its last present block in a speech window. */
+  private spanStart = 0;
+  private spanEnd = 0;
 
   constructor(options: BargeInPolicyOptions = {}) {
     this.interruptible = options.interruptible ?? true;
@@ -65,16 +86,17 @@ export class BargeInPolicy {
     if (!(this.stop >= 0 && this.stop <= this.start)) {
       throw new InvalidOptionError('stopThreshold', `stopThreshold must be within 0..startThreshold (${this.start}), got ${this.stop}`);
     }
-    this.interruptAt = options.interruptThreshold ?? DEFAULT_INTERRUPT_THRESHOLD;
+    const rule = options.interruptAfter ?? DEFAULT_INTERRUPT_AFTER;
+    if (rule !== 'speech' && rule !== 'elapsed' && rule !== 'span') {
+      throw new InvalidOptionError('interruptAfter', `interruptAfter must be 'speech', 'elapsed' or 'span', got ${String(rule)}`);
+    }
+    this.rule = rule;
+    this.interruptAt = options.interruptThreshold ?? (rule === 'span' ? DEFAULT_SPAN_INTERRUPT_THRESHOLD : DEFAULT_INTERRUPT_THRESHOLD);
     if (!(this.interruptAt >= 0 && this.interruptAt <= 1)) {
       throw new InvalidOptionError('interruptThreshold', `interruptThreshold must be within 0..1, got ${this.interruptAt}`);
     }
-    this.presentDb = options.presentAboveFloorDb ?? DEFAULT_PRESENT_ABOVE_FLOOR_DB;
-    const rule = options.interruptAfter ?? DEFAULT_INTERRUPT_AFTER;
-    if (rule !== 'speech' && rule !== 'elapsed') {
-      throw new InvalidOptionError('interruptAfter', `interruptAfter must be 'speech' or 'elapsed', got ${String(rule)}`);
-    }
-    this.countSpeech = rule === 'speech';
+    this.presentDb = options.presentAboveFloorDb ?? (rule === 'span' ? DEFAULT_SPAN_PRESENT_DB : DEFAULT_PRESENT_ABOVE_FLOOR_DB);
+    if (Number.isNaN(this.presentDb)) throw new InvalidOptionError('presentAboveFloorDb', 'presentAboveFloorDb must be a number of dB');
     const samples = (field: string, ms: number): number => {
       if (!(ms >= 0 && Number.isFinite(ms))) throw new InvalidOptionError(field, `${field} must be a finite number ≥ 0, got ${ms}`);
       return Math.round((ms * LINE_RATE) / MS_PER_SECOND);
@@ -86,6 +108,7 @@ export class BargeInPolicy {
       throw new InvalidOptionError('endOfTurnSilenceMs', 'endOfTurnSilenceMs must not be shorter than falseInterruptionSilenceMs');
     }
     this.lookback = samples('lookback', EVIDENCE_LOOKBACK_MS);
+    this.backdate = samples('onsetBackdateMs', options.onsetBackdateMs ?? DEFAULT_ONSET_BACKDATE_MS);
   }
 
   /** Whether new media is held back now (between `pause` and `resume` / `interrupt`). */
@@ -120,6 +143,7 @@ export class BargeInPolicy {
     possiblyCaller: boolean,
     out: BargeInDecision[],
     aboveFloorDb = Infinity,
+    evidence?: WindowEvidence,
   ): void {
     const end = sample + samples;
     const voiced = probability >= (this.state === 'idle' ? this.start : this.stop);
@@ -134,16 +158,21 @@ export class BargeInPolicy {
       this.silence += samples;
     }
     if (voiced) this.lastVoicedEnd = end;
-    const strong = probability >= this.interruptAt && aboveFloorDb >= this.presentDb;
+    const level = this.rule === 'span' ? (evidence?.peakAboveFloorDb ?? aboveFloorDb) : aboveFloorDb;
+    const strong = probability >= this.interruptAt && level >= this.presentDb;
+    const presentEnd = evidence !== undefined && evidence.presentEnd >= 0 ? evidence.presentEnd : end;
     if (this.state === 'candidate') {
       if (voiced && probability >= this.start && possiblyCaller) {
-        this.confirm(sample, end, strong, out);
+        this.confirm(sample, end, strong, out, evidence?.soundSince ?? -1, presentEnd);
       } else if (this.silence >= this.falseSilence) {
         this.state = 'idle';
       }
       return;
     }
-    if (strong) this.counted += samples;
+    if (strong) {
+      this.counted += samples;
+      this.spanEnd = presentEnd;
+    }
     if (this.paused && !this.interrupted && strong && this.longEnough(end)) {
       this.paused = false;
       this.interrupted = true;
@@ -156,11 +185,16 @@ export class BargeInPolicy {
     if (this.silence >= this.endSilence) this.endTurn(end, out);
   }
 
-  private confirm(sample: number, end: number, strong: boolean, out: BargeInDecision[]): void {
+  private confirm(sample: number, end: number, strong: boolean, out: BargeInDecision[], soundSince: number, presentEnd: number): void {
     this.state = 'speaking';
     this.runStart = Math.max(this.runStart, sample - this.lookback);
+    // The span starts where the sound that the first speech window belongs to began (block-exact;
+    // the echo bound may have held its first windows back), at most onsetBackdateMs before it.
+    this.spanStart = soundSince >= 0 ? Math.max(soundSince, sample - this.backdate) : this.runStart;
+    if (this.rule === 'span') this.runStart = Math.min(this.runStart, this.spanStart);
     this.interrupted = false;
     this.counted = strong ? end - sample : 0;
+    this.spanEnd = strong ? presentEnd : this.spanStart;
     out.push(decision('callerSpeechStarted', this.runStart, end));
     if (this.interruptible && this.botSpeaking) {
       this.paused = true;
@@ -173,9 +207,10 @@ export class BargeInPolicy {
     }
   }
 
-  /** Whether the turn has lasted minInterruptionMs: its counted speech, or the time since its onset. */
+  /** Whether the turn has lasted minInterruptionMs: its counted speech, its span, or the time since its onset. */
   private longEnough(end: number): boolean {
-    return (this.countSpeech ? this.counted : end - this.runStart) >= this.minInterruption;
+    const heard = this.rule === 'speech' ? this.counted : this.rule === 'span' ? this.spanEnd - this.spanStart : end - this.runStart;
+    return heard >= this.minInterruption;
   }
 
   private endTurn(at: number, out: BargeInDecision[]): void {

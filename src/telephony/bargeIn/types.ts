@@ -20,6 +20,13 @@ export interface EchoGateOptions {
    * 10 ms block in the delay range minus this many dB. @defaultValue {@link DEFAULT_ECHO_RETURN_LOSS_DB}
    */
   echoReturnLossDb?: number | undefined;
+  /**
+   * What of an inbound window is compared with the echo bound: `'window'`, its mean energy;
+   * `'peak'`, its loudest {@link PEAK_BLOCK_SAMPLES}-sample block (a caller's onset late in a
+   * window passes at once; an echo block can never be louder than the loudest played block less
+   * the return loss either). @defaultValue {@link DEFAULT_ECHO_COMPARE}
+   */
+  echoCompare?: 'window' | 'peak' | undefined;
 }
 
 export interface BargeInPolicyOptions {
@@ -40,21 +47,39 @@ export interface BargeInPolicyOptions {
   /**
    * Only windows at or above this speech probability count towards minInterruptionMs: Silero's
    * probability stays above 0.5 for 100–150 ms after a sound stops, so counting those would
-   * interrupt on a cough. @defaultValue {@link DEFAULT_INTERRUPT_THRESHOLD}
+   * interrupt on a cough. @defaultValue {@link DEFAULT_SPAN_INTERRUPT_THRESHOLD} with `'span'`, else {@link DEFAULT_INTERRUPT_THRESHOLD}
    */
   interruptThreshold?: number | undefined;
   /**
-   * …and only windows this far above the line's noise floor (the sound is still there).
-   * @defaultValue {@link DEFAULT_PRESENT_ABOVE_FLOOR_DB}
+   * …and only windows this far above the line's noise floor (the sound is still there; with
+   * `'span'`, the window's 8 ms blocks over the recent floor).
+   * @defaultValue {@link DEFAULT_SPAN_PRESENT_DB} with `'span'`, else {@link DEFAULT_PRESENT_ABOVE_FLOOR_DB}
    */
   presentAboveFloorDb?: number | undefined;
   /**
    * What must reach minInterruptionMs: `'speech'`, the time the caller was heard speaking (windows
    * with p ≥ interruptThreshold, and present if presentAboveFloorDb is set), so a pause or the
-   * model's after-glow does not stretch a short sound; `'elapsed'`, the time since the onset.
+   * model's after-glow does not stretch a short sound; `'elapsed'`, the time since the onset;
+   * `'span'`, the caller's speech span: from the onset (moved back to where the sound began, see
+   * `onsetBackdateMs`) to the end of the last window that is speech (p ≥ interruptThreshold) and
+   * present (its loudest block ≥ presentAboveFloorDb over the floor), so neither the hangover nor
+   * the model's after-glow lengthens a short sound.
    * @defaultValue {@link DEFAULT_INTERRUPT_AFTER}
    */
-  interruptAfter?: 'speech' | 'elapsed' | undefined;
+  interruptAfter?: 'speech' | 'elapsed' | 'span' | undefined;
+  /**
+   * `'span'` only: the onset may be moved back to where the sound began (the run of 8 ms blocks,
+   * up to the first speech window, at least `onsetAboveFloorDb` over the recent noise floor and
+   * within 12 dB of that window's loudest block), at most this far before that window. 0: the
+   * first speech window is the onset.
+   * @defaultValue {@link DEFAULT_ONSET_BACKDATE_MS}
+   */
+  onsetBackdateMs?: number | undefined;
+  /**
+   * `'span'` only: how far over the recent noise floor a block must be to count as part of the sound.
+   * @defaultValue {@link DEFAULT_ONSET_ABOVE_FLOOR_DB}
+   */
+  onsetAboveFloorDb?: number | undefined;
   /** A window with speech probability ≥ this starts speech. @defaultValue Silero's 0.5 */
   startThreshold?: number | undefined;
   /** While speaking, a window below this is silence. @defaultValue Silero's 0.35 */
@@ -106,12 +131,13 @@ export interface CallerTurn {
 }
 
 /**
- * Time since the onset while the turn lasts (the `'elapsed'` rule): every corpus utterance ≥ 300 ms
- * interrupts at 20 and 10 dB SNR and music on hold never does through a call. With `'speech'`,
- * 128 ms of counted speech separates short speech bursts better on the corpus but lets music on
- * hold interrupt a call (test/telephony/VoiceBargeIn.test.ts; native-notes/vad.md).
+ * The caller's speech span (the `'span'` rule) that interrupts: 160 ms of sound over the noise.
+ * Over phone-band noise a corpus utterance labelled ≥ 300 ms (its quiet edges included) stands
+ * 150–250 ms over the noise at 10 dB SNR, a 150 ms "mm-hm" ~150 ms; at 160 ms every tuning-voice
+ * utterance ≥ 300 ms interrupts at 20/10/5 dB, 150 ms bursts 4.5 % (native-notes/vad.md, 28 Nov,
+ * second half). With `'elapsed'` the first default was 220 ms of time since the onset.
  */
-export const DEFAULT_MIN_INTERRUPTION_MS = 220;
+export const DEFAULT_MIN_INTERRUPTION_MS = 160;
 /** The VAD's own minimum silence: longer than the pauses between words of the corpus sentences. */
 export const DEFAULT_FALSE_INTERRUPTION_SILENCE_MS = DEFAULT_MIN_SILENCE_MS;
 /** Pipecat's VAD stop time (0.8 s): the end of a turn, not a pause between phrases. */
@@ -126,8 +152,9 @@ export const DEFAULT_ECHO_MAX_DELAY_MS = 300;
 /** Echo returns at ≥ 15 dB below what was sent; 3 dB of margin for μ-law and noise (measured). */
 export const DEFAULT_ECHO_RETURN_LOSS_DB = 12;
 /**
- * Silero's start threshold: 0.6–0.8 lost 300–400 ms utterances at 10 and 5 dB before they kept
- * 150 ms bursts from interrupting (native-notes/vad.md).
+ * `'speech'` and `'elapsed'`: Silero's start threshold: 0.6–0.8 lost 300–400 ms utterances at 10
+ * and 5 dB before they kept 150 ms bursts from interrupting (native-notes/vad.md). `'span'` uses
+ * {@link DEFAULT_SPAN_INTERRUPT_THRESHOLD}.
  */
 export const DEFAULT_INTERRUPT_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;
 /**
@@ -136,11 +163,33 @@ export const DEFAULT_INTERRUPT_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;
  * over its tracked floor): with counted speech, 150 ms bursts interrupted 32 % instead of 80 % at 128 ms
  * (native-notes/vad.md).
  */
-export const DEFAULT_PRESENT_ABOVE_FLOOR_DB = -Infinity; // off by default: with the elapsed rule, 3 dB lost 27 % at 10 dB
+export const DEFAULT_PRESENT_ABOVE_FLOOR_DB = -Infinity; // `'speech'` / `'elapsed'`: off (with elapsed, 3 dB lost 27 % at 10 dB)
 /**
- * `'elapsed'`: counted speech (`'speech'`, with minInterruptionMs 128) let music on hold interrupt
- * a call, which a false clear must never do; it stays an option (native-notes/vad.md).
+ * `'span'`: the caller's speech span, from where the sound began to the last block still over the
+ * noise in a speech window, so neither the gate's hangover nor Silero's after-glow lengthens a
+ * short sound. Counted speech (`'speech'`, 128 ms) let music on hold interrupt a call; `'elapsed'`
+ * (220 ms) let 94 % of 150 ms "mm-hm"s interrupt. Both stay options (native-notes/vad.md).
  */
-export const DEFAULT_INTERRUPT_AFTER = 'elapsed';
+export const DEFAULT_INTERRUPT_AFTER: 'speech' | 'elapsed' | 'span' = 'span';
+/** Inbound windows are also measured in blocks of this many samples (8 ms; 4 per 32 ms window). */
+export const PEAK_BLOCK_SAMPLES = 64;
+/**
+ * `'peak'`: a caller whose onset falls late in a window passes the echo bound one window sooner
+ * (pause p50 112 → 80 ms on the corpus; echo clips still 0 % paused), and echo cannot pass it:
+ * no echo block is louder than the loudest played block less the return loss.
+ */
+export const DEFAULT_ECHO_COMPARE: 'window' | 'peak' = 'peak';
+/** How far the `'span'` rule may move an onset back before the first speech window: 5 windows (Silero's onset lag, p95 144 ms). */
+export const DEFAULT_ONSET_BACKDATE_MS = 160;
+/** A block this far over the recent floor may be part of the sound (the noise sits 1–2 dB over its tracked floor). */
+export const DEFAULT_ONSET_ABOVE_FLOOR_DB = 3;
+/**
+ * With `'span'`, only windows at or above this probability extend the span: through a call, a
+ * music-on-hold chord scored 0.56–0.85 for ~190 ms and reached 160 ms at 0.5; at 0.6 it stops at
+ * ~130 ms, and the corpus's ≥ 300 ms utterances still interrupt (native-notes/vad.md).
+ */
+export const DEFAULT_SPAN_INTERRUPT_THRESHOLD = 0.6;
+/** With `'span'`, a block is still sound while this far over the recent floor (the noise sits 1–2 dB over it). */
+export const DEFAULT_SPAN_PRESENT_DB = 3;
 export const DEFAULT_BARGE_IN_START_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;
 export const DEFAULT_BARGE_IN_STOP_THRESHOLD = DEFAULT_SILERO_STOP_THRESHOLD;

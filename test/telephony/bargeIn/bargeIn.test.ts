@@ -101,6 +101,40 @@ describe('createBargeInDetector on the corpus', () => {
     expect(resume.detectedAt).toBeGreaterThan(pause.detectedAt);
   });
 
+  it('with the defaults (speech span), pauses on every 150 ms "mm-hm" of the corpus and lets at most one in eight interrupt', () => {
+    const hums = loadCorpus().filter((c) => c.kind === 'hum');
+    expect(hums.length).toBeGreaterThanOrEqual(16);
+    let interrupted = 0;
+    for (const c of hums) {
+      const t = types(play(detector, c.mulaw, loop(BOT, c.mulaw.length)));
+      expect(t, c.file).toContain('pause');
+      if (t.includes('interrupt')) interrupted++;
+      else expect(t, c.file).toContain('falseInterruption');
+    }
+    // The first rule (time since the onset, 220 ms) interrupted on 15 of these 16.
+    expect(interrupted).toBeLessThanOrEqual(hums.length / 8);
+  });
+
+  it('follows a decided turn by its level: Silero sleeps through it, and the turn starts and ends as with the model', async () => {
+    const byModel = await createBargeInDetector({ turnTracking: 'model', vad: { onNotice: () => undefined } });
+    const c = clip('speech-en-gb-u4-snr20.ul');
+    const run = (d: BargeInDetector): [BargeInDecision[], number] => {
+      const m0 = d.stats.modelWindows;
+      const ds = play(d, c.mulaw, undefined, false);
+      return [ds, d.stats.modelWindows - m0];
+    };
+    const [expected, modelWoken] = run(byModel);
+    byModel.close();
+    const [ds, woken] = run(detector);
+    expect(types(ds)).toEqual(types(expected));
+    const started = (x: BargeInDecision[]): number => x.find((d) => d.type === 'callerSpeechStarted')!.detectedAt;
+    expect(started(ds)).toBe(started(expected));
+    const ended = (x: BargeInDecision[]): number => (x.find((d) => d.type === 'callerSpeechEnded') as { sample: number }).sample;
+    // The turn's end (first sample of its silence) within 100 ms of the model's.
+    expect(Math.abs(ended(ds) - ended(expected))).toBeLessThanOrEqual(100 * MS);
+    expect(woken).toBeLessThan(modelWoken / 2);
+  });
+
   it('never interrupts on the corpus coughs (120–200 ms, voiced or not) while the bot speaks', () => {
     const coughs = loadCorpus().filter((c) => c.kind === 'cough');
     expect(coughs.length).toBeGreaterThanOrEqual(12);
@@ -126,6 +160,7 @@ describe('createBargeInDetector on the corpus', () => {
 
   it('runs Silero on fewer windows once a turn is decided, with the same decisions on a long utterance', async () => {
     const always = await createBargeInDetector({ modelWake: false, vad: { onNotice: () => undefined } });
+    const modelWake = await createBargeInDetector({ turnTracking: 'model', vad: { onNotice: () => undefined } });
     const c = clip('speech-en-gb-u4-snr10.ul');
     // The stats count from creation: the difference is this clip's.
     const modelWindows = (d: BargeInDetector, run: () => BargeInDecision[]): [BargeInDecision[], number, number] => {
@@ -135,7 +170,8 @@ describe('createBargeInDetector on the corpus', () => {
     };
     const [expected, , plain] = modelWindows(always, () => play(always, c.mulaw, undefined, false));
     always.close();
-    const [ds, windows, woken] = modelWindows(detector, () => play(detector, c.mulaw, undefined, false));
+    const [ds, windows, woken] = modelWindows(modelWake, () => play(modelWake, c.mulaw, undefined, false));
+    modelWake.close();
     expect(types(ds)).toEqual(types(expected));
     expect(windows).toBe(Math.floor(c.mulaw.length / 256));
     expect(woken).toBeLessThan(plain);
@@ -262,6 +298,10 @@ describe('createBargeInDetector on the corpus', () => {
     await expect(createBargeInDetector({ echoMaxDelayMs: 5000 })).rejects.toThrow(/echo delays/);
     await expect(createBargeInDetector({ preRollMs: 10_000 })).rejects.toThrow(/preRollMs/);
     await expect(createBargeInDetector({ turnSampleRate: 44100 as 8000 })).rejects.toThrow(/turnSampleRate/);
+    await expect(createBargeInDetector({ echoCompare: 'mean' as 'peak' })).rejects.toThrow(/echoCompare/);
+    await expect(createBargeInDetector({ turnTracking: 'fast' as 'level' })).rejects.toThrow(/turnTracking/);
+    await expect(createBargeInDetector({ turnLevelAboveFloorDb: Number.NaN })).rejects.toThrow(/turnLevelAboveFloorDb/);
+    await expect(createBargeInDetector({ onsetBackdateMs: -5 })).rejects.toThrow(/onsetBackdateMs/);
     expect(() => detector.push('abc' as unknown as Uint8Array)).toThrow(InvalidOptionError);
     expect(() => detector.notePlayed(new Uint8Array(4), Number.NaN)).toThrow(/atMs/);
   });
@@ -327,6 +367,32 @@ describe('BargeInPolicy', () => {
     expect(types(run(new BargeInPolicy({ minInterruptionMs, presentAboveFloorDb: -Infinity })))).toContain('interrupt');
     const elapsed = new BargeInPolicy({ minInterruptionMs, presentAboveFloorDb: -Infinity, interruptAfter: 'elapsed' });
     expect(types(run(elapsed))).toContain('interrupt');
+  });
+
+  it("interrupts on the caller's speech span: from where the sound began to its last block still over the noise", () => {
+    // The sound begins 64 ms (8 blocks) before the first speech window; then `n` windows of
+    // speech at 12 dB, then Silero's after-glow over the noise floor, then silence.
+    const run = (n: number, backdate = true): string[] => {
+      const p = new BargeInPolicy({ minInterruptionMs: 160 });
+      const out: BargeInDecision[] = [];
+      p.setBotSpeaking(true);
+      for (let k = 0; k < 40; k++) {
+        const s0 = (k + 10) * W;
+        const speech = k < n;
+        const ev = {
+          peakAboveFloorDb: speech ? 12 : 0.5,
+          soundSince: backdate && speech ? 10 * W - 64 * MS : -1,
+          presentEnd: speech ? s0 + W : -1,
+        };
+        p.window(s0, W, k < n + 4 ? 0.9 : 0.05, true, out, speech ? 12 : 0.5, ev);
+      }
+      return types(out).filter((t) => t !== 'callerSpeechEnded');
+    };
+    // 3 windows (96 ms) + the 64 ms before them: 160 ms of sound.
+    expect(run(3)).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
+    // Without the sound's start, 96 ms is short, and the after-glow does not lengthen it.
+    expect(run(3, false)).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption']);
+    expect(run(5, false)).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
   });
 
   it('rejects an unknown interruptAfter rule', () => {
