@@ -23,7 +23,7 @@ import {
   type BargeInDecision,
   type BargeInDetectorOptions,
 } from '../src/telephony/bargeIn/index.js';
-import { CORPUS_RATE, loadCorpus, type LoadedClip } from '../test/fixtures/vad/corpus.js';
+import { CORPUS_RATE, loadCorpus, speechBurst, type LoadedClip } from '../test/fixtures/vad/corpus.js';
 import { callMix, cpuPerCallSecond as vadCpuPerCallSecond } from './vad.bench.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
 import { percentile, round, sortedCopy } from './lib/stats.js';
@@ -175,7 +175,7 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
   for (const c of clips) {
     if (c.kind !== 'speech' || c.heldOut || c.offset! - c.onset! < MIN_INTERRUPT_UTTERANCE_MS * MS) continue;
     for (const ms of BURST_MS) {
-      const o = playClip(detector, { ...c, mulaw: burst(c, ms) }, loopTo(refs[k++ % refs.length]!, c.mulaw.length));
+      const o = playClip(detector, { ...c, mulaw: speechBurst(c, ms) }, loopTo(refs[k++ % refs.length]!, c.mulaw.length));
       (bursts[ms] ??= []).push(o.interrupt);
       (burstPaused[ms] ??= []).push(o.pause);
     }
@@ -214,17 +214,6 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
       Object.entries(kinds).map(([kind, os]) => [kind, `${rate(os.map((o) => o.pause))}/${rate(os.map((o) => o.interrupt))}`]),
     ),
   };
-}
-
-/**
- * A short burst of speech: the clip with only the first `ms` of its labelled speech kept; the
- * samples after it are the clip's own lead noise, looped (the line's noise goes on).
- */
-export function burst(c: LoadedClip, ms: number): Uint8Array {
-  const out = c.mulaw.slice();
-  const cut = c.onset! + ms * MS;
-  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
-  return out;
 }
 
 function loopTo(x: Uint8Array, n: number): Uint8Array {

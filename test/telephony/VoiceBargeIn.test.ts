@@ -13,7 +13,7 @@ import type { BargeInEvent } from '../../src/telephony/callTypes.js';
 import type { CallerSpeechEndedEvent, CallerSpeechStartedEvent } from '../../src/telephony/VoiceBargeIn.js';
 import type { TwilioCall } from '../../src/telephony/TwilioCall.js';
 import type { UtteranceResult } from '../../src/telephony/Utterance.js';
-import { clip } from '../fixtures/vad/corpus.js';
+import { clip, speechBurst } from '../fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from './helpers/fixtureSource.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import type { Microphone, TwilioPeer } from './helpers/TwilioPeer.js';
@@ -91,15 +91,6 @@ async function speakWithCaller(
   return result!;
 }
 
-/** The first `ms` of a clip's labelled speech, then its own lead noise looped (the line goes on). */
-function cough(file: string, ms: number): Uint8Array {
-  const c = clip(file);
-  const out = c.mulaw.slice();
-  const cut = c.onset! + (ms * RATE) / 1000;
-  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
-  return out;
-}
-
 function types(rec: Recorded): string[] {
   return rec.log.map((l) => l.type);
 }
@@ -145,7 +136,7 @@ describe('barge-in by voice on a Twilio call', () => {
 
   it('a 150 ms cough pauses, then resumes with no word lost or repeated and no clear', async () => {
     const { peer, call, rec } = await bargeInCall(true);
-    const result = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: cough(COUGH_FROM, COUGH_MS) }] });
+    const result = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip(COUGH_FROM), COUGH_MS) }] });
 
     expect(types(rec)).toContain('bargeInPause');
     expect(rec.falseInterruptions).toHaveLength(1);

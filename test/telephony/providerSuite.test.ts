@@ -21,7 +21,7 @@ import { createProviderAdapter } from '../../src/telephony/mediaStream.js';
 import type { UtteranceResult } from '../../src/telephony/Utterance.js';
 import { greeting } from './helpers/fixtureSource.js';
 import { greetingSamples, lineGreetingSource } from './helpers/lineSpeech.js';
-import { clip } from '../fixtures/vad/corpus.js';
+import { clip, speechBurst } from '../fixtures/vad/corpus.js';
 import { startCallerMicrophone, type CallerMicrophone } from './helpers/peers/CallerMicrophone.js';
 import type { PlaybackPeer } from './helpers/peers/PlaybackPeer.js';
 import { FORMAT_VARIANTS, PROVIDER_CASES, chunkingOf, lineBytes, type LinePeer, type ProviderCase } from './helpers/providerCases.js';
@@ -315,15 +315,6 @@ const ECHO = { db: 15, delayMs: 50 };
 /** Clock time run after the utterance settles (the caller's turn ends, the detector goes quiet). */
 const AFTER_MS = 2000;
 
-/** The first `ms` of a clip's labelled speech, then its own lead noise looped (the line goes on). */
-function burst(file: string, ms: number): Uint8Array {
-  const c = clip(file);
-  const out = c.mulaw.slice();
-  const cut = c.onset! + (ms * CLIP_RATE) / 1000;
-  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
-  return out;
-}
-
 /** What the peer's speaker played, as s16 at the line rate. */
 function speakerOf(peer: LinePeer): (from: number, n: number) => Int16Array {
   if (peer instanceof TwilioPeer) return (from, n) => mulawDecode(peer.playedAudio(from, n));
@@ -441,7 +432,9 @@ describe.each(ALL_CASES.map((c) => [c.provider, describeLineFormat(c.format), c]
 
     it('a 150 ms burst pauses, then resumes with no word lost or repeated and no clear', async () => {
       const { peer, call, rec } = await bargeInCall();
-      const { result } = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: burst(BURST_FROM, BURST_MS) }] });
+      const { result } = await speakWithCaller(call, peer, {
+        clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip(BURST_FROM), BURST_MS) }],
+      });
 
       expect(rec.log.map((l) => l.type)).toContain('bargeInPause');
       expect(rec.falseInterruptions).toHaveLength(1);

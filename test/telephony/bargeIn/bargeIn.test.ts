@@ -18,7 +18,7 @@ import {
 } from '../../../src/telephony/bargeIn/index.js';
 import { InvalidOptionError } from '../../../src/errors.js';
 import { mulawDecode } from '../../../src/dsp/mulaw.js';
-import { clip, CORPUS_RATE, loadCorpus, type LoadedClip } from '../../fixtures/vad/corpus.js';
+import { clip, CORPUS_RATE, loadCorpus, speechBurst } from '../../fixtures/vad/corpus.js';
 
 const MS = CORPUS_RATE / 1000;
 const FRAME = 20 * MS;
@@ -47,14 +47,6 @@ function play(d: BargeInDetector, audio: Uint8Array, played?: Uint8Array, botSpe
 const types = (ds: BargeInDecision[]): string[] => ds.map((d) => d.type);
 const turns = (ds: BargeInDecision[]): CallerTurn[] => ds.flatMap((d) => (d.type === 'callerTurn' ? [d.turn] : []));
 
-/** The first 150 ms of a caller's speech, then the line's noise again (a cough-length sound). */
-function burst(c: LoadedClip, ms: number): Uint8Array {
-  const out = c.mulaw.slice();
-  const cut = c.onset! + ms * MS;
-  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
-  return out;
-}
-
 let detector: BargeInDetector;
 beforeAll(async () => {
   detector = await createBargeInDetector({ vad: { onNotice: () => undefined } });
@@ -77,7 +69,7 @@ describe('createBargeInDetector on the corpus', () => {
 
   it('pauses on a 150 ms burst of speech, then resumes and reports a false interruption', () => {
     const c = clip('speech-en-us-male-u1-snr10.ul');
-    const ds = play(detector, burst(c, 150), loop(BOT, c.mulaw.length));
+    const ds = play(detector, speechBurst(c, 150), loop(BOT, c.mulaw.length));
     expect(types(ds)).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption', 'callerSpeechEnded', 'callerTurn']);
     expect(ds.find((d) => d.type === 'pause')!.detectedAt).toBeGreaterThanOrEqual(c.onset!);
   });

@@ -18,7 +18,7 @@ import { VoiceBargeIn, type BargeInActions, type BargeInOptions, type DetectorTh
 import type { TwilioCall } from '../../../src/telephony/TwilioCall.js';
 import type { UtteranceResult } from '../../../src/telephony/Utterance.js';
 import type { VoicewireError } from '../../../src/errors.js';
-import { clip } from '../../fixtures/vad/corpus.js';
+import { clip, speechBurst } from '../../fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from '../helpers/fixtureSource.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import type { Microphone, TwilioPeer } from '../helpers/TwilioPeer.js';
@@ -95,18 +95,10 @@ async function callWith(mode: DetectorThread, mic: Omit<Microphone, 'until'>, op
   return { seen, result: result!, clears: peer.clears.length, audio: peer.audio() };
 }
 
-function cough(file: string, ms: number): Uint8Array {
-  const c = clip(file);
-  const out = c.mulaw.slice();
-  const cut = c.onset! + (ms * RATE) / 1000;
-  for (let i = cut; i < out.length; i++) out[i] = c.mulaw[(i - cut) % c.onset!]!;
-  return out;
-}
-
 describe('barge-in detectors on a detector thread', () => {
   const cases: [string, Omit<Microphone, 'until'>, BargeInOptions][] = [
     ['a 710 ms utterance over the bot', { clips: [{ at: CALLER_AT_MS, mulaw: clip(UTTERANCE).mulaw }] }, {}],
-    ['a 150 ms cough', { clips: [{ at: CALLER_AT_MS, mulaw: cough('speech-en-us-klatt-u2-snr20.ul', 150) }] }, {}],
+    ['a 150 ms cough', { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip('speech-en-us-klatt-u2-snr20.ul'), 150) }] }, {}],
     ['the bot’s echo at −15 dB with the echo gate off', { echo: { db: 15, delayMs: 50 } }, { echoGate: false }],
     ['music on hold', { clips: [{ at: CALLER_AT_MS, mulaw: clip('moh1.ul').mulaw }] }, {}],
     [
