@@ -3,7 +3,7 @@
  * protocol (a worker thread, real ws over loopback, playing in real time and answering
  * acknowledgement requests) each hear a paced utterance from the bridge in the provider's line
  * format (Twilio μ-law 8 kHz, Telnyx A-law 8 kHz, Plivo and Vonage L16 16 kHz, Exotel L16 8 kHz
- * in 3.2 KB batches). The phones open their calls evenly over one second, as real calls arrive.
+ * in 3.2 KB batches). The phones open their calls at seeded random times over one second, as real calls arrive.
  * Figure: p99 media-send lateness (time a paced send went out minus the time it was due) in the
  * steady window (every call live), and the largest N within 5 ms per provider, compared with
  * Twilio's in the same run (target ≥ 90 %). The search: coarse steps 1, 10, 50, 100, 200, 300,
@@ -51,7 +51,7 @@ const QUICK_SECONDS = 1.5;
 const RATE = 8000;
 /** After the last call started, before the steady window opens (each call's first lead goes out at once). */
 const WARMUP_MS = 300;
-/** Calls' connections are opened evenly over this span (full run); quick runs use a shorter one. */
+/** Calls' connections are opened at seeded random times over this span (full run); quick runs use a shorter one. */
 const FULL_SPREAD_MS = 1000;
 const QUICK_SPREAD_MS = 300;
 /** How often the step looks whether every call has started. */
@@ -152,7 +152,7 @@ class MemorySpeechStream extends Readable implements SpeechStream {
 }
 
 /**
- * One step: `calls` phones of `provider`, their connections opened evenly over `spreadMs` (real
+ * One step: `calls` phones of `provider`, their connections opened at seeded random times over `spreadMs` (real
  * calls do not all start in the same millisecond; started together, every call's frame is due
  * at the same instant and each timer tick is a burst of `calls` sends). Lateness and CPU count
  * only in the steady window: from `WARMUP_MS` after the last call started until the first call's
@@ -392,7 +392,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes:
         `${describeLine(BENCH_LINES[provider])}; tried ${search.tried.join(', ')} (in rounds with the other providers, rotating order); ` +
-        `calls opened evenly over ${spreadMs} ms; peers in a worker thread on the same machine; speech pre-rendered from memory; ` +
+        `calls opened at seeded random times over ${spreadMs} ms; peers in a worker thread on the same machine; ` +
+        'speech pre-rendered from memory; ' +
         `search ${minutes.toFixed(1)} min; 1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
         (floorMissed ? `; the bare timer itself missed ${TARGET_P99_MS} ms: this run cannot judge lateness` : ''),
     });
