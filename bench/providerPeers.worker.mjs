@@ -2,15 +2,15 @@
 // work does not run on the bridge's event loop. Each speaks its provider's wire protocol (start,
 // media in its format, acknowledgements), plays media in real time and answers each
 // acknowledgement request when the audio before it has played (as the test peers in
-// test/telephony/helpers/peers/ do, without their checks). The phones connect at random times
-// over `spreadMs` (the same seeded times for every provider), as real calls arrive. The bench
+// test/telephony/helpers/peers/ do, without their checks). Phone i connects `openAtMs[i]` after
+// the worker starts (the bench draws these times: seeded, the same for every provider). The bench
 // asks for this thread's CPU and event-loop use over its steady window ('window' …
 // 'windowEnd'), so it can tell the peers' cost from the bridge's.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { url, count, provider, spreadMs = 0 } = workerData;
+const { url, count, provider, openAtMs } = workerData;
 
 /** Per provider: line bytes per ms, the opening messages, and how to read and answer the app. */
 const PROVIDERS = {
@@ -186,34 +186,10 @@ function openPhone(i) {
   });
 }
 
-/**
- * Seed of the calls' arrival times: one fixed seed, so every provider and every run gets the
- * same times for the same N (paired comparisons).
- */
-const ARRIVAL_SEED = 0x5eed23;
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// Calls are opened at seeded uniform random times over `spreadMs` (0: all at once), each on its
-// own absolute time: real calls arrive at random. Evenly spaced openings (i * spreadMs / N) put
-// every call's 20 ms send schedule on the same phase whenever spreadMs / N is a multiple of the
-// frame (N = 50 over 1 s: every call 20 ms after the last), so each timer tick sent N frames in
-// one burst and the lateness measured that alignment, not the bridge.
 const opening = new Set();
 const t0 = performance.now();
-const random = seededRandom(ARRIVAL_SEED);
 for (let i = 0; i < count; i++) {
-  const at = count > 1 ? random() * spreadMs : 0;
+  const at = openAtMs[i];
   const t = setTimeout(
     () => {
       opening.delete(t);

@@ -33,6 +33,7 @@ import { createMediaBridge } from '../src/telephony/MediaBridgeServer.js';
 import { PROVIDERS, type ProviderName } from '../src/telephony/mediaStream.js';
 import type { SpeechStream } from '../src/telephony/speechSource.js';
 import type { UtteranceResult } from '../src/telephony/Utterance.js';
+import { seededRandom } from '../test/support/rng.js';
 import { CallSearch } from './lib/callSearch.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -54,6 +55,20 @@ const WARMUP_MS = 300;
 /** Calls' connections are opened at seeded random times over this span (full run); quick runs use a shorter one. */
 const FULL_SPREAD_MS = 1000;
 const QUICK_SPREAD_MS = 300;
+/** Seed of the calls' arrival times: every provider and every run gets the same times for the same N (paired). */
+const ARRIVAL_SEED = 0x5eed23;
+
+/**
+ * When each of `calls` phones connects, in ms after the peers' worker starts: seeded uniform
+ * random times over `spreadMs` (one call: at once), as real calls arrive. Evenly spaced openings
+ * (i * spreadMs / N) put every call's 20 ms send schedule on the same phase whenever spreadMs / N
+ * is a multiple of the frame (N = 50 over 1 s: every call 20 ms after the last), so each timer
+ * tick sent N frames in one burst and the lateness measured that alignment, not the bridge.
+ */
+function arrivalTimes(calls: number, spreadMs: number): number[] {
+  const random = seededRandom(ARRIVAL_SEED);
+  return Array.from({ length: calls }, () => (calls > 1 ? random() * spreadMs : 0));
+}
 /** How often the step looks whether every call has started. */
 const POLL_MS = 10;
 const FRAME_PERIOD_MS = 20;
@@ -179,7 +194,7 @@ export async function step(
     },
   });
   const worker = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
-    workerData: { url: bridge.url, count: calls, provider, spreadMs },
+    workerData: { url: bridge.url, count: calls, provider, openAtMs: arrivalTimes(calls, spreadMs) },
   });
   const dbg = (m: string): void => {
     if (process.env['TEL_BENCH_DEBUG'] !== undefined) process.stderr.write(`  [${provider} ${calls}] ${m}\n`);
