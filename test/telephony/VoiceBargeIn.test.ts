@@ -17,22 +17,9 @@ import { clip, speechBurst } from '../fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from './helpers/fixtureSource.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import type { Microphone, TwilioPeer } from './helpers/TwilioPeer.js';
+import { BURST_FROM, BURST_MS, CALLER_AT_MS, LOAD_POLL_MS, LOAD_POLLS, UTTERANCE } from './helpers/bargeInScenario.js';
 
 const RATE = 8000;
-/** The VAD loads in real time (wasm / native); bounded wait. */
-const LOAD_POLLS = 2000;
-const LOAD_POLL_MS = 5;
-/** A 710 ms utterance (onset 400 ms into the clip). */
-const UTTERANCE = 'speech-en-us-male-u2-snr20.ul';
-/**
- * A 150 ms cough: the first 150 ms of this utterance, the line noise going on. It pauses and
- * resumes with today's detector (bench/bargeIn.bench.ts `burst`; about half of such bursts
- * interrupt, see native-notes/vad.md).
- */
-const COUGH_FROM = 'speech-en-us-klatt-u2-snr20.ul';
-const COUGH_MS = 150;
-/** The caller starts this long after the bot's first frame. */
-const CALLER_AT_MS = 1000;
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -136,7 +123,7 @@ describe('barge-in by voice on a Twilio call', () => {
 
   it('a 150 ms cough pauses, then resumes with no word lost or repeated and no clear', async () => {
     const { peer, call, rec } = await bargeInCall(true);
-    const result = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip(COUGH_FROM), COUGH_MS) }] });
+    const result = await speakWithCaller(call, peer, { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip(BURST_FROM), BURST_MS) }] });
 
     expect(types(rec)).toContain('bargeInPause');
     expect(rec.falseInterruptions).toHaveLength(1);

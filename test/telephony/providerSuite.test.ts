@@ -26,6 +26,7 @@ import { startCallerMicrophone, type CallerMicrophone } from './helpers/peers/Ca
 import type { PlaybackPeer } from './helpers/peers/PlaybackPeer.js';
 import { FORMAT_VARIANTS, PROVIDER_CASES, chunkingOf, lineBytes, type LinePeer, type ProviderCase } from './helpers/providerCases.js';
 import { TwilioPeer } from './helpers/TwilioPeer.js';
+import { BURST_FROM, BURST_MS, CALLER_AT_MS, LOAD_POLL_MS, LOAD_POLLS, UTTERANCE } from './helpers/bargeInScenario.js';
 import { startProviderHarness, type ProviderHarness } from './helpers/providerHarness.js';
 
 /** Words fire within a frame of the phone playing their start. */
@@ -298,18 +299,8 @@ describe.each(ALL_CASES.map((c) => [c.provider, describeLineFormat(c.format), c]
   });
 });
 
-/** The VAD loads in real time (wasm / native): a bounded wait on real I/O, not a clock stand-in. */
-const LOAD_POLLS = 2000;
-const LOAD_POLL_MS = 5;
 /** The corpus rate (μ-law 8 kHz clips). */
 const CLIP_RATE = 8000;
-/** A 710 ms caller utterance (onset 400 ms into the clip), as in VoiceBargeIn.test.ts. */
-const UTTERANCE = 'speech-en-us-male-u2-snr20.ul';
-/** A 150 ms burst: the first 150 ms of this utterance, the line noise going on (VoiceBargeIn.test.ts's cough). */
-const BURST_FROM = 'speech-en-us-klatt-u2-snr20.ul';
-const BURST_MS = 150;
-/** The caller starts this long after the bot's first frame. */
-const CALLER_AT_MS = 1000;
 /** The bot's own audio returned at −15 dB, 50 ms later: the loudest echo of VoiceBargeIn.test.ts. */
 const ECHO = { db: 15, delayMs: 50 };
 /** Clock time run after the utterance settles (the caller's turn ends, the detector goes quiet). */

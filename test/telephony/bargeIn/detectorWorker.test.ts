@@ -22,13 +22,12 @@ import { clip, speechBurst } from '../../fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from '../helpers/fixtureSource.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import type { Microphone, TwilioPeer } from '../helpers/TwilioPeer.js';
+import { BURST_FROM, BURST_MS, CALLER_AT_MS, UTTERANCE } from '../helpers/bargeInScenario.js';
 
 const RATE = 8000;
 const FRAME = 160; // 20 ms of μ-law
 /** The detector loads in real time (wasm / native model, here in its thread); bounded wait. */
 const LOAD_WAIT_MS = 20_000;
-const CALLER_AT_MS = 1000;
-const UTTERANCE = 'speech-en-us-male-u2-snr20.ul';
 
 let harness: Harness | null = null;
 beforeEach(() => configureDetectorThreads({ threads: 1, idleMs: 0 }));
@@ -98,7 +97,7 @@ async function callWith(mode: DetectorThread, mic: Omit<Microphone, 'until'>, op
 describe('barge-in detectors on a detector thread', () => {
   const cases: [string, Omit<Microphone, 'until'>, BargeInOptions][] = [
     ['a 710 ms utterance over the bot', { clips: [{ at: CALLER_AT_MS, mulaw: clip(UTTERANCE).mulaw }] }, {}],
-    ['a 150 ms cough', { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip('speech-en-us-klatt-u2-snr20.ul'), 150) }] }, {}],
+    ['a 150 ms cough', { clips: [{ at: CALLER_AT_MS, mulaw: speechBurst(clip(BURST_FROM), BURST_MS) }] }, {}],
     ['the bot’s echo at −15 dB with the echo gate off', { echo: { db: 15, delayMs: 50 } }, { echoGate: false }],
     ['music on hold', { clips: [{ at: CALLER_AT_MS, mulaw: clip('moh1.ul').mulaw }] }, {}],
     [
