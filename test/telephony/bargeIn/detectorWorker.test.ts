@@ -17,7 +17,7 @@ import { MULAW_8K } from '../../../src/telephony/lineFormat.js';
 import { VoiceBargeIn, type BargeInActions, type BargeInOptions, type DetectorThread } from '../../../src/telephony/VoiceBargeIn.js';
 import type { TwilioCall } from '../../../src/telephony/TwilioCall.js';
 import type { UtteranceResult } from '../../../src/telephony/Utterance.js';
-import type { VoicewireError } from '../../../src/errors.js';
+import { InvalidOptionError, type VoicewireError } from '../../../src/errors.js';
 import { clip, speechBurst } from '../../fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from '../helpers/fixtureSource.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -208,6 +208,27 @@ async function readyVoice(mode: DetectorThread, actions: ReturnType<typeof recor
   expect(ready).toBe(true);
   return voice;
 }
+
+describe('configureDetectorThreads', () => {
+  it('refuses a thread count or idle time it cannot use with an InvalidOptionError naming the option', () => {
+    for (const [options, field] of [
+      [{ threads: 0 }, 'threads'],
+      [{ threads: 1.5 }, 'threads'],
+      [{ threads: Number.NaN }, 'threads'],
+      [{ idleMs: -1 }, 'idleMs'],
+      [{ idleMs: Number.POSITIVE_INFINITY }, 'idleMs'],
+    ] as const) {
+      let caught: unknown;
+      try {
+        configureDetectorThreads(options);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(InvalidOptionError);
+      expect((caught as InvalidOptionError).field).toBe(field);
+    }
+  });
+});
 
 describe('bad barge-in options on a detector thread', () => {
   it('are a typed warning naming the field, as in-thread, and no detector runs', async () => {
