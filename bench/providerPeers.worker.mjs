@@ -6,11 +6,16 @@
 // the worker starts (the bench draws these times: seeded, the same for every provider). The bench
 // asks for this thread's CPU and event-loop use over its steady window ('window' …
 // 'windowEnd'), so it can tell the peers' cost from the bridge's.
+// With `caller` (Twilio only): each phone also sends its caller's audio, 20 ms inbound media
+// frames on its own absolute schedule from when it connected, phone i starting at frame
+// `caller.startFrame[i]` of the caller track (pre-encoded base64 frames, looped): the bench draws
+// the track and the starting frames from a seed.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { url, count, provider, openAtMs } = workerData;
+const { url, count, provider, openAtMs, caller } = workerData;
+const FRAME_MS = 20;
 
 /** Per provider: line bytes per ms, the opening messages, and how to read and answer the app. */
 const PROVIDERS = {
@@ -39,6 +44,12 @@ const PROVIDERS = {
       return {};
     },
     answer: (i, name) => ({ event: 'mark', sequenceNumber: '0', streamSid: `MZbench${i}`, mark: { name } }),
+    inbound: (i, chunk, payload) => ({
+      event: 'media',
+      sequenceNumber: String(chunk + 1),
+      streamSid: `MZbench${i}`,
+      media: { track: 'inbound', chunk: String(chunk), timestamp: String((chunk - 1) * FRAME_MS), payload },
+    }),
   },
   telnyx: {
     bytesPerMs: 8, // PCMA 8 kHz
@@ -123,6 +134,7 @@ const PROVIDERS = {
 };
 
 const p = PROVIDERS[provider];
+if (caller !== undefined && p.inbound === undefined) throw new Error(`bench phones: no caller audio for ${provider}`);
 const peers = [];
 let opened = 0;
 let failed = 0;
@@ -134,13 +146,17 @@ let underruns = 0;
 
 /** Opens phone `i`: its connection, its playback clock and its answers. */
 function openPhone(i) {
-  const ws = new WebSocket(url);
-  const peer = { ws, busyUntil: 0, started: false, timers: new Set() };
+  const ws = new WebSocket(`${url}?phone=${i}`); // the bench matches calls to phones by this
+  const peer = { ws, busyUntil: 0, started: false, timers: new Set(), underruns: 0, mic: null };
+  peer.index = i;
   peers.push(peer);
   const played = (bytes) => {
     const now = performance.now();
     mediaBytes += bytes;
-    if (peer.started && peer.busyUntil < now) underruns++;
+    if (peer.started && peer.busyUntil < now) {
+      underruns++;
+      peer.underruns++;
+    }
     peer.started = true;
     peer.busyUntil = Math.max(peer.busyUntil, now) + bytes / p.bytesPerMs;
   };
@@ -148,6 +164,7 @@ function openPhone(i) {
     peer.counted = true;
     for (const m of p.open(i)) ws.send(JSON.stringify(m));
     opened++;
+    if (caller !== undefined) speak(peer, i);
     settled();
   });
   ws.on('message', (data, isBinary) => {
@@ -184,6 +201,21 @@ function openPhone(i) {
       }
     }
   });
+}
+
+/** Phone i's caller: a 20 ms inbound frame every 20 ms on an absolute schedule, until 'stop'. */
+function speak(peer, i) {
+  const frames = caller.frames;
+  let k = 0;
+  const t0 = performance.now();
+  const tick = () => {
+    if (peer.ws.readyState !== peer.ws.OPEN) return;
+    const payload = frames[(caller.startFrame[i] + k) % frames.length];
+    k++;
+    peer.ws.send(JSON.stringify(p.inbound(i, k, payload)));
+    peer.mic = setTimeout(tick, Math.max(0, t0 + (k + 1) * FRAME_MS - performance.now()));
+  };
+  peer.mic = setTimeout(tick, FRAME_MS);
 }
 
 const opening = new Set();
@@ -223,9 +255,13 @@ parentPort.on('message', (msg) => {
     for (const t of opening) clearTimeout(t);
     for (const peer of peers) {
       for (const t of peer.timers) clearTimeout(t);
+      clearTimeout(peer.mic);
       peer.ws.terminate();
     }
-    parentPort.postMessage({ type: 'stats', mediaBytes, underruns });
+    // Per phone, in the order of the phones' indices (the bench matches them to its calls).
+    const byPhone = new Array(count).fill(0);
+    for (const peer of peers) byPhone[peer.index] = peer.underruns;
+    parentPort.postMessage({ type: 'stats', mediaBytes, underruns, underrunsByPhone: byPhone });
     parentPort.close();
   }
 });

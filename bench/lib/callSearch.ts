@@ -2,8 +2,11 @@
  * The search for the largest number of concurrent calls that passes a step (telephony bench):
  * coarse steps upward until the first step that fails, then bisection between the last pass and
  * that fail, at most `maxBisections` more steps, stopping once the gap is within
- * {@link BISECT_RESOLUTION} of the failing N. Every step runs once and counts as it came out: no
- * retry of a failed step, no best of two trials (either would flatter whichever side got it).
+ * {@link BISECT_RESOLUTION} of the failing N. With a `fallback` (1 call), the ladder starts above
+ * it and the fallback runs only when the first coarse step fails: a machine that carries 10 calls
+ * is not judged on one call's few sends, and one that does not still learns whether it carries one.
+ * Every step runs once and counts as it came out: no retry of a failed step, no best of two trials
+ * (either would flatter whichever side got it).
  */
 
 /** Bisection stops once the gap between the last pass and the first fail is within this share of the fail (10 %). */
@@ -19,15 +22,21 @@ export class CallSearch {
   private coarse = 0;
   private bisections = 0;
 
-  /** `steps`: the coarse steps, ascending. */
+  /**
+   * `steps`: the coarse steps, ascending. `fallback`: a smaller N tried only when the first coarse
+   * step fails (then bisection goes on between it and that step); null: none.
+   */
   constructor(
     private readonly steps: readonly number[],
     private readonly maxBisections: number,
+    private readonly fallback: number | null = null,
   ) {}
 
   /** The next N to try, or null when the search is over. */
   next(): number | null {
     if (this.failed === null) return this.coarse < this.steps.length ? this.steps[this.coarse]! : null;
+    if (this.fallbackDue()) return this.fallback;
+    if (this.largest === 0 && this.fallback !== null) return null; // the fallback failed too
     const gap = this.failed - this.largest;
     if (this.bisections >= this.maxBisections || gap <= Math.max(1, this.failed * BISECT_RESOLUTION)) return null;
     return Math.floor((this.largest + this.failed) / 2);
@@ -35,10 +44,22 @@ export class CallSearch {
 
   /** Records the outcome of the step `next()` proposed. */
   record(calls: number, passed: boolean): void {
+    const fallbackStep = this.fallbackDue() && calls === this.fallback;
     this.tried.push(calls);
     if (this.failed === null) this.coarse++;
-    else this.bisections++;
+    else if (!fallbackStep) this.bisections++;
     if (passed) this.largest = Math.max(this.largest, calls);
     else this.failed = this.failed === null ? calls : Math.min(this.failed, calls);
+  }
+
+  /** The first coarse step failed with nothing passed, and the fallback has not run yet. */
+  private fallbackDue(): boolean {
+    return (
+      this.fallback !== null &&
+      this.failed !== null &&
+      this.largest === 0 &&
+      this.fallback < this.failed &&
+      !this.tried.includes(this.fallback)
+    );
   }
 }

@@ -4,9 +4,12 @@ import { BISECT_RESOLUTION, CallSearch } from '../../bench/lib/callSearch.js';
 
 const COARSE = [1, 10, 50, 100, 200, 300, 400];
 
+/** The bench's ladder: 1 call only when 10 fails. */
+const LADDER = [10, 50, 100, 200, 300, 400];
+
 /** Runs a search against a machine that passes every N up to `capacity` (and none above). */
-function searchUpTo(capacity: number, maxBisections = 4): CallSearch {
-  const search = new CallSearch(COARSE, maxBisections);
+function searchUpTo(capacity: number, maxBisections = 4, steps: readonly number[] = COARSE, fallback: number | null = null): CallSearch {
+  const search = new CallSearch(steps, maxBisections, fallback);
   for (let n = search.next(); n !== null; n = search.next()) search.record(n, n <= capacity);
   return search;
 }
@@ -72,5 +75,56 @@ describe('telephony bench call search', () => {
         );
       }),
     );
+  });
+
+  describe('with a fallback of 1 call below a ladder starting at 10', () => {
+    it('never tries 1 call on a machine that carries 10', () => {
+      const search = searchUpTo(80, 4, LADDER, 1);
+      expect(search.tried).toEqual([10, 50, 100, 75, 87, 81]);
+      expect(search.largest).toBe(75);
+    });
+
+    it('tries 1 call once 10 fails, then bisects between 1 and 10', () => {
+      const search = searchUpTo(5, 4, LADDER, 1);
+      expect(search.tried).toEqual([10, 1, 5, 7, 6]);
+      expect(search.largest).toBe(5);
+      expect(search.failed).toBe(6);
+      expect(search.next()).toBeNull();
+    });
+
+    it('a machine that fails 10 and 1 ends the search with 0 after those two steps', () => {
+      const search = searchUpTo(0, 4, LADDER, 1);
+      expect(search.tried).toEqual([10, 1]);
+      expect(search.largest).toBe(0);
+      expect(search.failed).toBe(1);
+      expect(search.next()).toBeNull();
+    });
+
+    it('the fallback step does not use up a bisection', () => {
+      // 10 fails, 1 passes, then four bisections: 5, 7, 8, 9 (capacity 9).
+      const search = searchUpTo(9, 4, LADDER, 1);
+      expect(search.tried).toEqual([10, 1, 5, 7, 8, 9]);
+      expect(search.largest).toBe(9);
+    });
+
+    it('a quick search (ladder 10, no bisection) tries 1 only when 10 fails', () => {
+      expect(searchUpTo(30, 0, [10], 1).tried).toEqual([10]);
+      expect(searchUpTo(3, 0, [10], 1).tried).toEqual([10, 1]);
+      expect(searchUpTo(3, 0, [10], 1).largest).toBe(1);
+    });
+
+    it('whatever the capacity, the search is bounded, never repeats an N and tries 1 only below 10', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 500 }), (capacity) => {
+          const search = searchUpTo(capacity, 4, LADDER, 1);
+          expect(new Set(search.tried).size).toBe(search.tried.length);
+          expect(search.tried.length).toBeLessThanOrEqual(LADDER.length + 1 + 4);
+          expect(search.tried.includes(1)).toBe(capacity < 10);
+          expect(search.largest).toBeLessThanOrEqual(capacity);
+          if (capacity >= 1) expect(search.largest).toBeGreaterThanOrEqual(1);
+          if (search.failed !== null) expect(search.failed).toBeGreaterThan(capacity);
+        }),
+      );
+    });
   });
 });
