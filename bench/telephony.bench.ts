@@ -42,6 +42,7 @@ import { mulawDecode } from '../src/dsp/mulaw.js';
 import type { CallCore } from '../src/telephony/CallCore.js';
 import { LatenessHistogram } from '../src/telephony/LatenessHistogram.js';
 import type { LineFormat } from '../src/telephony/lineFormat.js';
+import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS } from '../src/telephony/bargeIn/DetectorThreads.js';
 import { createMediaBridge } from '../src/telephony/MediaBridgeServer.js';
 import { PROVIDERS, type ProviderName } from '../src/telephony/mediaStream.js';
 import type { SpeechStream } from '../src/telephony/speechSource.js';
@@ -93,6 +94,14 @@ const POLL_MS = 10;
  * at most ~30 s on a quiet machine): a search cut by it says so in its notes.
  */
 const FULL_BUDGET_MS = 10.5 * 60_000;
+/**
+ * The detector thread's idle time during the run: longer than the run, so the one thread started
+ * by the first warm-up call serves every barge-in step. With the default (30 s) it ends between two
+ * barge-in steps (a round of seven contenders takes longer), and a second thread in the same
+ * process cannot load onnxruntime-node ("Module did not self-register", seen here 2026-11-28): its
+ * calls fall back to the WebRTC VAD, and the steps after the first would measure another detector.
+ */
+const RUN_DETECTOR_IDLE_MS = 20 * 60_000;
 const FRAME_PERIOD_MS = 20;
 const MS_PER_SECOND = 1000;
 /** Each provider's share of Twilio's largest N in the same run (issue 23). */
@@ -204,7 +213,9 @@ interface StepResult {
   /** Other warnings the calls raised (not `BARGE_IN_BEHIND`). */
   warnings: number;
   decisions: Decisions;
+  /** The VAD backend of the calls' detectors (barge-in ON), and the notices the VAD gave. */
   backend: VadBackend | null;
+  notices: string[];
   heapMiB: number;
   /** Share of wall time the bridge's event loop was busy (steady window). */
   busy: number;
@@ -296,6 +307,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
   const behind = new Set<CallCore<unknown>>();
   const closedEarly = new Set<CallCore<unknown>>();
   let warmup: CallCore<unknown> | null = null;
+  const notices = new Set<string>(); // the VAD's notices (a fallback from Silero says so here)
   let started = 0;
   let failedUtterances = 0;
   let warnings = 0;
@@ -304,7 +316,9 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
   const bridge = await createMediaBridge({
     provider,
     source: async (_request, { signal }) => new MemorySpeechStream(audio, format, signal),
-    ...(callers === 'bargeInOn' ? { bargeIn: { detectorThread: 'worker' as const, vad: { onNotice: () => undefined } } } : {}),
+    ...(callers === 'bargeInOn'
+      ? { bargeIn: { detectorThread: 'worker' as const, vad: { onNotice: (m: string) => void notices.add(m) } } }
+      : {}),
     onCall(call: CallCore<unknown>, request) {
       const phone = new URL(request.url ?? '/', 'ws://bench').searchParams.get('phone');
       if (callers !== 'silent') call.inbound.resume(); // a reader of the caller's audio (a recogniser would be here)
@@ -423,7 +437,9 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
     for (const c of live()) merged.merge(c.stats.lateness);
     const liveThroughWindow = liveAtOpen.filter((c) => !closedEarly.has(c)).length;
     const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
-    const backend = live()[0]?.bargeInBackend ?? null;
+    const backends = new Set(live().map((c) => c.bargeInBackend));
+    const backend = backends.size === 1 ? live()[0]!.bargeInBackend : null;
+    if (backends.size > 1) notices.add(`calls' VAD backends differ: ${[...backends].join(', ')}`);
     w.postMessage('windowEnd');
     const peerEnd = await next('windowEnd');
     dbg(`window ${Math.round(wallMs)} ms, ${merged.count} sends`);
@@ -446,6 +462,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       warnings,
       decisions,
       backend,
+      notices: [...notices],
       heapMiB,
       busy,
       windowMs: wallMs,
@@ -551,11 +568,30 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     speech: (p) => rendered.get(p) ?? rendered.set(p, lineSpeech(speech(utteranceSeconds), BENCH_LINES[p])).get(p)!,
     caller: callerAudio(),
   };
+  configureDetectorThreads({ idleMs: RUN_DETECTOR_IDLE_MS });
+  try {
+    return await search(opts, spec, steps, window, spreadMs, bareSeconds, maxBisections);
+  } finally {
+    configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS });
+  }
+}
+
+/** The rounds, then the summary rows. */
+async function search(
+  opts: BenchOptions,
+  spec: StepSpec,
+  steps: number[],
+  window: WindowRule,
+  spreadMs: number,
+  bareSeconds: number,
+  maxBisections: number,
+): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   const loadBefore = loadavg()[0]!;
   const searches = new Map(CONTENDERS.map((c) => [c.key, new CallSearch(steps, maxBisections, FALLBACK_STEP)]));
   const byN = new Map(CONTENDERS.map((c) => [c.key, new Map<number, StepResult>()])); // passed steps
   const bareP99: number[] = [];
+  const backends = new Set<string>(); // the VAD backend of every barge-in ON step
   const startedAt = performance.now();
   let cut = false;
   // Rounds: a bare timer, then each contender still searching runs its next step, the first one
@@ -609,6 +645,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         detectorsBehind: r.detectorsBehind,
       });
       search.record(calls, verdict.met);
+      if (contender.callers === 'bargeInOn') backends.add(r.backend ?? 'not loaded / mixed');
       if (verdict.met) byN.get(contender.key)!.set(calls, r);
       out.push(stepRow(contender, r, bare, verdict));
     }
@@ -665,7 +702,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       notes: `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order); ${common}`,
     });
   }
-  out.push(onOffRow(searches, byN, common));
+  out.push(onOffRow(searches, byN, `VAD backend in the ON steps: ${[...backends].join(', ') || 'none ran'}; ${common}`));
   return out;
 }
 
@@ -761,14 +798,16 @@ function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: bool
       ...cpuFigures(r, ''),
       'peer loop busy %': round2(r.peerBusy * 100),
       ...(c.callers === 'silent' ? {} : decisionFigures(r, '')),
-      ...(c.callers === 'bargeInOn' ? { 'VAD backend': r.backend ?? 'not loaded' } : {}),
+      ...(c.callers === 'bargeInOn' ? { 'VAD backend': r.backend ?? 'not loaded / mixed', 'VAD notices': r.notices.length } : {}),
     },
     anchor: 'bare timer p99 (this round)',
     ratio: round2(r.p99 / Math.max(bare, 0.1)),
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
     met: verdict.met,
     command: COMMAND,
-    ...(verdict.met ? {} : { notes: `failed: ${verdict.why.join('; ')}` }),
+    ...(verdict.met && r.notices.length === 0
+      ? {}
+      : { notes: [...(verdict.met ? [] : [`failed: ${verdict.why.join('; ')}`]), ...r.notices].join('; ') }),
   };
 }
 
