@@ -280,7 +280,7 @@ class MemorySpeechStream extends Readable implements SpeechStream {
 }
 
 /** What a step needs besides N and the contender. */
-interface StepSpec {
+export interface StepSpec {
   spreadMs: number;
   window: WindowRule;
   /** The bot's speech per provider, long enough for the openings, the warm-up and the longest window. */
@@ -554,20 +554,27 @@ async function bareTimerLateness(seconds: number): Promise<LatenessHistogram> {
   return h;
 }
 
+/** What every step of a run shares: openings, window, the bot's speech per line, the callers' audio (also for a profile of one step). */
+export function stepSpec(opts: BenchOptions): StepSpec {
+  const spreadMs = opts.quick ? QUICK_SPREAD_MS : FULL_SPREAD_MS;
+  const window = opts.quick ? QUICK_WINDOW : FULL_WINDOW;
+  const utteranceSeconds = (spreadMs + WARMUP_MS + window.capMs + UTTERANCE_MARGIN_MS) / MS_PER_SECOND;
+  const rendered = new Map<ProviderName, Uint8Array | Int16Array>();
+  return {
+    spreadMs,
+    window,
+    speech: (p) => rendered.get(p) ?? rendered.set(p, lineSpeech(speech(utteranceSeconds), BENCH_LINES[p])).get(p)!,
+    caller: callerAudio(),
+  };
+}
+
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const steps = opts.quick ? QUICK_STEPS : FULL_STEPS;
   const window = opts.quick ? QUICK_WINDOW : FULL_WINDOW;
   const spreadMs = opts.quick ? QUICK_SPREAD_MS : FULL_SPREAD_MS;
   const bareSeconds = opts.quick ? QUICK_BARE_SECONDS : FULL_BARE_SECONDS;
   const maxBisections = opts.quick ? 0 : MAX_BISECTIONS;
-  const utteranceSeconds = (spreadMs + WARMUP_MS + window.capMs + UTTERANCE_MARGIN_MS) / MS_PER_SECOND;
-  const rendered = new Map<ProviderName, Uint8Array | Int16Array>();
-  const spec: StepSpec = {
-    spreadMs,
-    window,
-    speech: (p) => rendered.get(p) ?? rendered.set(p, lineSpeech(speech(utteranceSeconds), BENCH_LINES[p])).get(p)!,
-    caller: callerAudio(),
-  };
+  const spec = stepSpec(opts);
   configureDetectorThreads({ idleMs: RUN_DETECTOR_IDLE_MS });
   try {
     return await search(opts, spec, steps, window, spreadMs, bareSeconds, maxBisections);
