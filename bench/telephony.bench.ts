@@ -377,7 +377,12 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
 
   async function measure(): Promise<StepResult> {
     if (callers === 'bargeInOn') {
-      await warmUpDetector(bridge.url!, () => warmup, spec.caller);
+      await warmUpDetector(
+        bridge.url!,
+        () => warmup,
+        spec.caller,
+        () => running,
+      );
       dbg('detector thread warm');
     }
     const w = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
@@ -411,8 +416,11 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
     if ((ready.failed ?? 0) > 0) throw new Error(`${ready.failed} of ${calls} phones could not connect`);
     dbg('peers ready');
     const live = (): CallCore<unknown>[] => [...phones.keys()];
-    // Bounded by the deadline: every call started, and with barge-in every detector loaded.
-    while (started < calls || (callers === 'bargeInOn' && live().some((c) => c.bargeInBackend === null))) await sleep(POLL_MS);
+    // Bounded by the deadline (after it, `running` is false and the loop ends): every call
+    // started, and with barge-in every detector loaded.
+    while (running && (started < calls || (callers === 'bargeInOn' && live().some((c) => c.bargeInBackend === null)))) {
+      await sleep(POLL_MS);
+    }
     dbg('all started');
     await sleep(WARMUP_MS);
     // The steady window opens: forget the sends of the ramp-up.
@@ -484,7 +492,12 @@ const WARMUP_CALLER_FRAMES = 50;
  * been taking calls. The thread stays up between calls (its idle time, 30 s), so the step's calls
  * join it warm.
  */
-async function warmUpDetector(url: string, call: () => CallCore<unknown> | null, caller: CallerAudio): Promise<void> {
+async function warmUpDetector(
+  url: string,
+  call: () => CallCore<unknown> | null,
+  caller: CallerAudio,
+  running: () => boolean,
+): Promise<void> {
   const ws = new WebSocket(`${url}?phone=warmup`);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -511,7 +524,10 @@ async function warmUpDetector(url: string, call: () => CallCore<unknown> | null,
     const media = { track: 'inbound', chunk: String(k + 1), timestamp: String(k * FRAME_PERIOD_MS), payload: caller.frames[k]! };
     ws.send(JSON.stringify({ event: 'media', sequenceNumber: String(k + 2), streamSid: sid, media }));
   }
-  while (call()?.bargeInBackend == null) await sleep(POLL_MS); // bounded by the step's deadline
+  while (call()?.bargeInBackend == null) {
+    if (!running()) throw new Error('the warm-up call did not load its detector before the deadline');
+    await sleep(POLL_MS); // bounded by the step's deadline
+  }
   await call()!.bargeInSettled();
   const closed = new Promise<void>((resolve) => call()!.once('close', () => resolve()));
   ws.close();
