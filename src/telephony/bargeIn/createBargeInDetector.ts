@@ -129,8 +129,11 @@ export interface SteppedBargeInDetector extends BargeInDetector {
   steps(audio: Uint8Array | Int16Array, atMs: number | undefined, out: BargeInDecision[]): Generator<void, void, void>;
 }
 
-/** @internal The detector thread's detectors: their Silero windows wait on `batch` (see ../vad/silero.ts). */
-export function createSteppedBargeInDetector(options: BargeInDetectorOptions, batch: SileroBatch): Promise<SteppedBargeInDetector> {
+/**
+ * @internal The detector thread's detectors: their Silero windows wait on `batch` (see
+ * ../vad/silero.ts); null: scored at once, `steps` never yields.
+ */
+export function createSteppedBargeInDetector(options: BargeInDetectorOptions, batch: SileroBatch | null): Promise<SteppedBargeInDetector> {
   return build(options, batch);
 }
 

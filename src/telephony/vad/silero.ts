@@ -45,6 +45,27 @@ export async function defaultLoadOnnxRuntime(): Promise<OnnxRuntimeModules> {
   };
 }
 
+let held = false;
+
+/**
+ * Loads onnxruntime-node's native addon in this thread and keeps it (nothing else: no session).
+ * Once every thread that loaded the addon has ended, no later thread of the process can load it
+ * ("Module did not self-register": the library stays mapped, so its registration does not run
+ * again; measured with onnxruntime-node 1.24.3, native-notes/vad.md), and that thread's detectors
+ * would fall back to the WebRTC VAD. The detector-thread pool calls this on the thread that
+ * starts detector threads, which outlives them. Never throws: without the runtime, each thread
+ * falls back on its own, with its notice.
+ */
+export function holdOnnxRuntime(): void {
+  if (held) return;
+  held = true;
+  try {
+    createRequire(import.meta.url)('onnxruntime-node/dist/binding.js');
+  } catch {
+    // Optional dependency missing or not loadable: the detector threads report it themselves.
+  }
+}
+
 interface Shared {
   modules: OnnxRuntimeModules;
   session: OrtBindingSession;
