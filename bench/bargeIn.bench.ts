@@ -26,7 +26,9 @@ import {
 import { CORPUS_RATE, loadCorpus, speechBurst, type LoadedClip } from '../test/fixtures/vad/corpus.js';
 import { callMix, cpuPerCallSecond as vadCpuPerCallSecond } from './vad.bench.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
-import { percentile, round, sortedCopy } from './lib/stats.js';
+import { median, percentile, round, sortedCopy } from './lib/stats.js';
+import { holdOnnxRuntime } from '../src/telephony/vad/silero.js';
+import type { FromDetector, PortableDetectorOptions, ToDetector } from '../src/telephony/bargeIn/detectorMessages.js';
 import type { BenchOptions, BenchResult } from './types.js';
 import { cpus, loadavg } from 'node:os';
 
@@ -299,6 +301,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     'interrupt ≥ 98 % at 20 and 10 dB; ≤ 1 % on non-speech and echo; pause p95 ≤ 150 ms; ' +
     `interrupt p95 ≤ minInterruptionMs + 100 ms; ≤ 1.5 CPU ms per call-s (noisy)`;
   const load = `load average at the end ${round(loadavg()[0]!, 1)} on ${cpus().length} cores`;
+  const thread = await threadRows(opts);
   return [
     {
       scenario:
@@ -323,6 +326,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes: [load, ...before.notes].join('; '),
     },
+    ...thread,
   ];
 }
 
@@ -364,4 +368,173 @@ async function measureRow(
       `pause before the onset: ${e.early} % of speech clips`,
     ],
   };
+}
+
+/**
+ * Calls on one detector thread, fed the way the bridge feeds it: every 20 ms, one message holding
+ * each call's caller frame (and, while its bot speaks, the played frame and the bot's turns), then
+ * the thread's answer awaited (the thread keeps up, as at the line's pace). `batchModel` false
+ * scores each call's Silero windows one at a time (the thread before batching).
+ */
+export interface ThreadFeed {
+  /** Process CPU (all threads: the feeder, the detector thread, GC) per call-second. */
+  processMs: number;
+  /** The same less the feeding thread's own CPU (what the detector thread and the runtime's helpers took). */
+  besidesFeederMs: number;
+  /** Silero runs and the windows in them. */
+  runs: number;
+  rows: number;
+  /** Each call's decisions as `type@sample`, for comparing modes. */
+  decisions: string[][];
+}
+
+/** Calls' phases: each call's mix starts this far into the mix after the previous call's (frames). */
+const PHASE_STEP_FRAMES = 373;
+/** The thread loads Silero (100–200 ms of CPU) before the measured span; bounded. */
+const THREAD_READY_MS = 30_000;
+/** The longest wait for the thread's answer to one message. */
+const THREAD_ANSWER_MS = 10_000;
+/** Audio fed before the measured span (JIT and session warm). */
+const THREAD_WARM_S = 1;
+
+export async function feedDetectorThread(calls: number, mix: Uint8Array, batchModel: boolean): Promise<ThreadFeed> {
+  const { Worker } = await import('node:worker_threads');
+  holdOnnxRuntime(); // as the pool does: each new thread can load Silero after the last one ended
+  const worker = new Worker(new URL('../src/telephony/bargeIn/detectorWorkerTs.mjs', import.meta.url), {
+    workerData: { entry: new URL('../src/telephony/bargeIn/detectorWorker.ts', import.meta.url).href },
+  });
+  const bot = loopTo(
+    loadCorpus()
+      .filter((c) => c.kind === 'echo')
+      .map((c) => c.referenceMulaw!)
+      .reduce((a, b) => concat(a, b)),
+    mix.length,
+  );
+  const frames = Math.floor(mix.length / FRAME);
+  const turn = MIX_BOT_TURN_S * CORPUS_RATE;
+  const decisions: string[][] = Array.from({ length: calls }, () => []);
+  let replies: ((batch: FromDetector[]) => void) | null = null;
+  let ready = 0;
+  let model = { runs: 0, rows: 0 };
+  worker.on('message', (batch: FromDetector[]) => {
+    for (const m of batch) {
+      if (m.t === 'ready') ready++;
+      if (m.t === 'decisions' || m.t === 'closed')
+        for (const d of m.decisions) decisions[m.id]!.push(`${d.type}@${'sample' in d ? d.sample : ''}`);
+      if (m.t === 'closed' && m.model !== undefined) model = m.model;
+      if (m.t === 'notice') fault ??= new Error(`detector thread: ${m.message}`);
+      if (m.t === 'failed' || m.t === 'warning') fault ??= new Error(`detector thread: ${m.error.message}`);
+    }
+    replies?.(batch);
+  });
+  let fault: Error | null = null;
+  // Every wait is bounded: a thread that stops answering fails the row instead of hanging the bench.
+  const answer = (): Promise<FromDetector[]> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('detector thread did not answer')), THREAD_ANSWER_MS);
+      replies = (batch) => {
+        clearTimeout(timer);
+        if (fault !== null) reject(fault);
+        else resolve(batch);
+      };
+    });
+  const options: PortableDetectorOptions = { vad: {}, batchModel };
+  worker.postMessage(Array.from({ length: calls }, (_, id): ToDetector => ({ t: 'open', id, options })));
+  const deadline = Date.now() + THREAD_READY_MS;
+  while (ready < calls && Date.now() < deadline) await answer();
+  if (ready < calls) throw new Error('detector thread did not load');
+  let step = 0;
+  const feed = async (n: number): Promise<void> => {
+    for (const end = step + n; step < end; step++) {
+      const batch: ToDetector[] = [];
+      const transfer: ArrayBuffer[] = [];
+      for (let id = 0; id < calls; id++) {
+        const i = ((step + id * PHASE_STEP_FRAMES) % frames) * FRAME;
+        const atMs = (step * FRAME) / MS;
+        const t = (step * FRAME + id * PHASE_STEP_FRAMES * FRAME) % (2 * turn);
+        const speaking = t < turn;
+        if (step === 0 || t % turn === 0) batch.push({ t: 'bot', id, speaking });
+        if (speaking) {
+          const played = bot.slice(i, i + FRAME);
+          batch.push({ t: 'played', id, pcm: played, atMs });
+          transfer.push(played.buffer);
+        }
+        const pcm = mix.slice(i, i + FRAME);
+        batch.push({ t: 'in', id, pcm, atMs });
+        transfer.push(pcm.buffer);
+      }
+      const replied = answer();
+      worker.postMessage(batch, transfer);
+      await replied;
+    }
+  };
+  await feed(THREAD_WARM_S * (CORPUS_RATE / FRAME));
+  const p0 = processCpuMs();
+  const t0 = threadCpuMs();
+  await feed(frames);
+  const proc = processCpuMs() - p0;
+  const feeder = threadCpuMs() - t0;
+  const closed = answer();
+  worker.postMessage(Array.from({ length: calls }, (_, id): ToDetector => ({ t: 'close', id })));
+  await closed;
+  worker.postMessage([{ t: 'stop' } satisfies ToDetector]);
+  await worker.terminate();
+  const callSeconds = calls * (frames / (CORPUS_RATE / FRAME));
+  return { processMs: proc / callSeconds, besidesFeederMs: (proc - feeder) / callSeconds, runs: model.runs, rows: model.rows, decisions };
+}
+
+/** Calls per thread measured (the single call, a few, many), and the line of each. */
+const THREAD_ROWS: [number, 'noisy' | 'quiet'][] = [
+  [1, 'noisy'],
+  [8, 'noisy'],
+  [32, 'noisy'],
+  [32, 'quiet'],
+];
+/** Seconds of each call's mix fed per measurement. */
+const THREAD_MIX_SECONDS = { quick: 3, full: 30 };
+/** Rounds of (batched, one at a time) / (one at a time, batched), alternating which goes first. */
+const THREAD_ROUNDS = 2;
+
+/**
+ * The issue's cost figure the bridge way: K calls on one detector thread, Silero batched across
+ * them vs one window at a time, paired in the same run (rounds alternate which goes first).
+ */
+export async function threadRows(opts: BenchOptions): Promise<BenchResult[]> {
+  const seconds = opts.quick ? THREAD_MIX_SECONDS.quick : THREAD_MIX_SECONDS.full;
+  const mixes = { noisy: callMix(seconds, 'noisy'), quiet: callMix(seconds, 'quiet') };
+  const rows: BenchResult[] = [];
+  for (const [calls, line] of THREAD_ROWS) {
+    const batched: ThreadFeed[] = [];
+    const single: ThreadFeed[] = [];
+    for (let r = 0; r < THREAD_ROUNDS; r++) {
+      const order = r % 2 === 0 ? [true, false] : [false, true];
+      for (const b of order) (b ? batched : single).push(await feedDetectorThread(calls, mixes[line], b));
+    }
+    const b = median(batched.map((x) => x.processMs));
+    const s = median(single.map((x) => x.processMs));
+    const same = batched.every((x) => JSON.stringify(x.decisions) === JSON.stringify(single[0]!.decisions));
+    const n = batched[0]!.decisions.reduce((a, d) => a + d.length, 0);
+    const rest = (xs: ThreadFeed[]): number => round(median(xs.map((x) => x.besidesFeederMs)), 2);
+    const rounds = (xs: ThreadFeed[]): string => xs.map((x) => round(x.processMs, 2)).join('/');
+    const who = `${calls} call${calls === 1 ? '' : 's'} on one detector thread`;
+    rows.push({
+      scenario: `barge-in / ${who}, ${line} mix (caller ~30 %, bot half), 20 ms frames, one message per turn`,
+      figures: {
+        'process CPU ms per call-s batched': round(b, 2),
+        'same, one window per run': round(s, 2),
+        'batched / one per run': round(b / s, 2),
+        'same less the feeding thread, batched/one per run': `${rest(batched)}/${rest(single)}`,
+        'mean windows per run batched': round(batched[0]!.rows / Math.max(1, batched[0]!.runs), 1),
+        'decisions identical': same ? `yes (${n})` : 'NO',
+      },
+      target: '≤ 1.5 CPU ms per call-s (issue 22, realistic mix)',
+      ...(opts.quick ? {} : { met: b <= 1.5 && same }),
+      command: COMMAND,
+      notes:
+        `${seconds} s of mix per call, phases ${PHASE_STEP_FRAMES} frames apart; median of ${THREAD_ROUNDS} paired rounds; ` +
+        `rounds batched ${rounds(batched)}, one per run ${rounds(single)}; ` +
+        `load average ${round(loadavg()[0]!, 1)} on ${cpus().length} cores`,
+    });
+  }
+  return rows;
 }

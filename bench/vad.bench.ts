@@ -10,7 +10,10 @@
 import { createVad, type VadBackend, type VadEdgeEvent, type VadEvent, type VadOptions } from '../src/telephony/vad/index.js';
 import { CORPUS_RATE, loadCorpus, type LoadedClip } from '../test/fixtures/vad/corpus.js';
 import { threadCpuMs } from './lib/measure.js';
-import { percentile, round, sortedCopy } from './lib/stats.js';
+import { median, percentile, round, sortedCopy } from './lib/stats.js';
+import { mulawDecode } from '../src/dsp/mulaw.js';
+import { loadSilero, SileroBatch, SileroVad, SILERO_WINDOW_SAMPLES } from '../src/telephony/vad/silero.js';
+import { loadavg } from 'node:os';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
@@ -167,5 +170,111 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       notes: `false speech by kind: ${JSON.stringify(e.falseByKind)}; speechStart in the lead noise: ${e.leadFalse} %`,
     });
   }
+  results.push(await sileroRunRow(opts, clips));
   return results;
+}
+
+/** Windows per measured sample (thread CPU samples must be ≥ 200 ms, see lib/measure.ts). */
+const RUN_WINDOWS = { quick: 300, full: 3000 };
+const RUN_ROUNDS = { quick: 1, full: 5 };
+/** Streams per batched run measured (the per-window cost flattens near 16). */
+const RUN_BATCHES = [8, 32];
+
+/**
+ * One Silero run's cost, thread CPU per window, contenders interleaved in rounds: a run made the
+ * way silero.ts did before (new feeds, fetches and state tensor per run, outputs allocated by the
+ * runtime), one window per run through `SileroVad.process` (tensors made once, outputs bound), and
+ * `SileroBatch` with B streams per run. Then the largest probability difference, batched (up to
+ * 32 clips per run) against one at a time, over every window of the corpus clips.
+ */
+async function sileroRunRow(opts: BenchOptions, clips: LoadedClip[]): Promise<BenchResult> {
+  const shared = await loadSilero();
+  const W = SILERO_WINDOW_SAMPLES[8000];
+  const pcm = clips.map((c) => mulawDecode(c.mulaw, new Int16Array(c.mulaw.length)));
+  const audio = pcm.reduce((a, b) => (a.length >= RUN_WINDOWS.full * W ? a : concat16(a, b)), new Int16Array(0));
+  const windows = opts.quick ? RUN_WINDOWS.quick : RUN_WINDOWS.full;
+  const at = (k: number): Int16Array => audio.subarray((k * W) % (audio.length - W), ((k * W) % (audio.length - W)) + W);
+  const { Tensor } = shared.modules.ort;
+  const before = (): void => {
+    // silero.ts before: per run, a feeds and a fetches object, the state tensor the runtime returned.
+    const data = new Float32Array(32 + W);
+    const input = new Tensor('float32', data, [1, data.length]);
+    const sr = new Tensor('int64', BigInt64Array.from([8000n]), []);
+    let state = new Tensor('float32', new Float32Array(256), [2, 1, 128]);
+    for (let k = 0; k < windows; k++) {
+      data.copyWithin(0, W);
+      const w = at(k);
+      for (let i = 0; i < W; i++) data[32 + i] = w[i]! / 32768;
+      state = shared.session.run({ input, state, sr }, { output: null, stateN: null }, {})['stateN']!;
+    }
+  };
+  const single = (): void => {
+    const v = new SileroVad(shared, 8000);
+    for (let k = 0; k < windows; k++) v.process(at(k));
+  };
+  const batched = (b: number) => (): void => {
+    const batch = new SileroBatch();
+    const vads = Array.from({ length: b }, () => new SileroVad(shared, 8000));
+    for (let k = 0; k < windows; k += b) {
+      for (let r = 0; r < b; r++) batch.defer(vads[r]!, at(k + r * 7), null);
+      batch.run();
+    }
+  };
+  const contenders: [string, () => void][] = [
+    ['before', before],
+    ['single', single],
+    ...RUN_BATCHES.map((b): [string, () => void] => [`batch ${b}`, batched(b)]),
+  ];
+  for (const [, f] of contenders) f(); // warm
+  const samples = new Map<string, number[]>();
+  const rounds = opts.quick ? RUN_ROUNDS.quick : RUN_ROUNDS.full;
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const [name, f] of order) {
+      const t0 = threadCpuMs();
+      f();
+      const ms = (threadCpuMs() - t0) / windows;
+      samples.set(name, [...(samples.get(name) ?? []), ms]);
+    }
+  }
+  const per = (name: string): number => round(median(samples.get(name)!), 4);
+  // Batched against one at a time, every window of every clip (groups of 32 clips per run).
+  let worst = 0;
+  let compared = 0;
+  const group = RUN_BATCHES.at(-1)!;
+  const batch = new SileroBatch();
+  for (let g = 0; g < pcm.length; g += group) {
+    const members = pcm
+      .slice(g, g + group)
+      .map((x) => ({ x, got: [] as number[], alone: new SileroVad(shared, 8000), v: new SileroVad(shared, 8000) }));
+    const longest = Math.max(...members.map((m) => m.x.length));
+    for (let i = 0; i + W <= longest; i += W) {
+      for (const m of members) if (i + W <= m.x.length) batch.defer(m.v, m.x.subarray(i, i + W), (p) => m.got.push(p));
+      batch.run();
+      for (const m of members) {
+        if (i + W > m.x.length) continue;
+        worst = Math.max(worst, Math.abs(m.alone.process(m.x.subarray(i, i + W)) - m.got.at(-1)!));
+        compared++;
+      }
+    }
+  }
+  return {
+    scenario: `vad / one Silero run (8 kHz, one thread): per-run overhead and batching across streams`,
+    figures: {
+      'thread CPU ms per window, run as before': per('before'),
+      'one per run, tensors reused': per('single'),
+      ...Object.fromEntries(RUN_BATCHES.map((b) => [`batched ${b} streams per run`, per(`batch ${b}`)])),
+      'largest |p batched - p alone|': worst,
+      'windows compared': compared,
+    },
+    command: COMMAND,
+    notes: `${windows} windows per sample, median of ${rounds} interleaved rounds; load average ${round(loadavg()[0]!, 1)}`,
+  };
+}
+
+function concat16(a: Int16Array, b: Int16Array): Int16Array {
+  const out = new Int16Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

@@ -14,6 +14,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InvalidOptionError } from '../../errors.js';
+import { holdOnnxRuntime } from '../vad/silero.js';
 import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
 
 export interface DetectorThreadOptions {
@@ -55,6 +56,7 @@ interface Thread {
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 function startWorker(): Worker {
+  holdOnnxRuntime(); // so a later thread can load it after this one ends (see silero.ts)
   if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url));
   return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), {
     workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href },

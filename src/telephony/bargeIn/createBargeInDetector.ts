@@ -9,8 +9,8 @@ import { InvalidOptionError } from '../../errors.js';
 import { mulawDecode } from '../../dsp/mulaw.js';
 import { loadResampler } from '../../dsp/Resampler.js';
 import { createVad, type Vad } from '../vad/createVad.js';
-import { SILERO_WINDOW_SAMPLES } from '../vad/silero.js';
-import type { VadBackend, VadOptions } from '../vad/types.js';
+import { SILERO_WINDOW_SAMPLES, type SileroBatch } from '../vad/silero.js';
+import type { VadBackend, VadEvent, VadOptions } from '../vad/types.js';
 import { BargeInPolicy, type WindowEvidence } from './BargeInPolicy.js';
 import { CallerTurns, INBOUND_SLICE_SAMPLES } from './CallerTurns.js';
 import { EchoGate } from './EchoGate.js';
@@ -114,7 +114,30 @@ export interface BargeInDetector {
   close(): void;
 }
 
-export async function createBargeInDetector(options: BargeInDetectorOptions = {}): Promise<BargeInDetector> {
+export function createBargeInDetector(options: BargeInDetectorOptions = {}): Promise<BargeInDetector> {
+  return build(options, null);
+}
+
+/**
+ * A detector whose pushes can wait for Silero: {@link steps} yields each time one of its windows
+ * waits on the batch; the owner (the detector thread, with many calls' detectors on one batch)
+ * runs the batch and resumes it. Decisions are the same as `push()`'s; `push()` itself runs the
+ * batch at each wait.
+ */
+export interface SteppedBargeInDetector extends BargeInDetector {
+  /** `push()` in steps: the decisions go to `out` as they are made; yields while a window waits on the batch. */
+  steps(audio: Uint8Array | Int16Array, atMs: number | undefined, out: BargeInDecision[]): Generator<void, void, void>;
+}
+
+/**
+ * @internal The detector thread's detectors: their Silero windows wait on `batch` (see
+ * ../vad/silero.ts); null: scored at once, `steps` never yields.
+ */
+export function createSteppedBargeInDetector(options: BargeInDetectorOptions, batch: SileroBatch | null): Promise<SteppedBargeInDetector> {
+  return build(options, batch);
+}
+
+async function build(options: BargeInDetectorOptions, batch: SileroBatch | null): Promise<Detector> {
   const gate = new EchoGate(options);
   const policy = new BargeInPolicy(options);
   const turns = new CallerTurns(options);
@@ -133,14 +156,25 @@ export async function createBargeInDetector(options: BargeInDetectorOptions = {}
   }
   const levelDb = options.turnLevelAboveFloorDb ?? DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB;
   if (Number.isNaN(levelDb)) throw new InvalidOptionError('turnLevelAboveFloorDb', 'turnLevelAboveFloorDb must be a number of dB');
-  const detector = new Detector(gate, policy, turns, options.echoGate ?? true, wakeDb, compare === 'peak', onsetDb, {
-    byLevel: tracking === 'level' && options.modelWake !== false,
-    levelDb,
-  });
+  const detector = new Detector(
+    gate,
+    policy,
+    turns,
+    options.echoGate ?? true,
+    wakeDb,
+    compare === 'peak',
+    onsetDb,
+    {
+      byLevel: tracking === 'level' && options.modelWake !== false,
+      levelDb,
+    },
+    batch,
+  );
   const vad = await createVad({
     ...options.vad,
     sampleRate: LINE_RATE,
     probabilities: true,
+    ...(batch === null ? {} : { modelBatch: batch }),
     ...(options.modelWake === false ? {} : { modelWake: (start: number, window: Int16Array) => detector.wake(start, window) }),
   });
   detector.attach(vad);
@@ -154,7 +188,7 @@ interface WindowFeatures extends WindowEvidence {
   aboveFloorDb: number;
 }
 
-class Detector implements BargeInDetector {
+class Detector implements SteppedBargeInDetector {
   private readonly decoded = new Int16Array(INBOUND_SLICE_SAMPLES);
   private readonly playedDecoded = new Int16Array(INBOUND_SLICE_SAMPLES);
   private readonly windowBuf = new Int16Array(INBOUND_SLICE_SAMPLES);
@@ -184,6 +218,7 @@ class Detector implements BargeInDetector {
     private readonly comparePeak: boolean,
     private readonly onsetDb: number,
     private readonly tracking: { byLevel: boolean; levelDb: number },
+    private readonly batch: SileroBatch | null,
   ) {}
 
   attach(vad: Vad): void {
@@ -264,19 +299,24 @@ class Detector implements BargeInDetector {
 
   push(audio: Uint8Array | Int16Array, atMs?: number): BargeInDecision[] {
     const out: BargeInDecision[] = [];
-    if (this.closed) return out;
+    const steps = this.steps(audio, atMs, out);
+    while (steps.next().done !== true) this.batch?.run();
+    return out;
+  }
+
+  *steps(audio: Uint8Array | Int16Array, atMs: number | undefined, out: BargeInDecision[]): Generator<void, void, void> {
+    if (this.closed) return;
     checkAudio('audio', audio);
-    if (atMs !== undefined) this.fillGap(atMs, out);
+    if (atMs !== undefined) yield* this.fillGap(atMs, out);
     for (let i = 0; i < audio.length; i += INBOUND_SLICE_SAMPLES) {
       const end = Math.min(audio.length, i + INBOUND_SLICE_SAMPLES);
       const pcm =
         audio instanceof Int16Array ? audio.subarray(i, end) : mulawDecode(audio.subarray(i, end), this.decoded.subarray(0, end - i));
-      this.slice(pcm, out);
+      yield* this.slice(pcm, out);
     }
-    return out;
   }
 
-  private fillGap(atMs: number, out: BargeInDecision[]): void {
+  private *fillGap(atMs: number, out: BargeInDecision[]): Generator<void, void, void> {
     if (!Number.isFinite(atMs)) throw new InvalidOptionError('atMs', `atMs must be a finite number, got ${atMs}`);
     const expectedMs = (this.turns.position * MS_PER_SECOND) / LINE_RATE;
     if (atMs - expectedMs <= INBOUND_GAP_TOLERANCE_MS) return;
@@ -284,23 +324,32 @@ class Detector implements BargeInDetector {
     const zeros = this.decoded.fill(0);
     while (gap > 0) {
       const n = Math.min(gap, zeros.length);
-      this.slice(zeros.subarray(0, n), out);
+      yield* this.slice(zeros.subarray(0, n), out);
       gap -= n;
     }
   }
 
-  /** Feeds the VAD up to each window edge at a time, so every window is decided before the next is scored. */
-  private slice(pcm: Int16Array, out: BargeInDecision[]): void {
+  /**
+   * Feeds the VAD up to each window edge at a time, so every window is decided before the next is
+   * scored. With a batch, a window that needs Silero waits on it (the piece ends at that window's
+   * edge, so it is the piece's last event): this yields, and its probability is in `events` when
+   * the owner has run the batch and resumed.
+   */
+  private *slice(pcm: Int16Array, out: BargeInDecision[]): Generator<void, void, void> {
     for (let i = 0; i < pcm.length;) {
       const n = Math.min(pcm.length - i, VAD_WINDOW - (this.turns.position % VAD_WINDOW));
-      this.part(pcm.subarray(i, i + n), out);
+      const piece = pcm.subarray(i, i + n);
+      this.turns.append(piece);
+      const deferrals = this.batch?.deferrals ?? 0;
+      const events = this.vad.push(piece);
+      if (this.batch !== null && this.batch.deferrals !== deferrals) yield;
+      this.part(events, out);
       i += n;
     }
   }
 
-  private part(pcm: Int16Array, out: BargeInDecision[]): void {
-    this.turns.append(pcm);
-    for (const e of this.vad.push(pcm)) {
+  private part(events: VadEvent[], out: BargeInDecision[]): void {
+    for (const e of events) {
       if (e.type !== 'probability') continue;
       // Measured when the gated VAD asked; read back from the ring only for the other backends.
       const f =

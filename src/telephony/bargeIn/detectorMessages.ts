@@ -11,6 +11,11 @@ import type { BargeInDetectorOptions } from './createBargeInDetector.js';
 /** The detector's options that can cross a thread (functions cannot: `onNotice` is relayed, `loadOnnxRuntime` keeps a call inline). */
 export type PortableDetectorOptions = Omit<BargeInDetectorOptions, 'vad'> & {
   vad?: Omit<NonNullable<BargeInDetectorOptions['vad']>, 'onNotice' | 'loadOnnxRuntime'> | undefined;
+  /**
+   * @internal false: this call's Silero windows run one at a time, not batched with the thread's
+   * other calls (the bench's comparison). @defaultValue true
+   */
+  batchModel?: boolean | undefined;
 };
 
 /** The call → its detector thread. `pcm`: μ-law bytes or L16 at 8 kHz, an array of its own (copied off the socket's buffer). */
@@ -41,7 +46,13 @@ export type FromDetector =
   | { t: 'warning'; id: number; error: PortableError }
   | { t: 'notice'; id: number; message: string }
   /** The call's last decisions (an open turn) and the detector is freed. */
-  | { t: 'closed'; id: number; decisions: BargeInDecision[] };
+  | { t: 'closed'; id: number; decisions: BargeInDecision[]; model?: ModelRunStats | undefined };
+
+/** The thread's Silero runs so far and the windows (rows) in them: rows / runs is the mean batch. */
+export interface ModelRunStats {
+  runs: number;
+  rows: number;
+}
 
 export function portableError(err: unknown): PortableError {
   const e = err as { name?: unknown; code?: unknown; message?: unknown; field?: unknown } | null;

@@ -91,6 +91,7 @@ export async function createVad(options: VadOptions = {}): Promise<Vad> {
         sampleRate,
         floor,
         options.modelWake ?? null,
+        options.modelBatch ?? null,
       );
     } else {
       scorer = FramedScorer.silero(silero, floor);

@@ -3,7 +3,7 @@
  * depend on push sizes) and reports (start sample, length, probability) in input order.
  */
 import { Framer } from './framer.js';
-import type { SileroVad } from './silero.js';
+import type { SileroBatch, SileroVad } from './silero.js';
 import type { WebrtcVad } from './webrtc.js';
 
 export type OnWindow = (start: number, samples: number, probability: number) => void;
@@ -123,6 +123,12 @@ export class GatedScorer implements Scorer {
     sampleRate: number,
     private readonly floor = 0,
     private readonly wake: ModelWake | null = null,
+    /**
+     * Given, the network's windows are left on the batch (run with other calls' windows) and
+     * `onWindow` is called for a window that needs the network when the batch runs, after
+     * `feed` has returned; the other windows are reported at once.
+     */
+    private readonly batch: SileroBatch | null = null,
   ) {
     this.frames = new Framer(gate.frameSamples);
     this.windows = new Framer(silero.windowSamples);
@@ -149,20 +155,32 @@ export class GatedScorer implements Scorer {
     const wanted = this.wake === null || this.wake(start, window);
     const open = wanted && this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
     let p = 0;
+    let deferred = false;
     if (open) {
-      if (!this.open) {
-        this.silero.reset();
+      const batch = this.batch;
+      // An opening starts the network afresh, warmed on the windows before it (in order, before this one).
+      let fresh = !this.open;
+      if (fresh) {
+        if (batch === null) this.silero.reset();
         for (let k = Math.min(this.historyCount, GATE_WARM_WINDOWS); k > 0; k--) {
-          this.silero.process(this.history[(this.historyCount - k) % GATE_WARM_WINDOWS]!);
+          const warm = this.history[(this.historyCount - k) % GATE_WARM_WINDOWS]!;
+          if (batch === null) this.silero.process(warm);
+          else batch.defer(this.silero, warm, null, fresh);
+          fresh = false;
           this.stats.modelWindows++;
         }
       }
-      p = this.silero.process(window);
       this.stats.modelWindows++;
+      if (batch === null) p = this.silero.process(window);
+      else {
+        const samples = window.length;
+        batch.defer(this.silero, window, (q) => onWindow(start, samples, q), fresh);
+        deferred = true;
+      }
     }
     this.open = open;
     this.history[this.historyCount++ % GATE_WARM_WINDOWS]!.set(window);
-    onWindow(start, window.length, p);
+    if (!deferred) onWindow(start, window.length, p);
   }
 
   /** Whether any WebRTC frame lying wholly inside [from, to) was voiced. */

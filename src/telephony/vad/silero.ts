@@ -8,14 +8,27 @@
  *
  * The session is driven through onnxruntime-node's synchronous binding (the public `run()` only
  * wraps that same call in a promise and a `setImmediate`), so `push()` can answer at once.
+ *
+ * Rows of one run are independent streams (state `[2, B, 128]`), so windows of different calls
+ * can share a run ({@link SileroBatch}): a run's cost is mostly fixed (native-notes/vad.md,
+ * "Silero batched across calls"). Windows of one call cannot (window n + 1 needs the state
+ * window n returned); they go in successive runs, in order.
  */
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type { OnnxRuntimeModules, OrtBindingSession, OrtTensor } from './types.js';
 
 const MODEL_URL = new URL('../../../models/silero_vad_v5.onnx', import.meta.url);
-const STATE_SIZE = 2 * 128;
-const STATE_DIMS = [2, 1, 128] as const;
+/** The recurrent state of one stream: two layers of 128 (`[2, B, 128]` for B streams). */
+const STATE_LAYERS = 2;
+const STATE_WIDTH = 128;
+const STATE_SIZE = STATE_LAYERS * STATE_WIDTH;
+/**
+ * The most rows in one run: per-window cost stops falling near 16 rows (0.16 ms single, 0.045 ms
+ * per window at 16 and 32 rows, native-notes/vad.md), and the run's buffers stay small. More
+ * streams waiting go in further runs.
+ */
+export const SILERO_MAX_BATCH = 32;
 /** Window and context lengths per rate, as the model was trained. */
 export const SILERO_WINDOW_SAMPLES = { 8000: 256, 16000: 512 } as const;
 const WINDOW = SILERO_WINDOW_SAMPLES;
@@ -30,6 +43,27 @@ export async function defaultLoadOnnxRuntime(): Promise<OnnxRuntimeModules> {
     ort: require('onnxruntime-node') as OnnxRuntimeModules['ort'],
     binding: require('onnxruntime-node/dist/binding.js') as OnnxRuntimeModules['binding'],
   };
+}
+
+let held = false;
+
+/**
+ * Loads onnxruntime-node's native addon in this thread and keeps it (nothing else: no session).
+ * Once every thread that loaded the addon has ended, no later thread of the process can load it
+ * ("Module did not self-register": the library stays mapped, so its registration does not run
+ * again; measured with onnxruntime-node 1.24.3, native-notes/vad.md), and that thread's detectors
+ * would fall back to the WebRTC VAD. The detector-thread pool calls this on the thread that
+ * starts detector threads, which outlives them. Never throws: without the runtime, each thread
+ * falls back on its own, with its notice.
+ */
+export function holdOnnxRuntime(): void {
+  if (held) return;
+  held = true;
+  try {
+    createRequire(import.meta.url)('onnxruntime-node/dist/binding.js');
+  } catch {
+    // Optional dependency missing or not loadable: the detector threads report it themselves.
+  }
 }
 
 interface Shared {
@@ -60,45 +94,235 @@ export function loadSilero(loader: () => Promise<OnnxRuntimeModules> = defaultLo
   return attempt;
 }
 
-export class SileroVad {
-  readonly windowSamples: number;
-  private readonly context: number;
-  private readonly session: OrtBindingSession;
-  private readonly input: OrtTensor;
-  private readonly inputData: Float32Array;
-  private state: OrtTensor;
+/** The tensors of a run of B rows, made once per B and reused (inputs filled in place, outputs bound). */
+interface RunBuffers {
+  input: Float32Array;
+  state: Float32Array;
+  stateN: Float32Array;
+  output: Float32Array;
+  feeds: Record<string, OrtTensor>;
+  fetches: Record<string, OrtTensor>;
+}
+
+/** Called with a window's probability once its run is done. */
+export type WindowDone = (probability: number) => void;
+
+/**
+ * Runs queued windows of one or more streams on one session: one run of `[B, context + window]`
+ * per step, each row its stream's own context and state. Reuses its tensors (bound outputs: the
+ * binding writes the probabilities and the new states into our arrays), so a run allocates
+ * nothing on our side.
+ */
+export class SileroRunner {
+  private readonly runs = new Map<number, RunBuffers>();
+  private readonly options = {};
   private readonly sr: OrtTensor;
   private readonly Tensor: OnnxRuntimeModules['ort']['Tensor'];
+  readonly rowLength: number;
 
-  constructor({ modules, session }: Shared, sampleRate: 8000 | 16000) {
-    this.windowSamples = WINDOW[sampleRate];
-    this.context = CONTEXT[sampleRate];
-    this.session = session;
+  constructor(
+    { modules }: Shared,
+    private readonly session: OrtBindingSession,
+    readonly sampleRate: 8000 | 16000,
+  ) {
     this.Tensor = modules.ort.Tensor;
-    this.inputData = new Float32Array(this.context + this.windowSamples);
-    this.input = new this.Tensor('float32', this.inputData, [1, this.inputData.length]);
-    this.state = this.zeroState();
     this.sr = new this.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+    this.rowLength = CONTEXT[sampleRate] + WINDOW[sampleRate];
   }
 
-  /** Speech probability of one window of exactly {@link windowSamples} samples. */
+  private buffers(rows: number): RunBuffers {
+    let b = this.runs.get(rows);
+    if (b !== undefined) return b;
+    const input = new Float32Array(rows * this.rowLength);
+    const state = new Float32Array(rows * STATE_SIZE);
+    const stateN = new Float32Array(rows * STATE_SIZE);
+    const output = new Float32Array(rows);
+    const stateDims = [STATE_LAYERS, rows, STATE_WIDTH];
+    b = {
+      input,
+      state,
+      stateN,
+      output,
+      feeds: {
+        input: new this.Tensor('float32', input, [rows, this.rowLength]),
+        state: new this.Tensor('float32', state, stateDims),
+        sr: this.sr,
+      },
+      fetches: { output: new this.Tensor('float32', output, [rows, 1]), stateN: new this.Tensor('float32', stateN, stateDims) },
+    };
+    this.runs.set(rows, b);
+    return b;
+  }
+
+  /** One run: the head window of each stream in `rows` (at most {@link SILERO_MAX_BATCH}); each stream's state and context move on. */
+  run(rows: readonly SileroVad[], count: number): void {
+    const b = this.buffers(count);
+    const len = this.rowLength;
+    for (let r = 0; r < count; r++) rows[r]!.load(b.input, r * len, b.state, r, count);
+    this.session.run(b.feeds, b.fetches, this.options);
+    for (let r = 0; r < count; r++) rows[r]!.store(b.output[r]!, b.stateN, r, count);
+  }
+}
+
+const runners = new WeakMap<OrtBindingSession, Map<number, SileroRunner>>();
+
+function runnerFor(s: Shared, sampleRate: 8000 | 16000): SileroRunner {
+  let bySr = runners.get(s.session);
+  if (bySr === undefined) runners.set(s.session, (bySr = new Map()));
+  let r = bySr.get(sampleRate);
+  if (r === undefined) bySr.set(sampleRate, (r = new SileroRunner(s, s.session, sampleRate)));
+  return r;
+}
+
+/**
+ * One stream's Silero state: its recurrent state, the context (the last samples of its previous
+ * window) and the windows queued for the network. {@link process} runs at once (one row);
+ * {@link enqueue} leaves the window for a {@link SileroBatch} to run with other streams' windows.
+ */
+export class SileroVad {
+  readonly windowSamples: number;
+  private readonly contextSamples: number;
+  readonly runner: SileroRunner;
+  /** `[2, 128]`: the stream's row of the `[2, B, 128]` state. */
+  private readonly state = new Float32Array(STATE_SIZE);
+  private readonly context: Float32Array;
+  /** Queued windows (scaled to ±1), oldest first, and what to call with each one's probability. */
+  private readonly queued: Float32Array[] = [];
+  private readonly queuedDone: (WindowDone | null)[] = [];
+  /** Whether the stream starts afresh (zero state and context) at that window. */
+  private readonly queuedFresh: boolean[] = [];
+  private head = 0;
+  private count = 0;
+  private last = 0;
+
+  constructor(s: Shared, sampleRate: 8000 | 16000) {
+    this.windowSamples = WINDOW[sampleRate];
+    this.contextSamples = CONTEXT[sampleRate];
+    this.context = new Float32Array(this.contextSamples);
+    this.runner = runnerFor(s, sampleRate);
+  }
+
+  /** Windows waiting for a run. */
+  get pending(): number {
+    return this.count;
+  }
+
+  /** Speech probability of one window of exactly {@link windowSamples} samples (runs what was queued before it first). */
   process(window: Int16Array): number {
-    const data = this.inputData;
-    const ctx = this.context;
-    data.copyWithin(0, data.length - ctx);
-    for (let i = 0; i < window.length; i++) data[ctx + i] = window[i]! / S16_SCALE;
-    const out = this.session.run({ input: this.input, state: this.state, sr: this.sr }, { output: null, stateN: null }, {});
-    this.state = out['stateN']!;
-    return (out['output']!.data as Float32Array)[0]!;
+    this.enqueue(window, null, false);
+    while (this.count > 0) this.runner.run([this], 1);
+    return this.last;
   }
 
-  /** Forgets the state and the context (a new stream, or the gate reopening). */
+  /**
+   * Queues a window (copied) for a later run; `done` is called with its probability when it has
+   * run. `fresh`: the stream starts again from a zero state and context at this window (what
+   * {@link reset} does at once).
+   */
+  enqueue(window: Int16Array, done: WindowDone | null, fresh: boolean): void {
+    if (this.count === this.queued.length) {
+      // Grow the ring (rare: a gate opening queues its warm windows), keeping the order.
+      const order = Array.from({ length: this.count }, (_, k) => (this.head + k) % this.count);
+      const bufs = order.map((k) => this.queued[k]!);
+      const dones = order.map((k) => this.queuedDone[k]!);
+      const fresh = order.map((k) => this.queuedFresh[k]!);
+      this.queued.length = 0;
+      this.queuedDone.length = 0;
+      this.queuedFresh.length = 0;
+      this.queued.push(...bufs, new Float32Array(this.windowSamples));
+      this.queuedDone.push(...dones, null);
+      this.queuedFresh.push(...fresh, false);
+      this.head = 0;
+    }
+    const slot = (this.head + this.count) % this.queued.length;
+    const buf = this.queued[slot]!;
+    for (let i = 0; i < window.length; i++) buf[i] = window[i]! / S16_SCALE;
+    this.queuedDone[slot] = done;
+    this.queuedFresh[slot] = fresh;
+    this.count++;
+  }
+
+  /** Writes the head window (after its context) and the state into row `row` of a run of `rows`. */
+  load(input: Float32Array, offset: number, state: Float32Array, row: number, rows: number): void {
+    if (this.queuedFresh[this.head] === true) {
+      this.state.fill(0);
+      this.context.fill(0);
+    }
+    input.set(this.context, offset);
+    input.set(this.queued[this.head]!, offset + this.contextSamples);
+    for (let l = 0; l < STATE_LAYERS; l++) {
+      state.set(this.state.subarray(l * STATE_WIDTH, (l + 1) * STATE_WIDTH), (l * rows + row) * STATE_WIDTH);
+    }
+  }
+
+  /** Takes row `row`'s results: the new state, the context for the next window, the probability. */
+  store(probability: number, stateN: Float32Array, row: number, rows: number): void {
+    for (let l = 0; l < STATE_LAYERS; l++) {
+      const from = (l * rows + row) * STATE_WIDTH;
+      this.state.set(stateN.subarray(from, from + STATE_WIDTH), l * STATE_WIDTH);
+    }
+    const window = this.queued[this.head]!;
+    this.context.set(window.subarray(window.length - this.contextSamples));
+    const done = this.queuedDone[this.head];
+    this.queuedDone[this.head] = null;
+    this.head = (this.head + 1) % this.queued.length;
+    this.count--;
+    this.last = probability;
+    done?.(probability);
+  }
+
+  /** Forgets the state and the context (a new stream, or the gate reopening). Only between runs: queued windows are dropped. */
   reset(): void {
-    this.state = this.zeroState();
-    this.inputData.fill(0);
+    this.state.fill(0);
+    this.context.fill(0);
+    this.head = 0;
+    this.count = 0;
+    this.queuedDone.fill(null);
+  }
+}
+
+/**
+ * Windows of many streams (calls on one detector thread) waiting for the network, run together:
+ * each step takes the oldest queued window of every waiting stream into one run (one row each,
+ * at most {@link SILERO_MAX_BATCH} per run), until none is left. A stream's windows stay in
+ * order, one per step, so its recurrent state sees them as if run one at a time.
+ */
+export class SileroBatch {
+  /** Streams with queued windows, each once. */
+  private waiting: SileroVad[] = [];
+  /** How many windows were deferred so far (a detector checks it to learn that its window waits). */
+  deferrals = 0;
+  /** Runs made, and rows in them (mean batch = rows / runs). */
+  readonly stats = { runs: 0, rows: 0 };
+
+  /** Queues `window` on `vad` for the next {@link run}; `done` gets its probability; `fresh` as in {@link SileroVad.enqueue}. */
+  defer(vad: SileroVad, window: Int16Array, done: WindowDone | null, fresh = false): void {
+    if (vad.pending === 0) this.waiting.push(vad);
+    vad.enqueue(window, done, fresh);
+    if (done !== null) this.deferrals++;
   }
 
-  private zeroState(): OrtTensor {
-    return new this.Tensor('float32', new Float32Array(STATE_SIZE), STATE_DIMS);
+  get pending(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  /** Runs every queued window (each stream's in order) and calls their `done`s. */
+  run(): void {
+    while (this.waiting.length > 0) {
+      let rest = this.waiting.filter((v) => v.pending > 0);
+      this.waiting = [];
+      while (rest.length > 0) {
+        // One run per runner (session and rate: all the same in practice), at most SILERO_MAX_BATCH rows.
+        const runner = rest[0]!.runner;
+        const rows: SileroVad[] = [];
+        const others: SileroVad[] = [];
+        for (const v of rest) (v.runner === runner && rows.length < SILERO_MAX_BATCH ? rows : others).push(v);
+        runner.run(rows, rows.length);
+        this.stats.runs++;
+        this.stats.rows += rows.length;
+        for (const v of rows) if (v.pending > 0) this.waiting.push(v);
+        rest = others;
+      }
+    }
   }
 }

@@ -3,6 +3,7 @@
  * sample indices at the input rate (8 kHz for μ-law), counted from the first sample pushed after
  * creation or `reset()`.
  */
+import type { SileroBatch } from './silero.js';
 
 /** `'silero'`: the Silero VAD v5 network (onnxruntime-node); `'webrtc'`: the WebRTC VAD (wasm);
  * `'gated'`: WebRTC wakes Silero only around candidate speech. */
@@ -65,6 +66,12 @@ export interface VadOptions extends HysteresisOptions {
    */
   modelWake?: ((start: number, window: Int16Array) => boolean) | undefined;
   /**
+   * @internal Gated backend only: Silero's windows wait on this batch and run with other calls'
+   * windows when the owner runs it (the barge-in detector thread); a window's probability event
+   * is appended to the array `push()` returned, once the batch has run. Omitted: at once.
+   */
+  modelBatch?: SileroBatch | undefined;
+  /**
    * @internal Replaces the loader of onnxruntime-node (tests force a load failure with it).
    * Returns the package's main module and its synchronous session binding.
    */
@@ -87,7 +94,12 @@ export interface OrtTensor {
 
 export interface OrtBindingSession {
   loadModel(path: string, options: Record<string, unknown>): void;
-  run(feeds: Record<string, OrtTensor>, fetches: Record<string, null>, options: Record<string, unknown>): Record<string, OrtTensor>;
+  /** `fetches`: null lets the runtime allocate the output; a tensor receives it in place. */
+  run(
+    feeds: Record<string, OrtTensor>,
+    fetches: Record<string, OrtTensor | null>,
+    options: Record<string, unknown>,
+  ): Record<string, OrtTensor>;
   dispose(): void;
 }
 

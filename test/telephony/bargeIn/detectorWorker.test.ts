@@ -257,6 +257,9 @@ const ROUND_FRAMES = 10;
 const SPEAKERS = [UTTERANCE, 'speech-en-gb-female-u2-snr10.ul', 'moh1.ul', 'speech-espeak-en-us+f4-u4-snr5.ul', 'pink-25.ul'];
 
 describe('calls sharing one detector thread', () => {
+  // The thread batches Silero across calls: the frames posted in one turn reach it as one message,
+  // and the windows they complete run together (rows of one run), so this property checks batched
+  // scoring against each clip scored one window at a time in-thread.
   it('interleaved calls never see each other’s decisions (property: any clips, any interleaving of 20 ms frames)', async () => {
     configureDetectorThreads({ threads: 1 });
     // Each clip's decisions alone, in-thread: the reference.
