@@ -4,8 +4,17 @@
  * media at known moments, optionally with the bot's own audio returned as echo.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_PENDING_MS, VoiceBargeIn, type BargeInActions, type BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
+import { once } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CLOSE_ANSWER_TIMEOUT_MS,
+  MAX_PENDING_MS,
+  VoiceBargeIn,
+  type BargeInActions,
+  type BargeInOptions,
+  type DetectorThread,
+} from '../../src/telephony/VoiceBargeIn.js';
+import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS, detectorThreads } from '../../src/telephony/bargeIn/DetectorThreads.js';
 import { MULAW_8K } from '../../src/telephony/lineFormat.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
 import { bargeInFromAgent } from '../../src/telephony/callOptions.js';
@@ -46,11 +55,18 @@ function record(call: TwilioCall, now: () => number): Recorded {
   call.on('bargeIn', (result, event) => (note('bargeIn'), r.bargeIns.push({ result, event })));
   call.on('falseInterruption', (e) => (note('falseInterruption'), r.falseInterruptions.push(e)));
   call.on('word', (w) => r.words.push(w.text));
+  call.on('stateChange', (_from, to) => to.status === 'ended' && note('ended'));
+  call.on('close', () => note('close'));
+  call.on('warning', (w) => note(`warning:${w.code}`));
   return r;
 }
 
-async function bargeInCall(bargeIn: boolean | BargeInOptions): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
-  harness = await startHarness({ source: fixtureSource(), bargeIn: { ...(bargeIn === true ? {} : bargeIn), detectorThread: 'inline' } });
+/** A call with barge-in on; its detector in the call's thread unless `mode` says otherwise. */
+async function bargeInCall(
+  bargeIn: boolean | BargeInOptions,
+  mode: DetectorThread = 'inline',
+): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
+  harness = await startHarness({ source: fixtureSource(), bargeIn: { ...(bargeIn === true ? {} : bargeIn), detectorThread: mode } });
   const { peer, call } = await harness.dial();
   // The VAD loads in real time: a bounded wait on real I/O, not a sleep standing in for the clock.
   for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
@@ -80,6 +96,25 @@ async function speakWithCaller(
 
 function types(rec: Recorded): string[] {
   return rec.log.map((l) => l.type);
+}
+
+/** The bot is interrupted by a key press, then the caller is mid-sentence (an open turn) when the call ends. */
+async function callerMidTurn(mode: DetectorThread): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
+  const { peer, call, rec } = await bargeInCall(true, mode);
+  const c = clip('speech-en-us-male-u4-snr20.ul');
+  let result: UtteranceResult | null = null;
+  void call.speak(greeting.text).then((r) => (result = r));
+  const h = harness!;
+  peer.startMicrophone({ clips: [{ at: h.clock.now() + 3000, mulaw: c.mulaw }], until: h.clock.now() + 3900 });
+  call.on('dtmf', () => call.interrupt());
+  await h.runFor(500);
+  peer.sendDtmf('1');
+  await h.runUntil(() => result !== null);
+  expect(result!.status).toBe('interrupted');
+  expect(peer.clears).toHaveLength(1);
+  await h.runFor(3400); // the caller is mid-sentence
+  expect(types(rec)).toEqual(['callerSpeechStarted']);
+  return { peer, call, rec };
 }
 
 describe('barge-in by voice on a Twilio call', () => {
@@ -203,27 +238,81 @@ describe('barge-in by voice on a Twilio call', () => {
     expect(peer.clears).toHaveLength(0);
   });
 
-  it('DTMF still interrupts as before, and closing the call reports an open turn and frees the detector', async () => {
-    const { peer, call, rec } = await bargeInCall(true);
-    const c = clip('speech-en-us-male-u4-snr20.ul');
-    let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => (result = r));
+  for (const mode of ['inline', 'worker'] as const) {
+    it(`DTMF still interrupts as before, and closing the call reports an open turn before the call's close (${mode})`, async () => {
+      const { call, rec } = await callerMidTurn(mode);
+      const t = harness!.clock.now();
+      call.close();
+      if (mode === 'worker') await call.bargeInSettled(); // the thread's answer; the clock stays put
+      expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'ended', 'close']);
+      expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
+      expect(harness!.clock.now()).toBe(t);
+      expect(call.bargeInBackend).toBeNull();
+    });
+
+    it(`the caller hanging up mid-turn: the turn and its audio come before the call's close (${mode})`, async () => {
+      const { peer, call, rec } = await callerMidTurn(mode);
+      const closed = once(call, 'close');
+      peer.close(); // the phone's side closes the socket
+      await closed; // real I/O (the socket's close, the thread's answer), not the injected clock
+      expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'ended', 'close']);
+      expect(call.state).toMatchObject({ status: 'ended', reason: 'socketClosed' });
+      expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('the call end with the detector on a thread that does not answer', () => {
+  beforeEach(() => configureDetectorThreads({ threads: 1 }));
+  afterEach(() => configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS }));
+
+  it(`closes after CLOSE_ANSWER_TIMEOUT_MS on the call's clock with one BARGE_IN_CLOSE_TIMEOUT, and drops the late answer`, async () => {
+    const { call, rec } = await callerMidTurn('worker');
     const h = harness!;
-    peer.startMicrophone({ clips: [{ at: h.clock.now() + 3000, mulaw: c.mulaw }], until: h.clock.now() + 3900 });
-    call.on('dtmf', () => call.interrupt());
-    await h.runFor(500);
-    peer.sendDtmf('1');
-    await h.runUntil(() => result !== null);
-    expect(result!.status).toBe('interrupted');
-    expect(peer.clears).toHaveLength(1);
-    await h.runFor(3400); // the caller is mid-sentence
-    expect(types(rec)).toEqual(['callerSpeechStarted']);
+    const t = h.clock.now();
     call.close();
-    expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded']);
-    expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
-    expect(call.bargeInBackend).toBeNull();
+    // No I/O turn passes here, so the thread cannot have answered: only the clock moves.
+    while (!types(rec).includes('close') && h.clock.fireNext(t + CLOSE_ANSWER_TIMEOUT_MS));
+    expect(h.clock.now()).toBe(t + CLOSE_ANSWER_TIMEOUT_MS);
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_CLOSE_TIMEOUT', 'ended', 'close']);
+    // The thread does answer later (its reply comes before a later call's on the same port): nothing more is emitted.
+    const probe = await readyOnThread();
+    expect(detectorThreads.size).toBe(1);
+    probe.close();
+    await probe.settled();
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_CLOSE_TIMEOUT', 'ended', 'close']);
+  });
+
+  it('a detector thread that dies at the call end does not hold the close back', async () => {
+    const { call, rec } = await callerMidTurn('worker');
+    const h = harness!;
+    const t = h.clock.now();
+    const worker = detectorThreads.workers[0]!;
+    const closed = once(call, 'close');
+    void worker.terminate();
+    call.close();
+    await closed; // the thread's exit, real I/O: the clock does not move, no timeout is needed
+    expect(h.clock.now()).toBe(t);
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_UNAVAILABLE', 'ended', 'close']);
   });
 });
+
+/** A second detector on the (one) detector thread, once its thread has loaded it. */
+async function readyOnThread(): Promise<VoiceBargeIn> {
+  let ready = false;
+  const warned: string[] = [];
+  const voice = new VoiceBargeIn(
+    { detectorThread: 'worker' },
+    MULAW_8K,
+    { pause() {}, resume() {}, interrupt() {}, turnStarted() {}, turnEnded() {}, warning: (w) => warned.push(w.code) },
+    () => (ready = true),
+  );
+  voice.setLine(MULAW_8K, 0);
+  for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+  expect(ready).toBe(true);
+  expect(warned).toEqual([]);
+  return voice;
+}
 
 function rms(x: Int16Array): number {
   let s = 0;
