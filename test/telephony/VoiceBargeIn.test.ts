@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   CLOSE_ANSWER_TIMEOUT_MS,
+  MAX_IN_FLIGHT_MS,
   MAX_PENDING_MS,
   VoiceBargeIn,
   type BargeInActions,
@@ -390,5 +391,80 @@ describe('barge-in by voice while its VAD loads', () => {
     expect(call.bargeInBackend).toBe('webrtc');
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain('no native runtime here');
+  });
+});
+
+describe('barge-in on a detector thread that falls behind (MAX_IN_FLIGHT_MS)', () => {
+  beforeEach(() => configureDetectorThreads({ threads: 1 }));
+  afterEach(() => configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS }));
+
+  const FRAME = 160; // 20 ms of μ-law
+  const FRAME_MS = 20;
+  /** Frames of μ-law: the utterance, then line silence (so its turn ends), `frames` in all. */
+  function callerFrames(frames: number): Uint8Array[] {
+    const talk = clip(UTTERANCE).mulaw;
+    const quiet = clip('silence.ul').mulaw;
+    return Array.from({ length: frames }, (_, i) => {
+      const at = i * FRAME;
+      return at + FRAME <= talk.length ? talk.subarray(at, at + FRAME) : quiet.subarray(at % quiet.length, (at % quiet.length) + FRAME);
+    });
+  }
+
+  it('drops audio beyond 5 s in flight with one BARGE_IN_BEHIND, counts it, and detects later speech again', async () => {
+    const seen: string[] = [];
+    const turns: CallerSpeechStartedEvent[] = [];
+    const actions: BargeInActions = {
+      pause: () => seen.push('pause'),
+      resume: () => seen.push('resume'),
+      interrupt: () => seen.push('interrupt'),
+      turnStarted: (e) => (seen.push('callerSpeechStarted'), turns.push(e)),
+      turnEnded: (e) => seen.push(`callerSpeechEnded:${e.turn === null ? 0 : e.turn.audio.length}`),
+      warning: (w) => seen.push(`warning:${w.code}`),
+    };
+    let ready = false;
+    const voice = new VoiceBargeIn({ detectorThread: 'worker' }, MULAW_8K, actions, () => (ready = true));
+    voice.setLine(MULAW_8K, 0);
+    const quiet = clip('silence.ul').mulaw;
+    // A burst after a stall: 205 frames (4.1 s) of caller audio, each with the 20 ms the phone played
+    // (the bot's silence), all in one turn of the event loop while the thread has not even loaded:
+    // nothing can be answered, so 2 × 160 samples per frame count against the 5 s (40 000 samples).
+    const burst = callerFrames(205);
+    let t = 0;
+    for (const [i, f] of burst.entries()) {
+      voice.inbound(f, (t += FRAME_MS));
+      const k = (i * FRAME) % quiet.length;
+      voice.played(quiet.subarray(k, k + FRAME), t - FRAME_MS);
+    }
+    const kept = (MAX_IN_FLIGHT_MS / 1000) * RATE; // 40 000 samples: 125 frames of each
+    const keptFrames = kept / (2 * FRAME);
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME);
+    expect(voice.droppedPlayedSamples).toBe((burst.length - keptFrames) * FRAME);
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND']); // once, not once per dropped frame
+    // The thread loads, then works through what it kept: the utterance in the first 2.5 s is a turn.
+    for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+    expect(ready).toBe(true);
+    await voice.settled();
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND', 'callerSpeechStarted', expect.stringMatching(/^callerSpeechEnded:[1-9]/)]);
+    expect(turns[0]!.sample).toBeLessThan(clip(UTTERANCE).offset!);
+
+    // The call goes on at the line's pace (the thread answers every 10 frames): the caller speaks again and is heard.
+    const resumeAt = burst.length * FRAME;
+    const later = callerFrames(150);
+    for (const [i, f] of later.entries()) {
+      voice.inbound(f, (t += FRAME_MS));
+      if (i % 10 === 9) await voice.settled();
+    }
+    await voice.settled();
+    expect(seen.slice(3)).toEqual(['callerSpeechStarted', expect.stringMatching(/^callerSpeechEnded:[1-9]/)]);
+    expect(turns[1]!.sample).toBeGreaterThanOrEqual(resumeAt);
+    expect(turns[1]!.sample).toBeLessThan(resumeAt + clip(UTTERANCE).offset!);
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME); // nothing more dropped at the line's pace
+
+    // A second stall on the same call: counted again, but warned of only once per call.
+    for (const f of callerFrames(300)) voice.inbound(f, (t += FRAME_MS));
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME + (300 - kept / FRAME) * FRAME);
+    expect(seen.filter((s) => s.startsWith('warning:'))).toEqual(['warning:BARGE_IN_BEHIND']);
+    voice.close();
+    await voice.settled();
   });
 });
