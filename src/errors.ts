@@ -66,6 +66,8 @@ export type ErrorCode =
   | 'BARGE_IN_UNAVAILABLE'
   /** barge-in's detector thread fell behind (5 s): caller audio was dropped (counted), the call goes on */
   | 'BARGE_IN_BEHIND'
+  /** at a call's end its barge-in detector thread did not answer in time (1 s): the call closed without its last turn */
+  | 'BARGE_IN_CLOSE_TIMEOUT'
   // telephony authentication: the answer webhook's X-Twilio-Signature and per-call stream tokens
   | 'TWILIO_SIGNATURE_MISSING'
   | 'TWILIO_SIGNATURE_MALFORMED'

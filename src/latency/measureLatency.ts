@@ -163,7 +163,7 @@ export async function measureLatency(options: MeasureLatencyOptions): Promise<La
       };
       const id = String(seq);
       const copy = tap !== null && !task.warmup ? tap.watch(id) : null;
-      const rec = await measureRequest(plan, { http: c.http, tracker, signal: controller.signal, timeoutMs });
+      const rec = await measureRequest(plan, { http: c.http, tracker, signal: controller.signal, timeoutMs, now: options.now });
       tap?.forget(id);
       done++;
       if (rec.failure !== null && rec.failure.kind !== 'aborted' && options.stopOn?.(rec) === true) stoppedBy ??= rec;

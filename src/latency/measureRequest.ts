@@ -43,6 +43,8 @@ export interface RequestDeps {
   tracker: ConnectTracker;
   signal: AbortSignal;
   timeoutMs: number;
+  /** The request's clock. @defaultValue `performance.now` */
+  now?: (() => number) | undefined;
 }
 
 function emptyRecord(plan: RequestPlan): LatencyRecord {
@@ -137,12 +139,13 @@ export async function measureRequest(plan: RequestPlan, deps: RequestDeps): Prom
   const id = String(plan.seq);
   // The api's first clock reading is its t0: every figure, ours and the client's, shares it.
   let t0 = NaN;
+  const read = deps.now ?? (() => performance.now());
   const now = (): number => {
-    const t = performance.now();
+    const t = read();
     if (Number.isNaN(t0)) t0 = t;
     return t;
   };
-  const since = (): number => performance.now() - t0;
+  const since = (): number => read() - t0;
   const tts = createTtsApi(deps.http, { now });
   const onEvent = (meta: SpeechEventMeta): void => {
     if (meta.audioBytes > 0)

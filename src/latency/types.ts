@@ -207,6 +207,13 @@ export interface MeasureLatencyOptions {
   localService?: { pace?: 'fast' | 'realtime'; faults?: string };
   /** The client's head / idle timeouts. @defaultValue 30000 each */
   timeoutMs?: number;
+  /**
+   * The clock every request's times are read from (ms, any origin): head, first byte, each
+   * arrival of audio, words. Injected by tests that drive time themselves, so that the simulated
+   * player's verdicts do not depend on how busy the machine was. Connect times and the run's
+   * elapsed time stay on the wall clock. @defaultValue `performance.now`
+   */
+  now?: () => number;
 }
 
 export interface LatencyRun {

@@ -64,8 +64,12 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     this.stats = this.outbound.stats;
     this.inbound = new InboundAudio(options.maxInboundBufferBytes);
     if (options.bargeIn !== undefined && options.bargeIn !== false) {
-      const voice = new VoiceBargeIn(options.bargeIn === true ? {} : options.bargeIn, MULAW_8K, this.bargeInActions, (detector) =>
-        detector.setBotSpeaking(this.stateValue.status === 'speaking'),
+      const voice = new VoiceBargeIn(
+        options.bargeIn === true ? {} : options.bargeIn,
+        MULAW_8K,
+        this.bargeInActions,
+        (detector) => detector.setBotSpeaking(this.stateValue.status === 'speaking'),
+        this.config.clock,
       );
       this.voice = voice;
       this.outbound.onPlayed = (audio, playAt) => voice.played(audio, playAt);
@@ -178,7 +182,6 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
       this.socket.off('error', this.onSocketError);
       this.socket.on('error', noop);
       this.inbound.finish();
-      this.voice?.close(); // reports an open turn, frees the VAD
     }
     this.stateValue = next;
     this.emit('stateChange', previous, next);
@@ -347,16 +350,32 @@ export class CallCore<S> extends EventEmitter<CallEvents<S>> {
     for (const q of this.queue.splice(0)) q.resolve(unspokenResult(q.id, 'cancelled'));
   }
 
+  /**
+   * The call ends: speech is aborted, then barge-in by voice reports an open caller turn
+   * (`callerSpeechEnded` with its audio), then the state becomes `ended` and `close` is emitted,
+   * in this order whichever thread the detector runs on. With a detector thread the last two wait
+   * for the thread's answer (bounded: VoiceBargeIn's CLOSE_ANSWER_TIMEOUT_MS); meanwhile the call
+   * takes no message and starts nothing.
+   */
   private end(reason: CallEndReason, error?: VoicewireError): void {
     const state = this.stateValue;
     if (state.status === 'ended' || this.ending) return;
     this.ending = true; // nothing new starts from here on, whatever the handlers below do
     this.cancelQueue();
     if (state.status === 'speaking') this.finish(state.utterance, 'aborted');
-    const s = this.stateValue;
-    const stream = s.status === 'idle' || s.status === 'speaking' ? s.stream : null;
-    this.transition(error === undefined ? { status: 'ended', reason, stream } : { status: 'ended', reason, stream, error });
-    this.emit('close', error === undefined ? { reason } : { reason, error });
+    const ended = (): void => {
+      const s = this.stateValue;
+      if (s.status === 'ended') return;
+      const stream = s.status === 'idle' || s.status === 'speaking' ? s.stream : null;
+      this.transition(error === undefined ? { status: 'ended', reason, stream } : { status: 'ended', reason, stream, error });
+      this.emit('close', error === undefined ? { reason } : { reason, error });
+    };
+    if (this.voice === null) {
+      ended();
+      return;
+    }
+    this.socket.off('message', this.onMessage); // the call has ended: nothing more is read
+    this.voice.close(ended); // reports an open turn, frees the VAD, then `ended` (at once inline)
   }
 
   private readonly onClose = (): void => this.end('socketClosed');

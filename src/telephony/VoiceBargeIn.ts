@@ -19,6 +19,13 @@
  * thread, decisions handed back within the push (what a test on an injected clock wants). A
  * custom `vad.loadOnnxRuntime` (a function, which cannot cross threads) keeps a call inline.
  *
+ * ## Call end
+ * {@link VoiceBargeIn.close} reports an open caller turn before it calls back, in both modes, so the
+ * call emits `callerSpeechEnded` (with the turn's audio) before its `close`. Inline, that is within
+ * the call; on a thread, the thread flushes the call's detector and the call waits for its answer,
+ * at most {@link CLOSE_ANSWER_TIMEOUT_MS} on the call's clock (then it calls back anyway with a
+ * `BARGE_IN_CLOSE_TIMEOUT` warning); a thread that dies meanwhile calls back at once.
+ *
  * ## The line timeline
  * Inbound sample n of the stream is line sample n (with the provider's timestamps, gaps are kept
  * as gaps). The clock time of line sample 0 is estimated as the earliest "arrival time − audio
@@ -27,6 +34,7 @@
  * in that estimate is covered by the echo gate's 0–300 ms delay range.
  */
 import { InvalidOptionError, TelephonyError, VoicewireError } from '../errors.js';
+import { systemClock, type TelephonyClock } from './clock.js';
 import { S16_BYTES } from '../internal/s16.js';
 import {
   createBargeInDetector,
@@ -76,6 +84,14 @@ export const MAX_PENDING_MS = 2000;
  * 40 KB per call.
  */
 export const MAX_IN_FLIGHT_MS = 5000;
+/**
+ * At call end, how long the call waits for its detector thread to flush the call's detector (an
+ * open turn) before it closes anyway: 1 s on the call's clock. The answer takes one message hop
+ * each way plus at most {@link MAX_IN_FLIGHT_MS} of queued audio, which the thread works through
+ * in tens of ms (native-notes/vad.md: ~12 CPU ms per call-second with Silero on every window); a
+ * thread that has not answered in 1 s is stuck, and a hang-up must not wait on it.
+ */
+export const CLOSE_ANSWER_TIMEOUT_MS = 1000;
 
 /** What the call does with the detector's decisions. */
 export interface BargeInActions {
@@ -153,6 +169,8 @@ export class VoiceBargeIn {
     private readonly actions: BargeInActions,
     /** Called once the detector is ready (the call tells it whether the bot is speaking). */
     private readonly onReady: (detector: BargeInReady) => void,
+    /** The call's clock: times the wait for the detector thread at call end. @defaultValue the system clock */
+    private readonly clock: TelephonyClock = systemClock,
   ) {
     this.format = format;
     const { detectorThread = 'worker', ...detectorOptions } = options;
@@ -166,7 +184,7 @@ export class VoiceBargeIn {
       return;
     }
     if (detectorThread === 'worker' && options.vad?.loadOnnxRuntime === undefined) {
-      this.remote = new RemoteDetector(portable(detectorOptions), onNotice, {
+      this.remote = new RemoteDetector(portable(detectorOptions), onNotice, this.clock, {
         ready: (link) =>
           this.ready(link, (p) => {
             if (p.inbound) {
@@ -274,22 +292,57 @@ export class VoiceBargeIn {
   }
 
   /**
-   * The call ended: an open turn is reported, the detector is freed. Inline, before this returns;
-   * on a detector thread, when the thread answers (after the call's `close`).
+   * The call ended: an open turn is reported, the detector is freed, then `onClosed` is called (the
+   * call emits its `close` there, so the last turn comes first). Inline, all before this returns.
+   * On a detector thread, when the thread has answered with the call's last decisions; if it has
+   * not within {@link CLOSE_ANSWER_TIMEOUT_MS}, with one `BARGE_IN_CLOSE_TIMEOUT` warning first (a
+   * late answer is dropped); if the thread dies meanwhile, at once with one `BARGE_IN_UNAVAILABLE`.
+   * A detector still loading has decided nothing yet: called back at once.
    */
-  close(): void {
-    if (this.closed) return;
+  close(onClosed?: () => void): void {
+    if (this.closed) {
+      onClosed?.();
+      return;
+    }
     this.closed = true;
     this.pending = [];
-    this.remote?.close();
+    const remote = this.remote;
+    if (remote !== null) {
+      remote.close((outcome) => {
+        if (outcome === 'timeout') {
+          this.actions.warning(
+            new TelephonyError(
+              'BARGE_IN_CLOSE_TIMEOUT',
+              `barge-in detector thread did not answer within ${CLOSE_ANSWER_TIMEOUT_MS} ms of the call's end: ` +
+                'an open caller turn is not reported',
+              { field: 'bargeIn' },
+            ),
+          );
+        } else if (outcome === 'threadStopped') {
+          this.actions.warning(
+            new TelephonyError(
+              'BARGE_IN_UNAVAILABLE',
+              `barge-in detector thread stopped at the call's end: an open caller turn is not reported`,
+              {
+                field: 'bargeIn',
+              },
+            ),
+          );
+        }
+        onClosed?.();
+      });
+      return;
+    }
     const detector = this.detector;
     this.detector = null;
-    if (detector === null) return;
-    try {
-      this.dispatch(detector.flush());
-    } finally {
-      detector.close();
+    if (detector !== null) {
+      try {
+        this.dispatch(detector.flush());
+      } finally {
+        detector.close();
+      }
     }
+    onClosed?.();
   }
 
   /** The detector is ready: it hears whether the bot speaks, then what waited while it loaded. */
@@ -306,7 +359,7 @@ export class VoiceBargeIn {
     if (this.closed) return;
     this.closed = true;
     this.pending = [];
-    this.remote?.close();
+    this.remote?.close(noop);
     this.actions.warning(
       err instanceof VoicewireError
         ? err
@@ -412,11 +465,17 @@ interface RemoteEvents {
  */
 const TRANSFER_FRAMES = true;
 
+/** How a call's wait for its detector thread at call end ended. */
+type CloseOutcome = 'answered' | 'notLoaded' | 'timeout' | 'threadStopped';
+
 /** A call's detector on a detector thread: posts its audio and notes, hands back what the thread decides. */
 class RemoteDetector implements BargeInReady {
   private readonly id: number;
   private ready = false;
   private closing = false;
+  /** At call end: called once the thread has answered (or not in time, or died). */
+  private onClosed: ((outcome: CloseOutcome) => void) | null = null;
+  private closeTimer: unknown = null;
   backend: VadBackend | null = null;
   /** Samples posted and not yet answered (inbound and played). */
   private inFlight = 0;
@@ -426,6 +485,7 @@ class RemoteDetector implements BargeInReady {
   constructor(
     options: PortableDetectorOptions,
     private readonly onNotice: (message: string) => void,
+    private readonly clock: TelephonyClock,
     private readonly events: RemoteEvents,
   ) {
     this.id = detectorThreads.attach({ message: (m) => this.message(m), failed: (e) => this.failed(e) });
@@ -460,12 +520,34 @@ class RemoteDetector implements BargeInReady {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  close(): void {
+  /** Asks the thread to flush and free the call's detector; `onClosed` once it has answered (bounded). */
+  close(onClosed: (outcome: CloseOutcome) => void): void {
     if (this.closing) return;
     this.closing = true;
     detectorThreads.post(this.id, { t: 'close', id: this.id });
-    // Not yet loaded: the thread frees it when it is, and answers nothing.
-    if (!this.ready) this.release();
+    if (!this.ready || !detectorThreads.has(this.id)) {
+      // Not yet loaded: the thread frees it when it is, and answers nothing (it decided nothing yet).
+      this.release();
+      onClosed('notLoaded');
+      return;
+    }
+    this.onClosed = onClosed;
+    this.closeTimer = this.clock.setTimeout(() => {
+      this.closeTimer = null;
+      this.release(); // a late answer is dropped: the call has closed
+      this.closed('timeout');
+      this.wake();
+    }, CLOSE_ANSWER_TIMEOUT_MS);
+  }
+
+  /** The wait at call end is over. */
+  private closed(outcome: CloseOutcome): void {
+    const onClosed = this.onClosed;
+    if (onClosed === null) return;
+    this.onClosed = null;
+    if (this.closeTimer !== null) this.clock.clearTimeout(this.closeTimer);
+    this.closeTimer = null;
+    onClosed(outcome);
   }
 
   private send(t: 'in' | 'played', pcm: Uint8Array | Int16Array, atMs: number): boolean {
@@ -505,6 +587,7 @@ class RemoteDetector implements BargeInReady {
       case 'closed':
         this.release();
         this.events.decisions(m.decisions);
+        this.closed('answered');
         break;
     }
     this.wake();
@@ -513,6 +596,7 @@ class RemoteDetector implements BargeInReady {
   private failed(error: PortableError): void {
     this.inFlight = 0;
     this.events.failed({ ...error, message: `its detector thread stopped: ${error.message}` });
+    this.closed('threadStopped'); // a dead thread does not hold the call's close back
     this.wake();
   }
 
@@ -540,6 +624,8 @@ function fromPortable(error: PortableError, context: string): VoicewireError {
   if (error.name === 'InvalidOptionError') return new InvalidOptionError(error.field ?? 'bargeIn', error.message);
   return new TelephonyError('BARGE_IN_UNAVAILABLE', `${context}: ${error.message}`, { field: error.field ?? 'bargeIn' });
 }
+
+function noop(): void {}
 
 function asError(err: unknown): VoicewireError {
   if (err instanceof VoicewireError) return err;

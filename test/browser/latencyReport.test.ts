@@ -1,6 +1,13 @@
 /**
  * The `--html` report in headless Chromium: every chart drew, with axis labels; the waterfall has
  * one row per request with the injected stall on the right one; the page fetches nothing.
+ *
+ * The run is real (the local service over HTTP, the client, the engine) on an injected clock:
+ * time moves by {@link TICK_MS} at each reading the measurement takes, and by the whole stall when
+ * the service sleeps for it. On the wall clock the simulated player (0 ms jitter buffer) judged a
+ * busy machine: under a load of 10+, the test process was sometimes descheduled between two
+ * frames of a plain request for longer than the audio it held, and that request got an underrun
+ * (a stall drawn on a row that must have none). Now each verdict follows from the bytes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,8 +16,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measureLatency, type LatencyRun } from '../../src/latency/index.js';
 import { latencyReportHtml } from '../../src/latency/report/html.js';
-import { startLocalService, type LocalService } from '../../src/service/index.js';
+import { startLocalService, type LocalService, type ServiceClock } from '../../src/service/index.js';
 import { browserSkipReason, launchChromium, type LaunchedBrowser } from './chromium.js';
+
+/**
+ * What each clock reading moves the run's time by: a request's few hundred readings span tens of
+ * ms (its waterfall row has a width), while each 20 ms frame of audio costs a few readings, so a
+ * player never waits on a request that does not stall.
+ */
+const TICK_MS = 0.2;
+/** The stall the service injects after the first event of the stalling contender's requests. */
+const STALL_MS = 1200;
 
 const skip = browserSkipReason();
 if (skip !== null) console.warn(`SKIPPED browser tests (latency report): ${skip}`);
@@ -22,11 +38,20 @@ describe.skipIf(skip !== null)('latency report in Chromium', () => {
   let file: string;
 
   beforeAll(async () => {
-    svc = await startLocalService();
+    let t = 0;
+    const clock: ServiceClock = {
+      now: () => t,
+      sleep: (ms) => {
+        t += ms; // the service's stall: the whole of it passes at once
+        return new Promise((resolve) => setImmediate(resolve));
+      },
+    };
+    svc = await startLocalService({ clock });
     run = await measureLatency({
+      now: () => (t += TICK_MS),
       targets: [
         { label: 'plain', baseUrl: svc.baseUrl, apiKey: svc.token },
-        { label: 'stalling', baseUrl: svc.baseUrl, apiKey: svc.token, headers: { 'x-voicewire-fault': 'stall-after=1:1200' } },
+        { label: 'stalling', baseUrl: svc.baseUrl, apiKey: svc.token, headers: { 'x-voicewire-fault': `stall-after=1:${STALL_MS}` } },
       ],
       texts: ['Thanks for calling. Please hold the line.'],
       runs: 2,
@@ -91,6 +116,13 @@ describe.skipIf(skip !== null)('latency report in Chromium', () => {
       })),
     );
     expect(rows.map((r) => r.seq)).toEqual(run.records.map((r) => r.seq));
+    // The stall the run measured is the one the service injected: after the first event, about STALL_MS long.
+    for (const rec of run.records.filter((r) => r.contender === 'stalling')) {
+      const [u, ...more] = rec.players[0]!.underruns;
+      expect(more).toEqual([]);
+      expect(u!.ms).toBeGreaterThan(STALL_MS - u!.positionSec * 1000 - 50);
+      expect(u!.ms).toBeLessThanOrEqual(STALL_MS);
+    }
     for (const r of rows) {
       expect(r.body).toBeGreaterThan(1);
       expect(r.words).toBeGreaterThan(3);

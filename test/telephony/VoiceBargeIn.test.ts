@@ -4,8 +4,18 @@
  * media at known moments, optionally with the bot's own audio returned as echo.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_PENDING_MS, VoiceBargeIn, type BargeInActions, type BargeInOptions } from '../../src/telephony/VoiceBargeIn.js';
+import { once } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CLOSE_ANSWER_TIMEOUT_MS,
+  MAX_IN_FLIGHT_MS,
+  MAX_PENDING_MS,
+  VoiceBargeIn,
+  type BargeInActions,
+  type BargeInOptions,
+  type DetectorThread,
+} from '../../src/telephony/VoiceBargeIn.js';
+import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS, detectorThreads } from '../../src/telephony/bargeIn/DetectorThreads.js';
 import { MULAW_8K } from '../../src/telephony/lineFormat.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
 import { bargeInFromAgent } from '../../src/telephony/callOptions.js';
@@ -46,11 +56,18 @@ function record(call: TwilioCall, now: () => number): Recorded {
   call.on('bargeIn', (result, event) => (note('bargeIn'), r.bargeIns.push({ result, event })));
   call.on('falseInterruption', (e) => (note('falseInterruption'), r.falseInterruptions.push(e)));
   call.on('word', (w) => r.words.push(w.text));
+  call.on('stateChange', (_from, to) => to.status === 'ended' && note('ended'));
+  call.on('close', () => note('close'));
+  call.on('warning', (w) => note(`warning:${w.code}`));
   return r;
 }
 
-async function bargeInCall(bargeIn: boolean | BargeInOptions): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
-  harness = await startHarness({ source: fixtureSource(), bargeIn: { ...(bargeIn === true ? {} : bargeIn), detectorThread: 'inline' } });
+/** A call with barge-in on; its detector in the call's thread unless `mode` says otherwise. */
+async function bargeInCall(
+  bargeIn: boolean | BargeInOptions,
+  mode: DetectorThread = 'inline',
+): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
+  harness = await startHarness({ source: fixtureSource(), bargeIn: { ...(bargeIn === true ? {} : bargeIn), detectorThread: mode } });
   const { peer, call } = await harness.dial();
   // The VAD loads in real time: a bounded wait on real I/O, not a sleep standing in for the clock.
   for (let i = 0; i < LOAD_POLLS && call.bargeInBackend === null; i++) await sleep(LOAD_POLL_MS);
@@ -80,6 +97,25 @@ async function speakWithCaller(
 
 function types(rec: Recorded): string[] {
   return rec.log.map((l) => l.type);
+}
+
+/** The bot is interrupted by a key press, then the caller is mid-sentence (an open turn) when the call ends. */
+async function callerMidTurn(mode: DetectorThread): Promise<{ peer: TwilioPeer; call: TwilioCall; rec: Recorded }> {
+  const { peer, call, rec } = await bargeInCall(true, mode);
+  const c = clip('speech-en-us-male-u4-snr20.ul');
+  let result: UtteranceResult | null = null;
+  void call.speak(greeting.text).then((r) => (result = r));
+  const h = harness!;
+  peer.startMicrophone({ clips: [{ at: h.clock.now() + 3000, mulaw: c.mulaw }], until: h.clock.now() + 3900 });
+  call.on('dtmf', () => call.interrupt());
+  await h.runFor(500);
+  peer.sendDtmf('1');
+  await h.runUntil(() => result !== null);
+  expect(result!.status).toBe('interrupted');
+  expect(peer.clears).toHaveLength(1);
+  await h.runFor(3400); // the caller is mid-sentence
+  expect(types(rec)).toEqual(['callerSpeechStarted']);
+  return { peer, call, rec };
 }
 
 describe('barge-in by voice on a Twilio call', () => {
@@ -203,27 +239,81 @@ describe('barge-in by voice on a Twilio call', () => {
     expect(peer.clears).toHaveLength(0);
   });
 
-  it('DTMF still interrupts as before, and closing the call reports an open turn and frees the detector', async () => {
-    const { peer, call, rec } = await bargeInCall(true);
-    const c = clip('speech-en-us-male-u4-snr20.ul');
-    let result: UtteranceResult | null = null;
-    void call.speak(greeting.text).then((r) => (result = r));
+  for (const mode of ['inline', 'worker'] as const) {
+    it(`DTMF still interrupts as before, and closing the call reports an open turn before the call's close (${mode})`, async () => {
+      const { call, rec } = await callerMidTurn(mode);
+      const t = harness!.clock.now();
+      call.close();
+      if (mode === 'worker') await call.bargeInSettled(); // the thread's answer; the clock stays put
+      expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'ended', 'close']);
+      expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
+      expect(harness!.clock.now()).toBe(t);
+      expect(call.bargeInBackend).toBeNull();
+    });
+
+    it(`the caller hanging up mid-turn: the turn and its audio come before the call's close (${mode})`, async () => {
+      const { peer, call, rec } = await callerMidTurn(mode);
+      const closed = once(call, 'close');
+      peer.close(); // the phone's side closes the socket
+      await closed; // real I/O (the socket's close, the thread's answer), not the injected clock
+      expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded', 'ended', 'close']);
+      expect(call.state).toMatchObject({ status: 'ended', reason: 'socketClosed' });
+      expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('the call end with the detector on a thread that does not answer', () => {
+  beforeEach(() => configureDetectorThreads({ threads: 1 }));
+  afterEach(() => configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS }));
+
+  it(`closes after CLOSE_ANSWER_TIMEOUT_MS on the call's clock with one BARGE_IN_CLOSE_TIMEOUT, and drops the late answer`, async () => {
+    const { call, rec } = await callerMidTurn('worker');
     const h = harness!;
-    peer.startMicrophone({ clips: [{ at: h.clock.now() + 3000, mulaw: c.mulaw }], until: h.clock.now() + 3900 });
-    call.on('dtmf', () => call.interrupt());
-    await h.runFor(500);
-    peer.sendDtmf('1');
-    await h.runUntil(() => result !== null);
-    expect(result!.status).toBe('interrupted');
-    expect(peer.clears).toHaveLength(1);
-    await h.runFor(3400); // the caller is mid-sentence
-    expect(types(rec)).toEqual(['callerSpeechStarted']);
+    const t = h.clock.now();
     call.close();
-    expect(types(rec)).toEqual(['callerSpeechStarted', 'callerSpeechEnded']);
-    expect(rec.ended[0]!.turn!.audio.length).toBeGreaterThan(0);
-    expect(call.bargeInBackend).toBeNull();
+    // No I/O turn passes here, so the thread cannot have answered: only the clock moves.
+    while (!types(rec).includes('close') && h.clock.fireNext(t + CLOSE_ANSWER_TIMEOUT_MS));
+    expect(h.clock.now()).toBe(t + CLOSE_ANSWER_TIMEOUT_MS);
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_CLOSE_TIMEOUT', 'ended', 'close']);
+    // The thread does answer later (its reply comes before a later call's on the same port): nothing more is emitted.
+    const probe = await readyOnThread();
+    expect(detectorThreads.size).toBe(1);
+    probe.close();
+    await probe.settled();
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_CLOSE_TIMEOUT', 'ended', 'close']);
+  });
+
+  it('a detector thread that dies at the call end does not hold the close back', async () => {
+    const { call, rec } = await callerMidTurn('worker');
+    const h = harness!;
+    const t = h.clock.now();
+    const worker = detectorThreads.workers[0]!;
+    const closed = once(call, 'close');
+    void worker.terminate();
+    call.close();
+    await closed; // the thread's exit, real I/O: the clock does not move, no timeout is needed
+    expect(h.clock.now()).toBe(t);
+    expect(types(rec)).toEqual(['callerSpeechStarted', 'warning:BARGE_IN_UNAVAILABLE', 'ended', 'close']);
   });
 });
+
+/** A second detector on the (one) detector thread, once its thread has loaded it. */
+async function readyOnThread(): Promise<VoiceBargeIn> {
+  let ready = false;
+  const warned: string[] = [];
+  const voice = new VoiceBargeIn(
+    { detectorThread: 'worker' },
+    MULAW_8K,
+    { pause() {}, resume() {}, interrupt() {}, turnStarted() {}, turnEnded() {}, warning: (w) => warned.push(w.code) },
+    () => (ready = true),
+  );
+  voice.setLine(MULAW_8K, 0);
+  for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+  expect(ready).toBe(true);
+  expect(warned).toEqual([]);
+  return voice;
+}
 
 function rms(x: Int16Array): number {
   let s = 0;
@@ -301,5 +391,80 @@ describe('barge-in by voice while its VAD loads', () => {
     expect(call.bargeInBackend).toBe('webrtc');
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain('no native runtime here');
+  });
+});
+
+describe('barge-in on a detector thread that falls behind (MAX_IN_FLIGHT_MS)', () => {
+  beforeEach(() => configureDetectorThreads({ threads: 1 }));
+  afterEach(() => configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS }));
+
+  const FRAME = 160; // 20 ms of μ-law
+  const FRAME_MS = 20;
+  /** Frames of μ-law: the utterance, then line silence (so its turn ends), `frames` in all. */
+  function callerFrames(frames: number): Uint8Array[] {
+    const talk = clip(UTTERANCE).mulaw;
+    const quiet = clip('silence.ul').mulaw;
+    return Array.from({ length: frames }, (_, i) => {
+      const at = i * FRAME;
+      return at + FRAME <= talk.length ? talk.subarray(at, at + FRAME) : quiet.subarray(at % quiet.length, (at % quiet.length) + FRAME);
+    });
+  }
+
+  it('drops audio beyond 5 s in flight with one BARGE_IN_BEHIND, counts it, and detects later speech again', async () => {
+    const seen: string[] = [];
+    const turns: CallerSpeechStartedEvent[] = [];
+    const actions: BargeInActions = {
+      pause: () => seen.push('pause'),
+      resume: () => seen.push('resume'),
+      interrupt: () => seen.push('interrupt'),
+      turnStarted: (e) => (seen.push('callerSpeechStarted'), turns.push(e)),
+      turnEnded: (e) => seen.push(`callerSpeechEnded:${e.turn === null ? 0 : e.turn.audio.length}`),
+      warning: (w) => seen.push(`warning:${w.code}`),
+    };
+    let ready = false;
+    const voice = new VoiceBargeIn({ detectorThread: 'worker' }, MULAW_8K, actions, () => (ready = true));
+    voice.setLine(MULAW_8K, 0);
+    const quiet = clip('silence.ul').mulaw;
+    // A burst after a stall: 205 frames (4.1 s) of caller audio, each with the 20 ms the phone played
+    // (the bot's silence), all in one turn of the event loop while the thread has not even loaded:
+    // nothing can be answered, so 2 × 160 samples per frame count against the 5 s (40 000 samples).
+    const burst = callerFrames(205);
+    let t = 0;
+    for (const [i, f] of burst.entries()) {
+      voice.inbound(f, (t += FRAME_MS));
+      const k = (i * FRAME) % quiet.length;
+      voice.played(quiet.subarray(k, k + FRAME), t - FRAME_MS);
+    }
+    const kept = (MAX_IN_FLIGHT_MS / 1000) * RATE; // 40 000 samples: 125 frames of each
+    const keptFrames = kept / (2 * FRAME);
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME);
+    expect(voice.droppedPlayedSamples).toBe((burst.length - keptFrames) * FRAME);
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND']); // once, not once per dropped frame
+    // The thread loads, then works through what it kept: the utterance in the first 2.5 s is a turn.
+    for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+    expect(ready).toBe(true);
+    await voice.settled();
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND', 'callerSpeechStarted', expect.stringMatching(/^callerSpeechEnded:[1-9]/)]);
+    expect(turns[0]!.sample).toBeLessThan(clip(UTTERANCE).offset!);
+
+    // The call goes on at the line's pace (the thread answers every 10 frames): the caller speaks again and is heard.
+    const resumeAt = burst.length * FRAME;
+    const later = callerFrames(150);
+    for (const [i, f] of later.entries()) {
+      voice.inbound(f, (t += FRAME_MS));
+      if (i % 10 === 9) await voice.settled();
+    }
+    await voice.settled();
+    expect(seen.slice(3)).toEqual(['callerSpeechStarted', expect.stringMatching(/^callerSpeechEnded:[1-9]/)]);
+    expect(turns[1]!.sample).toBeGreaterThanOrEqual(resumeAt);
+    expect(turns[1]!.sample).toBeLessThan(resumeAt + clip(UTTERANCE).offset!);
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME); // nothing more dropped at the line's pace
+
+    // A second stall on the same call: counted again, but warned of only once per call.
+    for (const f of callerFrames(300)) voice.inbound(f, (t += FRAME_MS));
+    expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME + (300 - kept / FRAME) * FRAME);
+    expect(seen.filter((s) => s.startsWith('warning:'))).toEqual(['warning:BARGE_IN_BEHIND']);
+    voice.close();
+    await voice.settled();
   });
 });

@@ -89,6 +89,45 @@ describe('provider adapters', () => {
     expect(a.media(new Uint8Array(640))).toBeInstanceOf(Uint8Array);
   });
 
+  it("Vonage's documented first message: headers as top-level fields, the call id from the uuid the answer URL put there", () => {
+    // The shape of the guide's example (Nexmo/station websockets.md, "First message"): headers flattened into the
+    // message, objects and arrays among them.
+    const first = JSON.stringify({
+      event: 'websocket:connected',
+      'content-type': 'audio/l16;rate=8000',
+      uuid: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+      name: 'J Doe',
+      age: 40,
+      enable_auditing: false,
+      address: { city: 'New York City' },
+      system_roles: [183493, 22],
+    });
+    const a = new VonageAdapter();
+    const start = a.parse(Buffer.from(first), false);
+    expect(start.type).toBe('start');
+    const info = (start as { info: Parameters<VonageAdapter['start']>[0] }).info;
+    const call = a.start(info);
+    expect(call.callId).toBe('aaaaaaaa-bbbb-cccc-dddd-0123456789ab');
+    expect(call.customParameters).toEqual({
+      uuid: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+      name: 'J Doe',
+      age: '40',
+      enable_auditing: 'false',
+    });
+    expect(call.format).toEqual({ encoding: 'l16', sampleRate: 8000, byteOrder: 'le' });
+    // `call_uuid` (the machine-detection event's name for it) is read too; with neither, the id is empty.
+    const named = (h: string): string =>
+      a.start(
+        (
+          a.parse(Buffer.from(`{"event":"websocket:connected","content-type":"audio/l16;rate=8000"${h}}`), false) as typeof start & {
+            info: typeof info;
+          }
+        ).info,
+      ).callId;
+    expect(named(',"call_uuid":"c-1"')).toBe('c-1');
+    expect(named('')).toBe('');
+  });
+
   it('a Telnyx error event is a warning naming its code, not an end of the call', () => {
     const a = new TelnyxAdapter();
     const text = '{"event":"error","payload":{"code":100002,"title":"Unknown error","detail":"bad media"}}';

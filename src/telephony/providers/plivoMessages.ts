@@ -15,8 +15,9 @@ export type PlivoContentType = typeof PLIVO_MULAW | typeof PLIVO_L16;
 export const PLIVO_MULAW_RATE = 8000;
 export const PLIVO_L16_RATES: readonly number[] = [8000, 16000];
 /**
- * Plivo does not state the byte order of `audio/x-l16`; its media server sends host order
- * (little-endian). Not confirmed by Plivo's documentation: see docs/telephony.md#plivo.
+ * Plivo's pages do not state the byte order of `audio/x-l16`. Assumed little-endian (x86 host
+ * order, as every other provider here that sends raw PCM in JSON); not confirmed by Plivo's
+ * documentation. docs/telephony.md#plivo says how to check it on a live call.
  */
 export const PLIVO_L16_BYTE_ORDER = 'le';
 

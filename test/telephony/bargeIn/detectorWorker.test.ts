@@ -88,7 +88,7 @@ async function callWith(mode: DetectorThread, mic: Omit<Microphone, 'until'>, op
   await h.runUntil(() => result !== null, 20_000);
   await h.runFor(2000);
   call.close();
-  await call.bargeInSettled(); // worker: the thread's last answer (an open turn) comes after close
+  await call.bargeInSettled(); // worker: the call's close waits for the thread's last answer (an open turn)
   await harness!.close();
   harness = null;
   return { seen, result: result!, clears: peer.clears.length, audio: peer.audio() };
