@@ -73,7 +73,8 @@ export interface Run {
   backend: string;
 }
 
-export async function runCalls(clips: LoadedClip[], options: BargeInDetectorOptions): Promise<Run> {
+/** `phaseMs`: the slots start this much later (moves every onset on the frame and window grids). */
+export async function runCalls(clips: LoadedClip[], options: BargeInDetectorOptions, phaseMs = 0): Promise<Run> {
   const h = await startHarness({ source: fixtureSource(), bargeIn: { ...options, vad: { onNotice: () => undefined } } });
   const outcomes: Outcome[] = [];
   const falseHeld: number[] = [];
@@ -96,7 +97,7 @@ export async function runCalls(clips: LoadedClip[], options: BargeInDetectorOpti
       clips: spoken,
       until: h.clock.now() + (clips.length + 1) * SLOT_MS,
     });
-    const base = h.clock.now();
+    const base = h.clock.now() + phaseMs;
     for (const [i, c] of clips.entries()) {
       pausedAt = null;
       await h.runFor(Math.max(0, base + i * SLOT_MS - h.clock.now()));

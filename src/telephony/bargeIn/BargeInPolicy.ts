@@ -8,6 +8,11 @@
  *   ▲                    │ (echo alone never leaves it)                        │ pause if the bot speaks
  *   └── silence ≥ falseInterruptionSilenceMs ◀┘                                 │ interrupt at minInterruptionMs
  *   └──────────────── silence ≥ endOfTurnSilenceMs: callerSpeechEnded ◀─────────┘ resume if silent first
+ *
+ * Out of a turn, a window that may be the caller, loud enough and scored ≥ earlyPauseThreshold
+ * pauses the bot early; the confirmation keeps that pause, and without one it resumes after
+ * earlyPauseMs. With `'span'` and `spanByBlock`, the detector hands over the 8 ms blocks between
+ * windows (`block`) while an interrupt is being decided.
  */
 import { InvalidOptionError } from '../../errors.js';
 import {
@@ -86,6 +91,8 @@ export class BargeInPolicy {
   private readonly earlyDb: number;
   /** The pause is early (not yet confirmed) and lapses at this sample; -1 when it is not early. */
   private earlyUntil = -1;
+  /** Where the sound of the early pause began (its decisions' sample). */
+  private earlyStart = 0;
   /** An early pause lapsed: the next one waits for a window that does not qualify (no chatter on a steady sound). */
   private earlyRearm = true;
   /** `'span'` with blocks: whether blocks after the last window may extend the span now. */
@@ -239,8 +246,6 @@ export class BargeInPolicy {
     this.earlyStart = evidence.soundSince >= 0 ? Math.max(evidence.soundSince, sample - this.backdate) : sample;
     out.push(decision('pause', this.earlyStart, end));
   }
-
-  private earlyStart = 0;
 
   private decide(
     sample: number,
