@@ -124,7 +124,11 @@ interface Timed {
 export type BargeInDecision =
   /** Caller speech (not the bot's echo) began at `sample`. */
   | ({ type: 'callerSpeechStarted'; sample: number } & Timed)
-  /** Stop sending new media now (the bot is speaking and the caller started). */
+  /**
+   * Stop sending new media now (the bot is speaking and the caller started, or may have: an early
+   * pause comes before `callerSpeechStarted`, and resumes with `falseInterruption` if nothing
+   * confirms it within earlyPauseMs).
+   */
   | ({ type: 'pause'; sample: number } & Timed)
   /** The speech was shorter than minInterruptionMs: send again from the first unsent frame. */
   | ({ type: 'resume' } & Timed)
