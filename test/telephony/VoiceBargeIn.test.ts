@@ -18,7 +18,9 @@ import {
 import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS, detectorThreads } from '../../src/telephony/bargeIn/DetectorThreads.js';
 import { MULAW_8K } from '../../src/telephony/lineFormat.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
-import { bargeInFromAgent } from '../../src/telephony/callOptions.js';
+import { bargeInFromAgent, DEFAULT_LEAD_MS } from '../../src/telephony/callOptions.js';
+import { DEFAULT_EARLY_PAUSE_MS } from '../../src/telephony/bargeIn/index.js';
+import { TELEPHONY_FRAME_MS } from '../../src/telephony/speechSource.js';
 import type { BargeInEvent } from '../../src/telephony/callTypes.js';
 import type { CallerSpeechEndedEvent, CallerSpeechStartedEvent } from '../../src/telephony/VoiceBargeIn.js';
 import type { TwilioCall } from '../../src/telephony/TwilioCall.js';
@@ -198,6 +200,28 @@ describe('barge-in by voice on a Twilio call', () => {
       expect(peer.micFrames).toBeGreaterThan(0);
     });
   }
+
+  it('an early pause on DTMF tones resumes inside the lead the phone holds, and the phone hears every frame once', async () => {
+    const dtmf: Omit<Microphone, 'until'> = { clips: [{ at: CALLER_AT_MS, mulaw: clip('dtmf0.ul').mulaw }] };
+    const { peer, call, rec } = await bargeInCall(true);
+    const result = await speakWithCaller(call, peer, dtmf);
+    expect(rec.pauses.length).toBeGreaterThan(0);
+    expect(rec.falseInterruptions).toHaveLength(rec.pauses.length);
+    expect(rec.started).toHaveLength(0); // never taken for the caller's speech
+    // Each pause is followed by its resume; none holds media back for longer than the early pause waits (plus a frame).
+    const events = rec.log.filter((l) => l.type === 'bargeInPause' || l.type === 'falseInterruption');
+    expect(events.map((l) => l.type)).toEqual(rec.pauses.flatMap(() => ['bargeInPause', 'falseInterruption']));
+    const held = rec.pauses.map((_, i) => events[2 * i + 1]!.at - events[2 * i]!.at);
+    for (const ms of held) expect(ms).toBeLessThanOrEqual(DEFAULT_EARLY_PAUSE_MS + TELEPHONY_FRAME_MS);
+    expect(Math.max(...held)).toBeLessThan(DEFAULT_LEAD_MS);
+    expect(result.status).toBe('completed');
+    expect(peer.audio().equals(Buffer.from(greeting.mulaw))).toBe(true);
+    // Without the early pause the tones never pause the bot.
+    await harness!.close();
+    const off = await bargeInCall({ earlyPauseMs: 0 });
+    await speakWithCaller(off.call, off.peer, dtmf);
+    expect(off.rec.pauses).toHaveLength(0);
+  });
 
   it('the echo really reaches the detector: with the echo gate off, the same −15 dB echo pauses the bot', async () => {
     const { peer, call, rec } = await bargeInCall({ echoGate: false });

@@ -8,11 +8,20 @@
  *   ▲                    │ (echo alone never leaves it)                        │ pause if the bot speaks
  *   └── silence ≥ falseInterruptionSilenceMs ◀┘                                 │ interrupt at minInterruptionMs
  *   └──────────────── silence ≥ endOfTurnSilenceMs: callerSpeechEnded ◀─────────┘ resume if silent first
+ *
+ * Out of a turn, a window that may be the caller, loud enough and scored ≥ earlyPauseThreshold
+ * pauses the bot early; the confirmation keeps that pause, and without one it resumes after
+ * earlyPauseMs. With `'span'` and `spanByBlock`, the detector hands over the 8 ms blocks between
+ * windows (`block`) while an interrupt is being decided.
  */
 import { InvalidOptionError } from '../../errors.js';
 import {
   DEFAULT_BARGE_IN_START_THRESHOLD,
   DEFAULT_BARGE_IN_STOP_THRESHOLD,
+  DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB,
+  DEFAULT_EARLY_PAUSE_MS,
+  DEFAULT_EARLY_PAUSE_THRESHOLD,
+  DEFAULT_SPAN_BY_BLOCK,
   DEFAULT_END_OF_TURN_SILENCE_MS,
   DEFAULT_FALSE_INTERRUPTION_SILENCE_MS,
   DEFAULT_INTERRUPT_AFTER,
@@ -76,6 +85,19 @@ export class BargeInPolicy {
   /** `'span'`: where the sound began (block-exact when measured), and the end of its last present block in a speech window. */
   private spanStart = 0;
   private spanEnd = 0;
+  /** Early pause: how long it waits for confirmation (samples; 0 off), its threshold and level. */
+  private readonly earlyWait: number;
+  private readonly earlyAt: number;
+  private readonly earlyDb: number;
+  /** The pause is early (not yet confirmed) and lapses at this sample; -1 when it is not early. */
+  private earlyUntil = -1;
+  /** Where the sound of the early pause began (its decisions' sample). */
+  private earlyStart = 0;
+  /** An early pause lapsed: the next one waits for a window that does not qualify (no chatter on a steady sound). */
+  private earlyRearm = true;
+  /** `'span'` with blocks: whether blocks after the last window may extend the span now. */
+  readonly byBlock: boolean;
+  private blockArmed = false;
 
   constructor(options: BargeInPolicyOptions = {}) {
     this.interruptible = options.interruptible ?? true;
@@ -109,6 +131,14 @@ export class BargeInPolicy {
     }
     this.lookback = samples('lookback', EVIDENCE_LOOKBACK_MS);
     this.backdate = samples('onsetBackdateMs', options.onsetBackdateMs ?? DEFAULT_ONSET_BACKDATE_MS);
+    this.earlyWait = samples('earlyPauseMs', options.earlyPauseMs ?? DEFAULT_EARLY_PAUSE_MS);
+    this.earlyAt = options.earlyPauseThreshold ?? DEFAULT_EARLY_PAUSE_THRESHOLD;
+    if (!(this.earlyAt >= 0 && this.earlyAt <= 1)) {
+      throw new InvalidOptionError('earlyPauseThreshold', `earlyPauseThreshold must be within 0..1, got ${this.earlyAt}`);
+    }
+    this.earlyDb = options.earlyPauseAboveFloorDb ?? DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB;
+    if (Number.isNaN(this.earlyDb)) throw new InvalidOptionError('earlyPauseAboveFloorDb', 'earlyPauseAboveFloorDb must be a number of dB');
+    this.byBlock = rule === 'span' && (options.spanByBlock ?? DEFAULT_SPAN_BY_BLOCK);
   }
 
   /** Whether new media is held back now (between `pause` and `resume` / `interrupt`). */
@@ -132,7 +162,38 @@ export class BargeInPolicy {
    */
   setBotSpeaking(speaking: boolean): void {
     this.botSpeaking = speaking;
-    if (!speaking) this.paused = false;
+    if (!speaking) {
+      this.paused = false;
+      this.earlyUntil = -1;
+    }
+  }
+
+  /**
+   * Whether the detector should look at each 8 ms block as it arrives (`'span'` with blocks): the
+   * bot is paused for a confirmed onset and the last window was speech present to its end.
+   */
+  get wantsBlocks(): boolean {
+    return this.blockArmed && this.paused && !this.interrupted && this.earlyUntil < 0;
+  }
+
+  /**
+   * One 8 ms block [start, end) between window ends, `present` when it stands over the noise and
+   * the echo bound. Contiguous present blocks after a speech window extend the span; the first
+   * block that is not present stops that until the next window.
+   */
+  block(start: number, end: number, present: boolean, out: BargeInDecision[]): void {
+    if (!this.wantsBlocks || start !== this.spanEnd) return;
+    if (!present) {
+      this.blockArmed = false;
+      return;
+    }
+    this.spanEnd = end;
+    if (this.longEnough(end)) {
+      this.paused = false;
+      this.interrupted = true;
+      this.blockArmed = false;
+      out.push(decision('interrupt', this.runStart, end));
+    }
   }
 
   /** One VAD window [sample, sample + samples) on the line timeline. Decisions go to `out`. */
@@ -144,6 +205,56 @@ export class BargeInPolicy {
     out: BargeInDecision[],
     aboveFloorDb = Infinity,
     evidence?: WindowEvidence,
+  ): void {
+    const end = sample + samples;
+    this.blockArmed = false;
+    const before = out.length;
+    this.decide(sample, samples, probability, possiblyCaller, out, aboveFloorDb, evidence);
+    if (this.earlyWait > 0 && this.state !== 'speaking') this.early(sample, end, probability, possiblyCaller, out, before, evidence);
+  }
+
+  /**
+   * The early pause, out of a turn: lapses (resume + falseInterruption) when not confirmed in time;
+   * starts on a window that may be the caller, scores earlyPauseThreshold and is loud enough.
+   */
+  private early(
+    sample: number,
+    end: number,
+    probability: number,
+    possiblyCaller: boolean,
+    out: BargeInDecision[],
+    before: number,
+    evidence: WindowEvidence | undefined,
+  ): void {
+    if (this.earlyUntil >= 0 && end >= this.earlyUntil) {
+      this.earlyUntil = -1;
+      if (this.paused) {
+        this.paused = false;
+        out.push(decision('resume', this.earlyStart, end), decision('falseInterruption', this.earlyStart, end));
+      }
+      return;
+    }
+    const qualifies = evidence !== undefined && possiblyCaller && probability >= this.earlyAt && evidence.peakAboveFloorDb >= this.earlyDb;
+    if (!qualifies) {
+      this.earlyRearm = true;
+      return;
+    }
+    if (this.paused || !this.earlyRearm || !this.interruptible || !this.botSpeaking || out.length > before) return;
+    this.paused = true;
+    this.earlyRearm = false;
+    this.earlyUntil = end + this.earlyWait;
+    this.earlyStart = evidence.soundSince >= 0 ? Math.max(evidence.soundSince, sample - this.backdate) : sample;
+    out.push(decision('pause', this.earlyStart, end));
+  }
+
+  private decide(
+    sample: number,
+    samples: number,
+    probability: number,
+    possiblyCaller: boolean,
+    out: BargeInDecision[],
+    aboveFloorDb: number,
+    evidence: WindowEvidence | undefined,
   ): void {
     const end = sample + samples;
     const voiced = probability >= (this.state === 'idle' ? this.start : this.stop);
@@ -172,6 +283,7 @@ export class BargeInPolicy {
     if (strong) {
       this.counted += samples;
       this.spanEnd = presentEnd;
+      this.blockArmed = this.byBlock && presentEnd === end;
     }
     if (this.paused && !this.interrupted && strong && this.longEnough(end)) {
       this.paused = false;
@@ -195,10 +307,14 @@ export class BargeInPolicy {
     this.interrupted = false;
     this.counted = strong ? end - sample : 0;
     this.spanEnd = strong ? presentEnd : this.spanStart;
+    this.blockArmed = this.byBlock && strong && presentEnd === end;
     out.push(decision('callerSpeechStarted', this.runStart, end));
     if (this.interruptible && this.botSpeaking) {
+      // An early pause already holds the bot: it is now confirmed.
+      if (!this.paused) out.push(decision('pause', this.runStart, end));
       this.paused = true;
-      out.push(decision('pause', this.runStart, end));
+      this.earlyUntil = -1;
+      this.earlyRearm = true;
       if (strong && this.longEnough(end)) {
         this.paused = false;
         this.interrupted = true;
@@ -234,6 +350,9 @@ export class BargeInPolicy {
     this.paused = false;
     this.interrupted = false;
     this.silence = 0;
+    this.earlyUntil = -1;
+    this.earlyRearm = true;
+    this.blockArmed = false;
   }
 }
 

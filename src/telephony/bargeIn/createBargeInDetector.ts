@@ -331,13 +331,18 @@ class Detector implements SteppedBargeInDetector {
 
   /**
    * Feeds the VAD up to each window edge at a time, so every window is decided before the next is
-   * scored. With a batch, a window that needs Silero waits on it (the piece ends at that window's
-   * edge, so it is the piece's last event): this yields, and its probability is in `events` when
-   * the owner has run the batch and resumed.
+   * scored; while the policy follows the span block by block (`spanByBlock`), up to each 8 ms
+   * block edge, so a block is decided when it is complete whatever the split of the pushes. With a
+   * batch, a window that needs Silero waits on it (the piece ends at that window's edge, so it is
+   * the piece's last event): this yields, and its probability is in `events` when the owner has
+   * run the batch and resumed.
    */
   private *slice(pcm: Int16Array, out: BargeInDecision[]): Generator<void, void, void> {
     for (let i = 0; i < pcm.length;) {
-      const n = Math.min(pcm.length - i, VAD_WINDOW - (this.turns.position % VAD_WINDOW));
+      const at = this.turns.position;
+      let n = Math.min(pcm.length - i, VAD_WINDOW - (at % VAD_WINDOW));
+      const blocks = this.policy.wantsBlocks;
+      if (blocks) n = Math.min(n, PEAK_BLOCK_SAMPLES - (at % PEAK_BLOCK_SAMPLES));
       const piece = pcm.subarray(i, i + n);
       this.turns.append(piece);
       const deferrals = this.batch?.deferrals ?? 0;
@@ -345,7 +350,21 @@ class Detector implements SteppedBargeInDetector {
       if (this.batch !== null && this.batch.deferrals !== deferrals) yield;
       this.part(events, out);
       i += n;
+      const end = at + n;
+      if (blocks && end % PEAK_BLOCK_SAMPLES === 0 && end % VAD_WINDOW !== 0) this.blockDone(end, out);
     }
+  }
+
+  /** A block between window ends is complete: is it still the caller (over the recent floor and the echo bound)? */
+  private blockDone(end: number, out: BargeInDecision[]): void {
+    const start = end - PEAK_BLOCK_SAMPLES;
+    const block = this.turns.read(start, this.windowBuf.subarray(0, PEAK_BLOCK_SAMPLES));
+    const e = meanSquare(block);
+    const present =
+      this.floor.overRecent(e) >= this.policy.presentDb && (!this.gating || e > this.gate.echoBound(start, PEAK_BLOCK_SAMPLES));
+    const before = out.length;
+    this.policy.block(start, end, present, out);
+    this.afterDecisions(out, before);
   }
 
   private part(events: VadEvent[], out: BargeInDecision[]): void {

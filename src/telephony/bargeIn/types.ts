@@ -80,6 +80,25 @@ export interface BargeInPolicyOptions {
    * @defaultValue {@link DEFAULT_ONSET_ABOVE_FLOOR_DB}
    */
   onsetAboveFloorDb?: number | undefined;
+  /**
+   * Pause before Silero confirms an onset: a window that may be the caller (over the echo bound),
+   * scores at least `earlyPauseThreshold` and whose loudest block stands `earlyPauseAboveFloorDb`
+   * over the recent noise floor pauses the bot at once; if no window confirms speech within this
+   * long, the bot resumes (`falseInterruption`), inside the lead the phone holds, so the caller
+   * hears no gap. 0: pause only on confirmed speech. @defaultValue {@link DEFAULT_EARLY_PAUSE_MS}
+   */
+  earlyPauseMs?: number | undefined;
+  /** See `earlyPauseMs`. @defaultValue {@link DEFAULT_EARLY_PAUSE_THRESHOLD} */
+  earlyPauseThreshold?: number | undefined;
+  /** See `earlyPauseMs`. @defaultValue {@link DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB} */
+  earlyPauseAboveFloorDb?: number | undefined;
+  /**
+   * `'span'` only: between VAD windows, once a window was speech and present to its end, each
+   * following 8 ms block over the noise (and over the echo bound) extends the span as it arrives,
+   * so `interrupt` comes at the block where the span reaches minInterruptionMs rather than at the
+   * next window's end. @defaultValue {@link DEFAULT_SPAN_BY_BLOCK}
+   */
+  spanByBlock?: boolean | undefined;
   /** A window with speech probability ≥ this starts speech. @defaultValue Silero's 0.5 */
   startThreshold?: number | undefined;
   /** While speaking, a window below this is silence. @defaultValue Silero's 0.35 */
@@ -105,7 +124,11 @@ interface Timed {
 export type BargeInDecision =
   /** Caller speech (not the bot's echo) began at `sample`. */
   | ({ type: 'callerSpeechStarted'; sample: number } & Timed)
-  /** Stop sending new media now (the bot is speaking and the caller started). */
+  /**
+   * Stop sending new media now (the bot is speaking and the caller started, or may have: an early
+   * pause comes before `callerSpeechStarted`, and resumes with `falseInterruption` if nothing
+   * confirms it within earlyPauseMs).
+   */
   | ({ type: 'pause'; sample: number } & Timed)
   /** The speech was shorter than minInterruptionMs: send again from the first unsent frame. */
   | ({ type: 'resume' } & Timed)
@@ -191,5 +214,24 @@ export const DEFAULT_ONSET_ABOVE_FLOOR_DB = 3;
 export const DEFAULT_SPAN_INTERRUPT_THRESHOLD = 0.6;
 /** With `'span'`, a block is still sound while this far over the recent floor (the noise sits 1–2 dB over it). */
 export const DEFAULT_SPAN_PRESENT_DB = 3;
+/**
+ * How long an early pause (before Silero confirms) may wait for confirmation: 3 windows. Within
+ * the phone's 200 ms lead a released pause is inaudible (the pacer refills the lead at once).
+ * Measured: native-notes/vad.md, "Barge-in latency through the call".
+ */
+export const DEFAULT_EARLY_PAUSE_MS = 96;
+/**
+ * Silero's score that may start an early pause (under the 0.5 that confirms speech): 0.1 and 0.2
+ * gained the same on the corpus, 0.3 lost the gain (native-notes/vad.md).
+ */
+export const DEFAULT_EARLY_PAUSE_THRESHOLD = 0.2;
+/**
+ * How far over the recent floor a window's loudest block must stand to start an early pause: 6 and
+ * 9 dB gained the same on the corpus, 12 dB kept none of the tuning voices' gain; the higher of the
+ * two keeps quieter noise from pausing the bot.
+ */
+export const DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB = 9;
+/** Extend the span by 8 ms blocks between windows (see `spanByBlock`). */
+export const DEFAULT_SPAN_BY_BLOCK = true;
 export const DEFAULT_BARGE_IN_START_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;
 export const DEFAULT_BARGE_IN_STOP_THRESHOLD = DEFAULT_SILERO_STOP_THRESHOLD;

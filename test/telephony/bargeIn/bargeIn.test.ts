@@ -387,6 +387,79 @@ describe('BargeInPolicy', () => {
     expect(run(5, false)).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
   });
 
+  /** Windows of the given probabilities and loudest-block levels (dB over the floor), the sound present to each window's end. */
+  const windows = (p: BargeInPolicy, probs: number[], dbs: number[], caller = true): BargeInDecision[] => {
+    const out: BargeInDecision[] = [];
+    probs.forEach((x, k) => {
+      const db = dbs[k] ?? 0;
+      const s0 = (k + 10) * W;
+      p.window(s0, W, x, caller, out, db, { peakAboveFloorDb: db, soundSince: db >= 3 ? s0 : -1, presentEnd: db >= 3 ? s0 + W : -1 });
+    });
+    return out;
+  };
+
+  it('pauses early on a loud window the model half believes, before it confirms speech, and pauses only once', () => {
+    const p = new BargeInPolicy();
+    p.setBotSpeaking(true);
+    const out = windows(p, [0.05, 0.3, 0.9, 0.9], [0, 12, 14, 14]);
+    expect(types(out).slice(0, 2)).toEqual(['pause', 'callerSpeechStarted']);
+    expect(out[0]!.detectedAt).toBe(12 * W); // the end of the early window, one window before the confirmation
+    expect(types(out).filter((t) => t === 'pause')).toHaveLength(1);
+    // Off: the pause waits for the confirmation.
+    const off = new BargeInPolicy({ earlyPauseMs: 0 });
+    off.setBotSpeaking(true);
+    const late = windows(off, [0.05, 0.3, 0.9, 0.9], [0, 12, 14, 14]);
+    expect(types(late).slice(0, 2)).toEqual(['callerSpeechStarted', 'pause']);
+    expect(late[1]!.detectedAt).toBe(13 * W);
+  });
+
+  it('resumes an early pause that nothing confirms within earlyPauseMs, once for a steady sound', () => {
+    const p = new BargeInPolicy({ earlyPauseMs: 96 });
+    p.setBotSpeaking(true);
+    // A steady sound the model scores 0.3 (music, a tone) for 20 windows.
+    const out = windows(p, Array(20).fill(0.3), Array(20).fill(15));
+    expect(types(out)).toEqual(['pause', 'resume', 'falseInterruption']);
+    const held = out[1]!.detectedAt - out[0]!.detectedAt;
+    expect(held).toBe(96 * MS);
+    expect(p.isPaused).toBe(false);
+  });
+
+  it('makes no early pause on a window the echo gate holds back, on a quiet window, or when the bot is silent', () => {
+    const p = new BargeInPolicy();
+    p.setBotSpeaking(true);
+    expect(windows(p, [0.3, 0.3], [15, 15], false)).toEqual([]);
+    expect(windows(p, [0.3, 0.3], [6, 6])).toEqual([]);
+    const silent = new BargeInPolicy();
+    expect(windows(silent, [0.3, 0.3], [15, 15])).toEqual([]);
+    const deaf = new BargeInPolicy({ interruptible: false });
+    deaf.setBotSpeaking(true);
+    expect(windows(deaf, [0.3, 0.3], [15, 15])).toEqual([]);
+  });
+
+  it('interrupts at the 8 ms block where the span reaches minInterruptionMs, not at the next window end', () => {
+    const run = (spanByBlock: boolean, present = true): BargeInDecision[] => {
+      const p = new BargeInPolicy({ minInterruptionMs: 144, earlyPauseMs: 0, spanByBlock });
+      p.setBotSpeaking(true);
+      const out = windows(p, [0.9, 0.9, 0.9, 0.9], [12, 12, 12, 12]); // 128 ms of sound
+      expect(p.wantsBlocks).toBe(spanByBlock);
+      const B = W / 4;
+      for (let b = 0; b < 4 && p.isPaused; b++) p.block(14 * W + b * B, 14 * W + (b + 1) * B, present, out);
+      if (p.isPaused) p.window(14 * W, W, 0.9, true, out, 12, { peakAboveFloorDb: 12, soundSince: -1, presentEnd: 15 * W });
+      return out;
+    };
+    const byBlock = run(true).find((d) => d.type === 'interrupt')!;
+    expect(byBlock.detectedAt).toBe(14 * W + 2 * (W / 4)); // 128 + 16 ms
+    expect(run(false).find((d) => d.type === 'interrupt')!.detectedAt).toBe(15 * W);
+    // Blocks that are not over the noise do not extend it: the window decides.
+    expect(run(true, false).find((d) => d.type === 'interrupt')!.detectedAt).toBe(15 * W);
+  });
+
+  it('rejects a bad early pause threshold or level', () => {
+    expect(() => new BargeInPolicy({ earlyPauseThreshold: 2 })).toThrow(InvalidOptionError);
+    expect(() => new BargeInPolicy({ earlyPauseAboveFloorDb: Number.NaN })).toThrow(InvalidOptionError);
+    expect(() => new BargeInPolicy({ earlyPauseMs: -1 })).toThrow(InvalidOptionError);
+  });
+
   it('rejects an unknown interruptAfter rule', () => {
     expect(() => new BargeInPolicy({ interruptAfter: 'soon' as 'speech' })).toThrow(/interruptAfter/);
   });
