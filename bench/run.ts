@@ -36,7 +36,8 @@ const FULL_TIMEOUT_MS_BY_MODULE: Record<string, number> = {
   'concurrency.bench.ts': 25 * 60_000,
   // 25 interleaved rounds of three contenders on 41 s captures: 2 min at load 2, past 5 min at load 8.
   'decodeOverhead.bench.ts': 10 * 60_000,
-  // Five providers' searches, each up to 7 coarse steps and 4 bisections of ~8 s: 5–7 min.
+  // Seven contenders' searches (five providers, callers speaking with barge-in off and on), up to
+  // 6 coarse steps and 4 bisections each, steps of 5-20 s: 390 s on a quiet machine (2026-11-28).
   'telephony.bench.ts': 12 * 60_000,
 };
 

@@ -45,7 +45,11 @@ export interface CallEvents<S> {
   utteranceStart: [info: { id: number; request: TtsRequest }];
   utteranceEnd: [result: UtteranceResult];
   interrupted: [result: UtteranceResult];
-  /** Barge-in by voice: the caller started speaking over the bot; new media is held back. */
+  /**
+   * Barge-in by voice: the caller may be speaking over the bot; new media is held back. An early
+   * pause (`earlyPauseMs`) comes before `callerSpeechStarted` and, unconfirmed, ends in a resume
+   * and `falseInterruption`.
+   */
   bargeInPause: [event: BargeInEvent];
   /** Barge-in by voice fired: the phone was cleared (`interrupted` came just before, with the same result). */
   bargeIn: [result: UtteranceResult, event: BargeInEvent];
