@@ -26,7 +26,7 @@ import {
 import { CORPUS_RATE, loadCorpus, speechBurst, type LoadedClip } from '../test/fixtures/vad/corpus.js';
 import { callMix, cpuPerCallSecond as vadCpuPerCallSecond } from './vad.bench.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
-import { median, percentile, round, sortedCopy } from './lib/stats.js';
+import { median, p50p95, percentile, round, sortedCopy } from './lib/stats.js';
 import { holdOnnxRuntime } from '../src/telephony/vad/silero.js';
 import type { FromDetector, PortableDetectorOptions, ToDetector } from '../src/telephony/bargeIn/detectorMessages.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -228,7 +228,9 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
     echoPause: rate(echo.map((o) => o.pause)),
     falsePauseMaxMs: Math.max(0, ...[...nonSpeech, ...echo].map((o) => o.heldMs ?? 0)),
     falsePauses: falsePauses([...nonSpeech, ...echo]),
-    latencyBy: Object.fromEntries(Object.entries(latency).map(([k, l]) => [k, { pause: p50p95(l.pause), interrupt: p50p95(l.interrupt) }])),
+    latencyBy: Object.fromEntries(
+      Object.entries(latency).map(([k, l]) => [k, { pause: p50p95(l.pause, 0), interrupt: p50p95(l.interrupt, 0) }]),
+    ),
     shortInterrupt: rate(short),
     early: rate(early),
     splitTurns: rate(split),
@@ -246,11 +248,6 @@ export async function evaluate(options: BargeInDetectorOptions, clips: LoadedCli
       Object.entries(kinds).map(([kind, os]) => [kind, `${rate(os.map((o) => o.pause))}/${rate(os.map((o) => o.interrupt))}`]),
     ),
   };
-}
-
-function p50p95(xs: number[]): string {
-  const s = sortedCopy(xs);
-  return `${round(percentile(s, 0.5), 0)}/${round(percentile(s, 0.95), 0)}`;
 }
 
 function falsePauses(os: ClipOutcome[]): Evaluation['falsePauses'] {
@@ -360,6 +357,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     `interrupt p95 ≤ minInterruptionMs + 100 ms (latencies over all voices and SNRs); ≤ 1.5 CPU ms per call-s (noisy)`;
   const load = `load average at the end ${round(loadavg()[0]!, 1)} on ${cpus().length} cores`;
   const thread = await threadRows(opts);
+  /** A row for another configuration run the same way in the same run, beside the defaults'. */
+  const compared = (what: string, e: { figures: BenchResult['figures']; notes: string[] }): BenchResult => ({
+    scenario: `barge-in / ${what}, same run / corpus of ${clips.length} clips`,
+    figures: e.figures,
+    target: '(the first row, measured the same way, for comparison)',
+    command: COMMAND,
+    notes: [load, ...e.notes].join('; '),
+  });
   return [
     {
       scenario:
@@ -376,24 +381,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes: [load, ...now.notes, `CPU ms per call-s noisy with modelWake off (same run): ${round(plain.thread, 2)}`].join('; '),
     },
-    {
-      scenario:
-        'barge-in / the defaults before the early pause and the block-by-block span (earlyPauseMs 0, spanByBlock false), same run / ' +
-        `corpus of ${clips.length} clips`,
-      figures: lastPass.figures,
-      target: '(the first row, measured the same way, for comparison)',
-      command: COMMAND,
-      notes: [load, ...lastPass.notes].join('; '),
-    },
-    {
-      scenario:
-        'barge-in / the first defaults (elapsed 220 ms, echo gate on window means, model turn tracking), same run / ' +
-        `corpus of ${clips.length} clips`,
-      figures: before.figures,
-      target: '(the row above, measured the same way, for comparison)',
-      command: COMMAND,
-      notes: [load, ...before.notes].join('; '),
-    },
+    compared('the defaults before the early pause and the block-by-block span (earlyPauseMs 0, spanByBlock false)', lastPass),
+    compared('the first defaults (elapsed 220 ms, echo gate on window means, model turn tracking)', before),
     ...thread,
   ];
 }

@@ -26,7 +26,7 @@ import type { UtteranceResult } from '../src/telephony/Utterance.js';
 import { CORPUS_RATE, loadCorpus, type LoadedClip } from '../test/fixtures/vad/corpus.js';
 import { fixtureSource, greeting } from '../test/telephony/helpers/fixtureSource.js';
 import { startHarness } from '../test/telephony/helpers/harness.js';
-import { percentile, round, sortedCopy } from './lib/stats.js';
+import { p50p95, percentile, round, sortedCopy } from './lib/stats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND = 'npm run bench -- bargeInCall';
@@ -135,11 +135,6 @@ function onLine(c: LoadedClip): Uint8Array {
   out.set(c.mulaw, CALLER_AT_MS * MS);
   return out;
 }
-
-const p50p95 = (xs: number[]): string => {
-  const s = sortedCopy(xs);
-  return `${round(percentile(s, 0.5))}/${round(percentile(s, 0.95))}`;
-};
 
 function figures(run: Run): { figures: BenchResult['figures']; pauseP95: number; clearP95: number } {
   const o = run.outcomes;

@@ -52,6 +52,7 @@ import { loadCorpus } from '../test/fixtures/vad/corpus.js';
 import { seededRandom } from '../test/support/rng.js';
 import { callerSounds, callerTrack, lineFiller, CALLER_SPEECH_SHARE } from './lib/callerTrack.js';
 import { CallSearch } from './lib/callSearch.js';
+import { median, round } from './lib/stats.js';
 import { FULL_WINDOW, judgeStep, TARGET_P99_MS, unexplainedUnderruns, type WindowRule, windowClosed } from './lib/callStep.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
 import type { BenchOptions, BenchResult } from './types.js';
@@ -621,8 +622,8 @@ async function search(
   // rotating each round, so a spell of outside load lands on every contender alike. Bounded: each
   // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
   // starts past the budget.
-  for (let round = 0; ; round++) {
-    const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length]!);
+  for (let roundIndex = 0; ; roundIndex++) {
+    const order = CONTENDERS.map((_, i) => CONTENDERS[(i + roundIndex) % CONTENDERS.length]!);
     if (order.every((c) => searches.get(c.key)!.next() === null)) break;
     if (!opts.quick && performance.now() - startedAt > FULL_BUDGET_MS) {
       cut = true;
@@ -639,7 +640,7 @@ async function search(
         break;
       }
       process.stderr.write(
-        `telephony bench: round ${round + 1}, ${contender.key}, ${calls} calls ` +
+        `telephony bench: round ${roundIndex + 1}, ${contender.key}, ${calls} calls ` +
           `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms) …\n`,
       );
       let r: StepResult;
@@ -651,7 +652,7 @@ async function search(
         search.record(calls, false);
         out.push({
           scenario: stepScenario(contender, calls),
-          figures: { error: (err as Error).message, 'bare timer p99 ms (this round)': round2(bare) },
+          figures: { error: (err as Error).message, 'bare timer p99 ms (this round)': round(bare, 2) },
           target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
           met: false,
           command: COMMAND,
@@ -675,15 +676,14 @@ async function search(
     if (cut) break;
   }
   const minutes = (performance.now() - startedAt) / 60_000;
-  const sortedBare = [...bareP99].sort((a, b) => a - b);
   const bareOver = bareP99.filter((b) => b > TARGET_P99_MS).length;
   out.unshift({
     scenario: `bare setTimeout every 20 ms (absolute schedule), ${bareSeconds} s at the start of each round: the machine's floor`,
     figures: {
       rounds: bareP99.length,
-      'p99 lateness ms, per round': bareP99.map(round2).join(' / '),
-      'p99 lateness ms, median of rounds': round2(sortedBare[Math.floor(sortedBare.length / 2)] ?? NaN),
-      'p99 lateness ms, worst round': round2(sortedBare.at(-1) ?? NaN),
+      'p99 lateness ms, per round': bareP99.map((x) => round(x, 2)).join(' / '),
+      'p99 lateness ms, median of rounds': round(median(bareP99), 2),
+      'p99 lateness ms, worst round': round(bareP99.length === 0 ? NaN : Math.max(...bareP99), 2),
       'rounds over 5 ms': bareOver,
     },
     command: COMMAND,
@@ -709,12 +709,12 @@ async function search(
         calls: n,
         'first failing N': search.failed ?? 'none',
         'Twilio calls (same run)': twilio,
-        'share of Twilio %': round2(share * 100),
+        'share of Twilio %': round(share * 100, 2),
         ...(at === undefined ? {} : cpuFigures(at, ' at N')),
         ...(at === undefined || c.callers === 'silent' ? {} : decisionFigures(at, ' at N')),
       },
       anchor: 'Twilio in the same run',
-      ratio: round2(share),
+      ratio: round(share, 2),
       ...(isProvider
         ? {
             target: c.provider === 'twilio' ? '≥ 1 call' : `≥ ${TARGET_SHARE_OF_TWILIO * 100} % of Twilio's N`,
@@ -744,21 +744,22 @@ function onOffRow(searches: Map<string, CallSearch>, byN: Map<string, Map<number
     figures: {
       'calls ON': on,
       'calls OFF': off,
-      'ON / OFF %': round2(share * 100),
+      'ON / OFF %': round(share * 100, 2),
       ...(onAt === undefined || offAt === undefined
         ? {}
         : {
             'N both passed': n!,
-            'process CPU ms per call-second at that N, OFF / ON': `${round2(offAt.cpuPerCallSecond)} / ${round2(onAt.cpuPerCallSecond)}`,
+            'process CPU ms per call-second at that N, OFF / ON':
+              `${round(offAt.cpuPerCallSecond, 2)} / ` + `${round(onAt.cpuPerCallSecond, 2)}`,
             'bridge thread CPU ms per call-second, OFF / ON':
-              `${round2(offAt.bridgeCpuPerCallSecond)} / ` + `${round2(onAt.bridgeCpuPerCallSecond)}`,
-            'other threads (detector, GC) CPU ms per call-second, OFF / ON': `${round2(otherCpu(offAt))} / ${round2(otherCpu(onAt))}`,
-            'bridge loop busy %, OFF / ON': `${round2(offAt.busy * 100)} / ${round2(onAt.busy * 100)}`,
+              `${round(offAt.bridgeCpuPerCallSecond, 2)} / ` + `${round(onAt.bridgeCpuPerCallSecond, 2)}`,
+            'other threads (detector, GC) CPU ms per call-second, OFF / ON': `${round(otherCpu(offAt), 2)} / ${round(otherCpu(onAt), 2)}`,
+            'bridge loop busy %, OFF / ON': `${round(offAt.busy * 100, 2)} / ${round(onAt.busy * 100, 2)}`,
             ...decisionFigures(onAt, ' (ON)'),
           }),
     },
     anchor: 'barge-in OFF in the same run',
-    ratio: round2(share),
+    ratio: round(share, 2),
     target: `ON ≥ ${TARGET_ON_SHARE * 100} % of OFF`,
     met: off > 0 && share >= TARGET_ON_SHARE,
     command: COMMAND,
@@ -774,10 +775,10 @@ function otherCpu(r: StepResult): number {
 
 function cpuFigures(r: StepResult, suffix: string): Record<string, number> {
   return {
-    [`process CPU ms per call-second${suffix}`]: round2(r.cpuPerCallSecond),
-    [`bridge thread CPU ms per call-second${suffix}`]: round2(r.bridgeCpuPerCallSecond),
-    [`peer thread CPU ms per call-second${suffix}`]: round2(r.peerCpuPerCallSecond),
-    [`other threads (detector, GC) CPU ms per call-second${suffix}`]: round2(otherCpu(r)),
+    [`process CPU ms per call-second${suffix}`]: round(r.cpuPerCallSecond, 2),
+    [`bridge thread CPU ms per call-second${suffix}`]: round(r.bridgeCpuPerCallSecond, 2),
+    [`peer thread CPU ms per call-second${suffix}`]: round(r.peerCpuPerCallSecond, 2),
+    [`other threads (detector, GC) CPU ms per call-second${suffix}`]: round(otherCpu(r), 2),
   };
 }
 
@@ -807,24 +808,24 @@ function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: bool
   return {
     scenario: stepScenario(c, r.calls),
     figures: {
-      'p50 lateness ms': round2(r.p50),
-      'p99 lateness ms': round2(r.p99),
-      'max lateness ms': round2(r.max),
-      'bare timer p99 ms (this round)': round2(bare),
+      'p50 lateness ms': round(r.p50, 2),
+      'p99 lateness ms': round(r.p99, 2),
+      'max lateness ms': round(r.max, 2),
+      'bare timer p99 ms (this round)': round(bare, 2),
       'paced sends': r.sends,
       'steady window ms': Math.round(r.windowMs),
       'phone underruns (not from barge-in)': r.unexplainedUnderruns,
       'calls live through the window': `${r.liveThroughWindow}/${r.calls}`,
       'other call warnings': r.warnings,
-      'heap MiB': round2(r.heapMiB),
-      'bridge loop busy %': round2(r.busy * 100),
+      'heap MiB': round(r.heapMiB, 2),
+      'bridge loop busy %': round(r.busy * 100, 2),
       ...cpuFigures(r, ''),
-      'peer loop busy %': round2(r.peerBusy * 100),
+      'peer loop busy %': round(r.peerBusy * 100, 2),
       ...(c.callers === 'silent' ? {} : decisionFigures(r, '')),
       ...(c.callers === 'bargeInOn' ? { 'VAD backend': r.backend ?? 'not loaded / mixed', 'VAD notices': r.notices.length } : {}),
     },
     anchor: 'bare timer p99 (this round)',
-    ratio: round2(r.p99 / Math.max(bare, 0.1)),
+    ratio: round(r.p99 / Math.max(bare, 0.1), 2),
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
     met: verdict.met,
     command: COMMAND,
@@ -836,8 +837,4 @@ function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: bool
 
 function describeLine(f: LineFormat): string {
   return `${f.encoding}${f.encoding === 'l16' ? ` ${f.byteOrder ?? 'le'}` : ''} ${f.sampleRate / MS_PER_SECOND} kHz`;
-}
-
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
 }

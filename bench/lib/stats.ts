@@ -41,6 +41,12 @@ export function round(x: number, digits = 3): number {
   return Math.round(x * f) / f;
 }
 
+/** "p50/p95" of `xs` (any order), each rounded with {@link round} to `digits`, for a figure cell. */
+export function p50p95(xs: Iterable<number>, digits = 3): string {
+  const s = sortedCopy(xs);
+  return `${round(percentile(s, 0.5), digits)}/${round(percentile(s, 0.95), digits)}`;
+}
+
 /**
  * A fixed-bucket lateness histogram (0.05 ms buckets up to 200 ms, then an overflow bucket):
  * constant memory however many samples a long paced run records, mergeable across workers.

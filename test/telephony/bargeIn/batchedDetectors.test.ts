@@ -12,19 +12,12 @@ import {
 } from '../../../src/telephony/bargeIn/createBargeInDetector.js';
 import type { BargeInDecision } from '../../../src/telephony/bargeIn/types.js';
 import { SileroBatch } from '../../../src/telephony/vad/silero.js';
-import { clip, CORPUS_RATE } from '../../fixtures/vad/corpus.js';
+import { clip, CORPUS_RATE, MIXED_CLIPS } from '../../fixtures/vad/corpus.js';
 
 const FRAME = (20 * CORPUS_RATE) / 1000;
 /** What the bot plays meanwhile (noted before the caller's frame, as the bridge does). */
 const BOT = clip('echo-20-120ms.ul').referenceMulaw!;
-const CLIPS = [
-  'speech-en-us-male-u3-snr20.ul',
-  'speech-en-gb-female-u2-snr10.ul',
-  'moh1.ul',
-  'speech-espeak-en-us+f4-u4-snr5.ul',
-  'pink-25.ul',
-  'echo-20-120ms.ul',
-];
+const CLIPS = [...MIXED_CLIPS, 'echo-20-120ms.ul'];
 
 /** One call: its clip in 20 ms frames, the bot speaking for its first `botFrames` frames. */
 interface Call {
