@@ -34,7 +34,10 @@ export function vonageFrameBytes(sampleRate: number): number {
 export interface VonageConnected {
   contentType: string;
   sampleRate: number;
-  /** Every other top-level string (or number/boolean) field: the NCCO endpoint's `headers`. */
+  /**
+   * Every other top-level field: the NCCO endpoint's `headers`. Strings as they are; numbers and
+   * booleans as text; objects, arrays and null as their JSON text (`JSON.parse` gives them back).
+   */
   headers: Record<string, string>;
 }
 
@@ -74,8 +77,7 @@ export function parseVonageMessage(text: string): VonageInbound {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(m)) {
         if (k === 'event' || k === 'content-type') continue;
-        if (typeof v === 'string') headers[k] = v;
-        else if (typeof v === 'number' || typeof v === 'boolean') headers[k] = String(v);
+        headers[k] = headerText(v);
       }
       return { event, contentType, sampleRate, headers };
     }
@@ -90,6 +92,11 @@ export function parseVonageMessage(text: string): VonageInbound {
     default:
       return { event: 'unknown', name: event };
   }
+}
+
+/** One header value as text: a string as it is, anything else as its JSON text (`3`, `true`, `{"a":1}`). */
+function headerText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**

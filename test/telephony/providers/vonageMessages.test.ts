@@ -24,6 +24,41 @@ describe('Vonage messages in', () => {
     expect(parseVonageContentType('audio/L16; rate=8000')).toBe(8000);
   });
 
+  it('websocket:connected keeps object, array and null headers as their JSON text', () => {
+    const connected = {
+      event: 'websocket:connected',
+      'content-type': 'audio/l16;rate=8000',
+      app: { name: 'shop', tags: ['a', 'b'] },
+      legs: [1, 2],
+      none: null,
+      ok: true,
+    };
+    const m = parseVonageMessage(JSON.stringify(connected));
+    expect(m).toMatchObject({ headers: { app: '{"name":"shop","tags":["a","b"]}', legs: '[1,2]', none: 'null', ok: 'true' } });
+    if (m.event !== 'websocket:connected') throw new Error('expected websocket:connected');
+    expect(JSON.parse(m.headers['app'] ?? '')).toEqual(connected.app);
+  });
+
+  it('every header of a connected message survives: JSON.parse of its text gives the value back', () => {
+    // JSON text cannot tell -0 from 0: values go through one round of JSON first.
+    const value = fc
+      .jsonValue()
+      .map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+      .filter((v) => typeof v !== 'string');
+    const name = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== 'event' && k !== 'content-type' && k !== '__proto__');
+    fc.assert(
+      fc.property(fc.dictionary(name, fc.oneof(fc.string(), value), { maxKeys: 6 }), (extra) => {
+        const text = JSON.stringify({ event: 'websocket:connected', 'content-type': 'audio/l16;rate=16000', ...extra });
+        const m = parseVonageMessage(text);
+        if (m.event !== 'websocket:connected') throw new Error('expected websocket:connected');
+        expect(Object.keys(m.headers).sort()).toEqual(Object.keys(extra).sort());
+        for (const [k, v] of Object.entries(extra)) {
+          expect(typeof v === 'string' ? m.headers[k] : JSON.parse(m.headers[k] ?? '')).toEqual(v);
+        }
+      }),
+    );
+  });
+
   it('cleared, notify (with our name in the payload) and dtmf (digit at the top level) keep their fields', () => {
     expect(parseVonageMessage('{"event":"websocket:cleared"}')).toEqual({ event: 'websocket:cleared' });
     expect(parseVonageMessage('{"event":"websocket:notify","payload":{"name":"vw:2","x":1}}')).toEqual({
