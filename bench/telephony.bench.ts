@@ -19,7 +19,9 @@
  * ≥ 90 %). How a step is judged (enough sends, what fails it): bench/lib/callStep.ts. The
  * search: coarse steps 10, 50, 100, 200, 300, 400 until the first failing step (1 call only if 10
  * fails), then at most 4 bisection steps (bench/lib/callSearch.ts); no step is retried. The
- * contenders run in rounds (each one's next step per round, the order rotating), so load drifts
+ * bisection's resolution (10 %) is as coarse as the targets: where a contender's largest pass and
+ * first fail straddle ⌈90 % of its reference's N⌉, a last round runs it once at exactly that N
+ * (the reference at the same N first, as an anchor). The contenders run in rounds (each one's next step per round, the order rotating), so load drifts
  * hit them all alike; each round opens with a bare 20 ms timer (the machine's floor in that
  * round), reported beside each of the round's steps. Each step reports CPU per call-second of
  * the whole process, the bridge's thread, the peers' thread and the other threads (the detector

@@ -13,11 +13,18 @@
  * (load-robust), process and peer-thread CPU, bridge loop busy share, and p99 lateness (its
  * direction only under load). `--json FILE` also writes the steps and the spreads.
  * Takes about 8 s a step: 2 N × 2 contenders × 4 rounds ≈ 2.5 min.
+ *
+ * `--adapters` first measures the two providers' adapters alone (Twilio and Telnyx only), CPU per
+ * call-second of their own work: 50 media messages built from 20 ms G.711 frames, 10 mark
+ * requests, and 10 mark echoes parsed in the shape the bench phones send (interleaved rounds,
+ * bench/lib/measure.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PAIRED_FIGURES, pairOrder, ratioSpread, type PairedSample, type StepFigures } from './lib/pairedSteps.js';
 import { round } from './lib/stats.js';
+import { interleave } from './lib/measure.js';
+import { createProviderAdapter } from '../src/telephony/mediaStream.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 
 const DEFAULT_FIXED = [60, 100];
@@ -34,8 +41,8 @@ const fixed = (arg('fixed') ?? DEFAULT_FIXED.join(',')).split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? DEFAULT_ROUNDS));
 const names = (arg('contenders') ?? 'twilio,telnyx').split(',');
 const jsonOut = arg('json');
-if (fixed.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds) || rounds < 1 || names.length !== 2) {
-  throw new Error('usage: --fixed N[,N…] --contenders a,b --rounds K (K ≥ 1)');
+if (fixed.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds) || rounds < 0 || names.length !== 2) {
+  throw new Error('usage: --fixed N[,N…] --contenders a,b --rounds K (K ≥ 0: 0 with --adapters measures only the adapters)');
 }
 const [a, b] = names.map((n) => {
   const c = CONTENDERS.find((x) => x.key === n);
@@ -43,6 +50,44 @@ const [a, b] = names.map((n) => {
   return c;
 }) as [(typeof CONTENDERS)[number], (typeof CONTENDERS)[number]];
 
+/** One second of one call's adapter work (see the header); a G.711 frame is 160 bytes. */
+const FRAMES_PER_SECOND = 50;
+const MARKS_PER_SECOND = 10;
+const G711_FRAME_BYTES = 160;
+const ADAPTER_ROUNDS = 10;
+/** The mark echo each bench phone sends (bench/providerPeers.worker.mjs), as the socket hands it over. */
+const ECHO: Record<string, (name: string) => Buffer> = {
+  twilio: (name) => Buffer.from(JSON.stringify({ event: 'mark', sequenceNumber: '0', streamSid: 'MZbench0', mark: { name } })),
+  telnyx: (name) => Buffer.from(JSON.stringify({ event: 'mark', sequence_number: '0', stream_id: 'st-bench-0', mark: { name } })),
+};
+
+async function adapterCost(): Promise<void> {
+  const frame = new Uint8Array(G711_FRAME_BYTES).map((_, i) => (i * 37) & 0xff);
+  let sink = 0;
+  const contenders = [a, b].map((c) => {
+    const adapter = createProviderAdapter(c.provider);
+    const echoes = Array.from({ length: MARKS_PER_SECOND }, (_, i) => ECHO[c.provider]!(`u1-${i}`));
+    return {
+      name: c.key,
+      run: (): void => {
+        for (let i = 0; i < FRAMES_PER_SECOND; i++) sink += adapter.media(frame).length;
+        for (let i = 0; i < MARKS_PER_SECOND; i++) {
+          sink += (adapter.ackRequest(`u1-${i}`) as string).length;
+          if (adapter.parse(echoes[i]!, false).type === 'ack') sink++;
+        }
+      },
+    };
+  });
+  if (contenders.some((c) => ECHO[c.name] === undefined)) return;
+  const r = await interleave(contenders, { rounds: ADAPTER_ROUNDS });
+  process.stdout.write(
+    `adapters alone, CPU µs per call-second: ${a.key} ${round(r.ms[a.key]! * 1000, 1)}, ${b.key} ${round(r.ms[b.key]! * 1000, 1)}; ` +
+      `${b.key} / ${a.key} ${r.ratio[b.key]} (range ${r.ratioRange[b.key]!.join('–')}) (sink ${sink > 0})\n\n`,
+  );
+}
+if (process.argv.includes('--adapters')) await adapterCost();
+
+if (rounds === 0) process.exit(0);
 const spec = stepSpec({ quick: false });
 const samples: PairedSample[] = [];
 const steps: { round: number; contender: string; calls: number; load: number; figures: StepFigures; sends: number }[] = [];
