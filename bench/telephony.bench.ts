@@ -22,8 +22,9 @@
  * bisection's resolution (10 %) is as coarse as the targets: where a contender's largest pass and
  * first fail straddle ⌈90 % of its reference's N⌉, a last round runs it once at exactly that N
  * (the reference at the same N first, as an anchor). The contenders run in rounds (each one's
- * next step per round, the order rotating), so load drifts hit them all alike; each round opens with a bare 20 ms timer (the machine's floor in that
- * round), reported beside each of the round's steps. Each step reports CPU per call-second of
+ * next step per round, the order rotating), so load drifts hit them all alike; each round opens
+ * with a bare 20 ms timer (the machine's floor in that round), reported beside each of the
+ * round's steps. Each step reports CPU per call-second of
  * the whole process, the bridge's thread, the peers' thread and the other threads (the detector
  * thread, GC), and with callers the barge-in decisions in the window.
  *
