@@ -677,6 +677,7 @@ async function search(
   // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
   // starts past the budget.
   let roundIndex = 0;
+  const checked = new Map<string, string>(); // contender → what its target check was
   for (; ; roundIndex++) {
     const order = CONTENDERS.map((_, i) => CONTENDERS[(i + roundIndex) % CONTENDERS.length]!);
     if (order.every((c) => searches.get(c.key)!.next() === null)) break;
@@ -708,7 +709,7 @@ async function search(
     if (checks.length > 0 && !overBudget()) {
       const bare = (await bareTimerLateness(bareSeconds)).quantile(0.99);
       bareP99.push(bare);
-      const anchored = new Set<string>();
+      const anchored = new Set<string>(); // reference@N already run as an anchor
       for (const { contender, reference, share, calls } of checks) {
         if (overBudget()) {
           cut = true;
@@ -720,6 +721,7 @@ async function search(
           await runStep(reference, calls, bare, roundIndex + 1, null, `anchor of the ${why} (not part of its own search)`);
         }
         await runStep(contender, calls, bare, roundIndex + 1, searches.get(contender.key)!, why);
+        checked.set(contender.key, `the last step (${calls}) was the ${why}`);
       }
     }
   }
@@ -770,7 +772,9 @@ async function search(
           }
         : {}),
       command: COMMAND,
-      notes: `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order); ${common}`,
+      notes:
+        `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order` +
+        `${checked.has(c.key) ? `; ${checked.get(c.key)!}` : ''}); ${common}`,
     });
   }
   out.push(onOffRow(searches, byN, `VAD backend in the ON steps: ${[...backends].join(', ') || 'none ran'}; ${common}`));
