@@ -54,7 +54,7 @@ import type { VadBackend } from '../src/telephony/vad/types.js';
 import { loadCorpus } from '../test/fixtures/vad/corpus.js';
 import { seededRandom } from '../test/support/rng.js';
 import { callerSounds, callerTrack, lineFiller, CALLER_SPEECH_SHARE } from './lib/callerTrack.js';
-import { CallSearch, targetCalls } from './lib/callSearch.js';
+import { CallSearch, openTargets, type TargetPair } from './lib/callSearch.js';
 import { median, round } from './lib/stats.js';
 import { FULL_WINDOW, judgeStep, TARGET_P99_MS, unexplainedUnderruns, type WindowRule, windowClosed } from './lib/callStep.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
@@ -781,38 +781,21 @@ async function search(
   return out;
 }
 
-/** A target the finished searches left open: one step of `contender` at `calls` decides it. */
-interface TargetCheck {
-  contender: Contender;
-  reference: Contender;
-  share: number;
-  calls: number;
-}
-
 /**
- * The targets a finished search cannot decide: each provider against Twilio, barge-in ON against
- * OFF, where ⌈share × the reference's largest N⌉ is above the contender's largest pass and below
- * its first fail (bench/lib/callSearch.ts `targetCalls`, `isOpen`).
+ * The targets a finished search cannot decide (bench/lib/callSearch.ts `openTargets`): each
+ * provider against Twilio, barge-in ON against OFF.
  */
-function targetChecks(searches: Map<string, CallSearch>): TargetCheck[] {
+function targetChecks(searches: Map<string, CallSearch>): (TargetPair<Contender> & { calls: number })[] {
   const twilio = CONTENDERS[0]!;
-  const pairs: TargetCheck[] = [
+  const pairs: TargetPair<Contender>[] = [
     ...CONTENDERS.filter((c) => c.callers === 'silent' && c !== twilio).map((c) => ({
       contender: c,
       reference: twilio,
       share: TARGET_SHARE_OF_TWILIO,
-      calls: 0,
     })),
-    { contender: SPEAKING_ON, reference: SPEAKING_OFF, share: TARGET_ON_SHARE, calls: 0 },
+    { contender: SPEAKING_ON, reference: SPEAKING_OFF, share: TARGET_ON_SHARE },
   ];
-  const out: TargetCheck[] = [];
-  for (const check of pairs) {
-    const reference = searches.get(check.reference.key)!.largest;
-    if (reference === 0) continue;
-    const calls = targetCalls(reference, check.share);
-    if (searches.get(check.contender.key)!.isOpen(calls)) out.push({ ...check, calls });
-  }
-  return out;
+  return openTargets(pairs, (c) => searches.get(c.key)!);
 }
 
 /** Barge-in ON against OFF, callers speaking: the largest N of each and their CPU and decisions. */

@@ -82,3 +82,26 @@ export class CallSearch {
     );
   }
 }
+
+/** A target "contender's largest N ≥ `share` × reference's largest N" (the bench's ≥ 90 % targets). */
+export interface TargetPair<K> {
+  contender: K;
+  reference: K;
+  share: number;
+}
+
+/**
+ * The targets finished searches leave open: those whose N ({@link targetCalls} of the reference's
+ * largest) lies above the contender's largest pass and below its first fail, with that N. A
+ * reference that passed nothing sets no target.
+ */
+export function openTargets<K>(pairs: readonly TargetPair<K>[], searchOf: (k: K) => CallSearch): (TargetPair<K> & { calls: number })[] {
+  const out: (TargetPair<K> & { calls: number })[] = [];
+  for (const pair of pairs) {
+    const reference = searchOf(pair.reference).largest;
+    if (reference === 0) continue;
+    const calls = targetCalls(reference, pair.share);
+    if (searchOf(pair.contender).isOpen(calls)) out.push({ ...pair, calls });
+  }
+  return out;
+}

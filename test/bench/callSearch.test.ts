@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BISECT_RESOLUTION, CallSearch, targetCalls } from '../../bench/lib/callSearch.js';
+import { BISECT_RESOLUTION, CallSearch, openTargets, targetCalls } from '../../bench/lib/callSearch.js';
 
 const COARSE = [1, 10, 50, 100, 200, 300, 400];
 
@@ -150,6 +150,25 @@ describe('telephony bench call search', () => {
       expect(telnyx.largest).toBe(96);
       expect(telnyx.largest / twilio.largest).toBeGreaterThanOrEqual(0.9);
       expect(telnyx.isOpen(calls)).toBe(false);
+    });
+
+    it("lists only the open targets, each with its N, against each contender's own reference", () => {
+      const searches: Record<string, CallSearch> = {
+        twilio: searchWith((n) => n <= 108), // 106
+        telnyx: searchWith((n) => n <= 108 && n !== 100), // 93, first fail 100: 96 is open
+        plivo: searchWith((n) => n <= 160), // 150: already above 96
+        exotel: searchWith((n) => n <= 60), // 59, first fail 62: 96 is a known fail
+        off: searchWith((n) => n <= 120), // 118
+        on: searchWith((n) => n <= 60), // 59, first fail 62: 107 is a known fail
+        silent: searchWith(() => false), // 0: sets no target
+        other: searchWith((n) => n <= 5),
+      };
+      const pairs = [
+        ...['telnyx', 'plivo', 'exotel'].map((contender) => ({ contender, reference: 'twilio', share: 0.9 })),
+        { contender: 'on', reference: 'off', share: 0.9 },
+        { contender: 'other', reference: 'silent', share: 0.9 },
+      ];
+      expect(openTargets(pairs, (k) => searches[k]!)).toEqual([{ contender: 'telnyx', reference: 'twilio', share: 0.9, calls: 96 }]);
     });
 
     it('a contender whose search already passed the target N, or failed at or below it, needs no check', () => {
