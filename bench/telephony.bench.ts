@@ -19,9 +19,12 @@
  * ≥ 90 %). How a step is judged (enough sends, what fails it): bench/lib/callStep.ts. The
  * search: coarse steps 10, 50, 100, 200, 300, 400 until the first failing step (1 call only if 10
  * fails), then at most 4 bisection steps (bench/lib/callSearch.ts); no step is retried. The
- * contenders run in rounds (each one's next step per round, the order rotating), so load drifts
- * hit them all alike; each round opens with a bare 20 ms timer (the machine's floor in that
- * round), reported beside each of the round's steps. Each step reports CPU per call-second of
+ * bisection's resolution (10 %) is as coarse as the targets: where a contender's largest pass and
+ * first fail straddle ⌈90 % of its reference's N⌉, a last round runs it once at exactly that N
+ * (the reference at the same N first, as an anchor). The contenders run in rounds (each one's
+ * next step per round, the order rotating), so load drifts hit them all alike; each round opens
+ * with a bare 20 ms timer (the machine's floor in that round), reported beside each of the
+ * round's steps. Each step reports CPU per call-second of
  * the whole process, the bridge's thread, the peers' thread and the other threads (the detector
  * thread, GC), and with callers the barge-in decisions in the window.
  *
@@ -51,7 +54,7 @@ import type { VadBackend } from '../src/telephony/vad/types.js';
 import { loadCorpus } from '../test/fixtures/vad/corpus.js';
 import { seededRandom } from '../test/support/rng.js';
 import { callerSounds, callerTrack, lineFiller, CALLER_SPEECH_SHARE } from './lib/callerTrack.js';
-import { CallSearch } from './lib/callSearch.js';
+import { CallSearch, openTargets, type TargetPair } from './lib/callSearch.js';
 import { median, round } from './lib/stats.js';
 import { FULL_WINDOW, judgeStep, TARGET_P99_MS, unexplainedUnderruns, type WindowRule, windowClosed } from './lib/callStep.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
@@ -622,10 +625,63 @@ async function search(
   // rotating each round, so a spell of outside load lands on every contender alike. Bounded: each
   // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
   // starts past the budget.
-  for (let roundIndex = 0; ; roundIndex++) {
+  const overBudget = (): boolean => !opts.quick && performance.now() - startedAt > FULL_BUDGET_MS;
+  /**
+   * Runs one step and reports it; `search` records its verdict (null: an anchor step, reported
+   * only). A step that could not run to its end (phones that could not connect, the step's
+   * deadline) is a failed step, reported as such; the other searches go on.
+   */
+  const runStep = async (
+    contender: Contender,
+    calls: number,
+    bare: number,
+    roundNo: number,
+    search: CallSearch | null,
+    note?: string,
+  ): Promise<void> => {
+    process.stderr.write(
+      `telephony bench: round ${roundNo}, ${contender.key}, ${calls} calls ` +
+        `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms)${note === undefined ? '' : ` [${note}]`} …\n`,
+    );
+    let r: StepResult;
+    try {
+      r = await step(calls, contender, spec);
+    } catch (err) {
+      search?.record(calls, false);
+      out.push({
+        scenario: stepScenario(contender, calls),
+        figures: { error: (err as Error).message, 'bare timer p99 ms (this round)': round(bare, 2) },
+        target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
+        met: false,
+        command: COMMAND,
+        ...(note === undefined ? {} : { notes: note }),
+      });
+      return;
+    }
+    const verdict = judgeStep({
+      p99: r.p99,
+      sends: r.sends,
+      calls,
+      liveThroughWindow: r.liveThroughWindow,
+      failedUtterances: r.failedUtterances,
+      unexplainedUnderruns: r.unexplainedUnderruns,
+      detectorsBehind: r.detectorsBehind,
+    });
+    search?.record(calls, verdict.met);
+    if (contender.callers === 'bargeInOn') backends.add(r.backend ?? 'not loaded / mixed');
+    if (verdict.met && search !== null) byN.get(contender.key)!.set(calls, r);
+    out.push(stepRow(contender, r, bare, verdict, note));
+  };
+  // Rounds: a bare timer, then each contender still searching runs its next step, the first one
+  // rotating each round, so a spell of outside load lands on every contender alike. Bounded: each
+  // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
+  // starts past the budget.
+  let roundIndex = 0;
+  const checked = new Map<string, string>(); // contender → what its target check was
+  for (; ; roundIndex++) {
     const order = CONTENDERS.map((_, i) => CONTENDERS[(i + roundIndex) % CONTENDERS.length]!);
     if (order.every((c) => searches.get(c.key)!.next() === null)) break;
-    if (!opts.quick && performance.now() - startedAt > FULL_BUDGET_MS) {
+    if (overBudget()) {
       cut = true;
       break;
     }
@@ -635,45 +691,39 @@ async function search(
       const search = searches.get(contender.key)!;
       const calls = search.next();
       if (calls === null) continue;
-      if (!opts.quick && performance.now() - startedAt > FULL_BUDGET_MS) {
+      if (overBudget()) {
         cut = true;
         break;
       }
-      process.stderr.write(
-        `telephony bench: round ${roundIndex + 1}, ${contender.key}, ${calls} calls ` +
-          `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms) …\n`,
-      );
-      let r: StepResult;
-      try {
-        r = await step(calls, contender, spec);
-      } catch (err) {
-        // A step that could not run to its end (phones that could not connect, the step's
-        // deadline) is a failed step, reported as such; the other searches go on.
-        search.record(calls, false);
-        out.push({
-          scenario: stepScenario(contender, calls),
-          figures: { error: (err as Error).message, 'bare timer p99 ms (this round)': round(bare, 2) },
-          target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
-          met: false,
-          command: COMMAND,
-        });
-        continue;
-      }
-      const verdict = judgeStep({
-        p99: r.p99,
-        sends: r.sends,
-        calls,
-        liveThroughWindow: r.liveThroughWindow,
-        failedUtterances: r.failedUtterances,
-        unexplainedUnderruns: r.unexplainedUnderruns,
-        detectorsBehind: r.detectorsBehind,
-      });
-      search.record(calls, verdict.met);
-      if (contender.callers === 'bargeInOn') backends.add(r.backend ?? 'not loaded / mixed');
-      if (verdict.met) byN.get(contender.key)!.set(calls, r);
-      out.push(stepRow(contender, r, bare, verdict));
+      await runStep(contender, calls, bare, roundIndex + 1, search);
     }
     if (cut) break;
+  }
+  // The target round (full run): where a contender's search left the target N open, that is
+  // ⌈90 % of its reference's largest N⌉ lies above its largest pass and below its first fail (the
+  // 10 % bisection resolution is as coarse as the target), one step at exactly that N decides it,
+  // recorded in its search like any step (one trial, no retry). The reference runs the same N
+  // first in the same round, as an anchor reported beside it (its own search is not changed).
+  if (!opts.quick && !cut) {
+    const checks = targetChecks(searches);
+    if (checks.length > 0 && !overBudget()) {
+      const bare = (await bareTimerLateness(bareSeconds)).quantile(0.99);
+      bareP99.push(bare);
+      const anchored = new Set<string>(); // reference@N already run as an anchor
+      for (const { contender, reference, share, calls } of checks) {
+        if (overBudget()) {
+          cut = true;
+          break;
+        }
+        const why = `target check: ${calls} = ⌈${share * 100} % of ${reference.label}'s ${searches.get(reference.key)!.largest}⌉`;
+        if (!anchored.has(`${reference.key}@${calls}`)) {
+          anchored.add(`${reference.key}@${calls}`);
+          await runStep(reference, calls, bare, roundIndex + 1, null, `anchor of the ${why} (not part of its own search)`);
+        }
+        await runStep(contender, calls, bare, roundIndex + 1, searches.get(contender.key)!, why);
+        checked.set(contender.key, `the last step (${calls}) was the ${why}`);
+      }
+    }
   }
   const minutes = (performance.now() - startedAt) / 60_000;
   const bareOver = bareP99.filter((b) => b > TARGET_P99_MS).length;
@@ -722,11 +772,30 @@ async function search(
           }
         : {}),
       command: COMMAND,
-      notes: `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order); ${common}`,
+      notes:
+        `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order` +
+        `${checked.has(c.key) ? `; ${checked.get(c.key)!}` : ''}); ${common}`,
     });
   }
   out.push(onOffRow(searches, byN, `VAD backend in the ON steps: ${[...backends].join(', ') || 'none ran'}; ${common}`));
   return out;
+}
+
+/**
+ * The targets a finished search cannot decide (bench/lib/callSearch.ts `openTargets`): each
+ * provider against Twilio, barge-in ON against OFF.
+ */
+function targetChecks(searches: Map<string, CallSearch>): (TargetPair<Contender> & { calls: number })[] {
+  const twilio = CONTENDERS[0]!;
+  const pairs: TargetPair<Contender>[] = [
+    ...CONTENDERS.filter((c) => c.callers === 'silent' && c !== twilio).map((c) => ({
+      contender: c,
+      reference: twilio,
+      share: TARGET_SHARE_OF_TWILIO,
+    })),
+    { contender: SPEAKING_ON, reference: SPEAKING_OFF, share: TARGET_ON_SHARE },
+  ];
+  return openTargets(pairs, (c) => searches.get(c.key)!);
 }
 
 /** Barge-in ON against OFF, callers speaking: the largest N of each and their CPU and decisions. */
@@ -804,7 +873,7 @@ function stepScenario(c: Contender, calls: number): string {
   return `telephony bridge / ${c.label} (${describeLine(BENCH_LINES[c.provider])}) / ${calls} concurrent calls / 200 ms lead`;
 }
 
-function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: boolean; why: string[] }): BenchResult {
+function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: boolean; why: string[] }, note?: string): BenchResult {
   return {
     scenario: stepScenario(c, r.calls),
     figures: {
@@ -829,9 +898,13 @@ function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: bool
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
     met: verdict.met,
     command: COMMAND,
-    ...(verdict.met && r.notices.length === 0
+    ...(verdict.met && r.notices.length === 0 && note === undefined
       ? {}
-      : { notes: [...(verdict.met ? [] : [`failed: ${verdict.why.join('; ')}`]), ...r.notices].join('; ') }),
+      : {
+          notes: [...(note === undefined ? [] : [note]), ...(verdict.met ? [] : [`failed: ${verdict.why.join('; ')}`]), ...r.notices].join(
+            '; ',
+          ),
+        }),
   };
 }
 

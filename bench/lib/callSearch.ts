@@ -12,6 +12,17 @@
 /** Bisection stops once the gap between the last pass and the first fail is within this share of the fail (10 %). */
 export const BISECT_RESOLUTION = 0.1;
 
+/** Float slack for {@link targetCalls}: 0.9 × 110 is 99.00000000000001 in binary floating point. */
+const SHARE_EPSILON = 1e-9;
+
+/**
+ * The least whole N that is at least `share` of `reference` (⌈0.9 × 106⌉ = 96): the N a
+ * contender must carry to meet a "≥ 90 % of the reference's N" target.
+ */
+export function targetCalls(reference: number, share: number): number {
+  return Math.max(1, Math.ceil(reference * share - SHARE_EPSILON));
+}
+
 export class CallSearch {
   /** The largest N that passed (0: none yet). */
   largest = 0;
@@ -42,7 +53,15 @@ export class CallSearch {
     return Math.floor((this.largest + this.failed) / 2);
   }
 
-  /** Records the outcome of the step `next()` proposed. */
+  /**
+   * Whether a step at `calls` would tell this search something: above its largest pass and below
+   * its first fail (the bench's target check runs such a step after the search has ended).
+   */
+  isOpen(calls: number): boolean {
+    return calls > this.largest && (this.failed === null || calls < this.failed);
+  }
+
+  /** Records the outcome of a step: the one `next()` proposed, or a target check's. */
   record(calls: number, passed: boolean): void {
     const fallbackStep = this.fallbackDue() && calls === this.fallback;
     this.tried.push(calls);
@@ -62,4 +81,27 @@ export class CallSearch {
       !this.tried.includes(this.fallback)
     );
   }
+}
+
+/** A target "contender's largest N ≥ `share` × reference's largest N" (the bench's ≥ 90 % targets). */
+export interface TargetPair<K> {
+  contender: K;
+  reference: K;
+  share: number;
+}
+
+/**
+ * The targets finished searches leave open: those whose N ({@link targetCalls} of the reference's
+ * largest) lies above the contender's largest pass and below its first fail, with that N. A
+ * reference that passed nothing sets no target.
+ */
+export function openTargets<K>(pairs: readonly TargetPair<K>[], searchOf: (k: K) => CallSearch): (TargetPair<K> & { calls: number })[] {
+  const out: (TargetPair<K> & { calls: number })[] = [];
+  for (const pair of pairs) {
+    const reference = searchOf(pair.reference).largest;
+    if (reference === 0) continue;
+    const calls = targetCalls(reference, pair.share);
+    if (searchOf(pair.contender).isOpen(calls)) out.push({ ...pair, calls });
+  }
+  return out;
 }

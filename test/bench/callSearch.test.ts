@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BISECT_RESOLUTION, CallSearch } from '../../bench/lib/callSearch.js';
+import { BISECT_RESOLUTION, CallSearch, openTargets, targetCalls } from '../../bench/lib/callSearch.js';
 
 const COARSE = [1, 10, 50, 100, 200, 300, 400];
 
@@ -123,6 +123,82 @@ describe('telephony bench call search', () => {
           expect(search.largest).toBeLessThanOrEqual(capacity);
           if (capacity >= 1) expect(search.largest).toBeGreaterThanOrEqual(1);
           if (search.failed !== null) expect(search.failed).toBeGreaterThan(capacity);
+        }),
+      );
+    });
+  });
+
+  describe('the target check after a search', () => {
+    /** Runs a search on the bench's ladder against `passes` (a step's verdict per N). */
+    function searchWith(passes: (n: number) => boolean): CallSearch {
+      const search = new CallSearch(LADDER, 4, 1);
+      for (let n = search.next(); n !== null; n = search.next()) search.record(n, passes(n));
+      return search;
+    }
+
+    it('two contenders of the same capacity read 106 and 93 when one borderline step at 100 fails, and one step at 96 decides the target', () => {
+      // The quiet run of 2026-11-28 19:45: both carry ~108 calls; Telnyx's one step at 100 failed.
+      const twilio = searchWith((n) => n <= 108);
+      const telnyx = searchWith((n) => n <= 108 && n !== 100);
+      expect(twilio.tried).toEqual([10, 50, 100, 200, 150, 125, 112, 106]);
+      expect(telnyx.tried).toEqual([10, 50, 100, 75, 87, 93]);
+      expect(telnyx.largest / twilio.largest).toBeLessThan(0.9);
+      const calls = targetCalls(twilio.largest, 0.9);
+      expect(calls).toBe(96);
+      expect(telnyx.isOpen(calls)).toBe(true);
+      telnyx.record(calls, true);
+      expect(telnyx.largest).toBe(96);
+      expect(telnyx.largest / twilio.largest).toBeGreaterThanOrEqual(0.9);
+      expect(telnyx.isOpen(calls)).toBe(false);
+    });
+
+    it("lists only the open targets, each with its N, against each contender's own reference", () => {
+      const searches: Record<string, CallSearch> = {
+        twilio: searchWith((n) => n <= 108), // 106
+        telnyx: searchWith((n) => n <= 108 && n !== 100), // 93, first fail 100: 96 is open
+        plivo: searchWith((n) => n <= 160), // 150: already above 96
+        exotel: searchWith((n) => n <= 60), // 59, first fail 62: 96 is a known fail
+        off: searchWith((n) => n <= 120), // 118
+        on: searchWith((n) => n <= 60), // 59, first fail 62: 107 is a known fail
+        silent: searchWith(() => false), // 0: sets no target
+        other: searchWith((n) => n <= 5),
+      };
+      const pairs = [
+        ...['telnyx', 'plivo', 'exotel'].map((contender) => ({ contender, reference: 'twilio', share: 0.9 })),
+        { contender: 'on', reference: 'off', share: 0.9 },
+        { contender: 'other', reference: 'silent', share: 0.9 },
+      ];
+      expect(openTargets(pairs, (k) => searches[k]!)).toEqual([{ contender: 'telnyx', reference: 'twilio', share: 0.9, calls: 96 }]);
+    });
+
+    it('a contender whose search already passed the target N, or failed at or below it, needs no check', () => {
+      const passed = searchWith((n) => n <= 120);
+      expect(passed.isOpen(targetCalls(106, 0.9))).toBe(false);
+      const failed = searchWith((n) => n <= 60);
+      expect(failed.failed).toBeLessThanOrEqual(96);
+      expect(failed.isOpen(targetCalls(106, 0.9))).toBe(false);
+    });
+
+    it('the target N is the least whole N at or above the share of the reference, whatever the reference', () => {
+      expect(targetCalls(110, 0.9)).toBe(99); // 0.9 × 110 is 99.00000000000001 in floating point
+      expect(targetCalls(100, 0.9)).toBe(90);
+      expect(targetCalls(1, 0.9)).toBe(1);
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 1000 }), (reference) => {
+          const n = targetCalls(reference, 0.9);
+          expect(n / reference).toBeGreaterThanOrEqual(0.9);
+          if (n > 1) expect((n - 1) / reference).toBeLessThan(0.9);
+        }),
+      );
+    });
+
+    it('a step is open exactly between the largest pass and the first fail of any finished search', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 600 }), (capacity, n) => {
+          const search = searchWith((k) => k <= capacity);
+          const open = n > search.largest && (search.failed === null || n < search.failed);
+          expect(search.isOpen(n)).toBe(open);
+          expect(search.isOpen(search.largest)).toBe(false);
         }),
       );
     });
