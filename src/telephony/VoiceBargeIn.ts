@@ -11,8 +11,9 @@
  * ## Where the detector runs (`detectorThread`)
  * `'worker'` (the default): on a detector thread (./bargeIn/DetectorThreads.ts), so neither its
  * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
- * audio and notes there and gets the decisions back one message hop later, in the same order and
- * on the same sample timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
+ * audio and notes there (on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
+ * and gets the decisions back one message hop later, in the same order and on the same sample
+ * timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
  * The thread keeps a call's audio while its detector loads there (the loading queue below is the
  * inline mode's). At most {@link MAX_IN_FLIGHT_MS} of audio waits for the thread per call; more is dropped,
  * counted ({@link VoiceBargeIn.droppedSamples}) and warned of once. `'inline'`: on the call's own

@@ -7,7 +7,8 @@
  * Messages come in batches (all a call's thread got in one tick, ./DetectorThreads.ts), and
  * replies go back the same way: coalesced per call until the thread has drained its queue (one
  * `setImmediate`), then one message for all calls, so a busy thread answers once per turn, not
- * once per 20 ms frame.
+ * once per 20 ms frame. That is at most one answer per message taken, so the bridge's tick bounds
+ * the answers too: they need no tick of their own (and an answer held back would delay a pause).
  *
  * Silero's windows of all calls are scored together: when one incoming message holds several
  * calls' audio, each call's push runs until a window needs the network (it waits on the thread's
