@@ -225,7 +225,10 @@ export class VoiceBargeIn {
     return this.remote === null ? 'inline' : 'worker';
   }
 
-  /** Resolves once the detector thread has answered everything posted so far (at once inline). */
+  /**
+   * Resolves once the detector thread has answered everything posted so far (at once inline);
+   * what waits for the threads' tick is sent at once.
+   */
   settled(): Promise<void> {
     return this.remote?.settled() ?? Promise.resolve();
   }
@@ -518,6 +521,7 @@ class RemoteDetector implements BargeInReady {
 
   settled(): Promise<void> {
     if (this.inFlight === 0 && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
+    detectorThreads.flushNow(this.id); // a waiter does not wait for the tick
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

@@ -187,6 +187,19 @@ export class DetectorThreads {
     }
   }
 
+  /**
+   * Sends what waits for the call's thread now, not at the tick's end: someone waits for the
+   * call's answers (`bargeInSettled()`: tests and benches that move an injected clock only once
+   * the thread has answered, and would otherwise wait a real tick at every step).
+   */
+  flushNow(id: number): void {
+    const thread = this.placed.get(id);
+    const f = thread?.flush;
+    if (thread === undefined || f === undefined || f === null || !('timer' in f)) return;
+    this.clock.clearTimeout(f.timer);
+    this.flush(thread);
+  }
+
   /** A thread that ends drops what waits for it (its calls are gone) and its scheduled post. */
   private cancelFlush(thread: Thread): void {
     const f = thread.flush;

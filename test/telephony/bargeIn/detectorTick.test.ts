@@ -136,6 +136,25 @@ describe('detector threads on a tick', () => {
     expect(Math.max(...clients.map((x) => x.closed!.wakes ?? 0))).toBe(pool.posts);
   });
 
+  it('sends what waits for the tick at once when a call asks for its answers (flushNow: bargeInSettled on an injected clock)', async () => {
+    const { pool, clock, clients } = await startPool(2);
+    const [a, b] = clients as [Client, Client];
+    frame(pool, a, 0);
+    await turn();
+    const afterFirst = pool.posts;
+    clock.set(FIRST_FRAME_AT + 1);
+    frame(pool, b, 0);
+    frame(pool, a, 1);
+    await turn();
+    expect(pool.posts).toBe(afterFirst);
+    expect(clock.pendingTimers).toBe(1);
+    pool.flushNow(b.id);
+    expect(pool.posts).toBe(afterFirst + 1);
+    expect(clock.pendingTimers).toBe(0);
+    await until(() => a.samples === 2 * FRAME_BYTES && b.samples === FRAME_BYTES, ANSWER_WAIT_MS);
+    expect(clock.now()).toBe(FIRST_FRAME_AT + 1);
+  });
+
   it('with tickMs 0 posts once per turn of the event loop, never on the clock (the behaviour before the tick)', async () => {
     const { pool, clock, clients } = await startPool(2);
     pool.configure({ tickMs: 0 });
