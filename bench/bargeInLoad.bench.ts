@@ -1,7 +1,9 @@
 /**
  * Barge-in by voice, what the detectors cost the loop that feeds them (issue 22): a bare 20 ms
  * timer as the machine's floor; handing a 20 ms frame to a detector thread (clone, copy, transfer);
- * and ten calls' detectors fed in real time by one event loop, on a detector thread and inline.
+ * ten calls' detectors fed in real time by one event loop, on a detector thread and inline; and
+ * fifty calls fed the bridge's way (each call's frames in turns of their own) with the detector
+ * thread's tick off (one message per turn) and on (native-notes/vad.md, "Detector thread on a tick").
  *
  *   the command in COMMAND below (run from the repository root)
  *
@@ -13,9 +15,12 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LatenessHistogram } from '../src/telephony/LatenessHistogram.js';
+import { configureDetectorThreads, DEFAULT_DETECTOR_TICK_MS, detectorThreads } from '../src/telephony/bargeIn/DetectorThreads.js';
+import type { ModelRunStats } from '../src/telephony/bargeIn/detectorMessages.js';
 import { VoiceBargeIn, type DetectorThread } from '../src/telephony/VoiceBargeIn.js';
 import { MULAW_8K } from '../src/telephony/lineFormat.js';
 import type { BenchOptions, BenchResult } from './types.js';
+import { processCpuMs, threadClock, threadCpuMs } from './lib/measure.js';
 import { callMix } from './vad.bench.js';
 
 const COMMAND =
@@ -65,6 +70,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   });
   out.push(...(await frameHandoff(opts)));
   out.push(...(await detectorLoopCost(opts, seconds)));
+  out.push(...(await detectorTick(opts)));
   return out;
 }
 
@@ -223,4 +229,192 @@ const WARM_POLL_MS = 5;
 
 function round(x: number): number {
   return Math.round(x * 100) / 100;
+}
+
+/** Calls in the tick rows (the quiet capacity run put barge-in ON at 56; 50 calls is where the thread's cost was read). */
+const TICK_CALLS = 50;
+const TICK_QUICK_CALLS = 10;
+/** The ticks compared, ms: 0 is one message per turn (before the tick), then the default and its neighbours. */
+const TICKS_MS = [0, 2, DEFAULT_DETECTOR_TICK_MS, 10];
+const TICK_ROUNDS = 2;
+const TICK_SECONDS = 6;
+const TICK_QUICK_SECONDS = 1.5;
+
+interface TickSample {
+  wakes: number;
+  posts: number;
+  runs: number;
+  rows: number;
+  detectorCpu: number;
+  bridgeCpu: number;
+  processCpu: number;
+  p99: number;
+  decisions: number;
+  dropped: number;
+}
+
+/**
+ * The detector thread's tick, paired: {@link TICK_CALLS} calls' VoiceBargeIn (detector thread,
+ * defaults, the bot speaking, callers on the noisy ~30 % speech mix), each fed by 20 ms timers of
+ * its own (the caller's frame, and the bot's frame half a period later, as a socket and a pacer),
+ * phases spread over the 20 ms, so each turn of the loop carries one or a few calls' frames, as
+ * in a bridge; the ticks of {@link TICKS_MS} alternate in the same process,
+ * {@link TICK_ROUNDS} rounds. Per tick: the thread's wakes per second (its own count), Silero
+ * windows per run, the detector thread's CPU per call-second (its own clock, /proc), the feeding
+ * (bridge) thread's, the process's, the feeding timers' p99 lateness, decisions, samples dropped.
+ */
+async function detectorTick(opts: BenchOptions): Promise<BenchResult[]> {
+  const calls = opts.quick ? TICK_QUICK_CALLS : TICK_CALLS;
+  const seconds = opts.quick ? TICK_QUICK_SECONDS : TICK_SECONDS;
+  const track = callMix(CALLER_TRACK_SECONDS);
+  configureDetectorThreads({ threads: 1 });
+  await warmDetectorThread();
+  const samples = new Map<number, TickSample[]>();
+  for (let round = 0; round < TICK_ROUNDS; round++) {
+    const order = round % 2 === 0 ? TICKS_MS : [...TICKS_MS].reverse();
+    for (const tickMs of order) {
+      process.stderr.write(`bargeInLoad bench: detector tick ${tickMs} ms, ${calls} calls, round ${round + 1} …\n`);
+      configureDetectorThreads({ tickMs });
+      const s = await tickRound(calls, seconds, track);
+      samples.set(tickMs, [...(samples.get(tickMs) ?? []), s]);
+    }
+  }
+  configureDetectorThreads({ tickMs: DEFAULT_DETECTOR_TICK_MS });
+  const mean = (x: number[]): number => x.reduce((a, b) => a + b, 0) / Math.max(1, x.length);
+  const callSeconds = calls * seconds;
+  return [...samples].map(([tickMs, r]) => ({
+    scenario:
+      `barge-in detector thread fed the bridge's way: ${calls} calls, each call's frames in turns of their own, ` +
+      `${seconds} s / tick ${tickMs === 0 ? '0 (one message per turn, before the tick)' : `${tickMs} ms`}`,
+    figures: {
+      'detector thread wakes per second': round(mean(r.map((x) => x.wakes / seconds))),
+      'messages to the thread per second': round(mean(r.map((x) => x.posts / seconds))),
+      'Silero windows per run': round(mean(r.map((x) => x.rows / Math.max(1, x.runs)))),
+      'detector thread CPU ms per call-second': round(mean(r.map((x) => x.detectorCpu / callSeconds))),
+      'bridge thread CPU ms per call-second': round(mean(r.map((x) => x.bridgeCpu / callSeconds))),
+      'process CPU ms per call-second': round(mean(r.map((x) => x.processCpu / callSeconds))),
+      'feeding timers p99 lateness ms': round(mean(r.map((x) => x.p99))),
+      'decisions per run': r.map((x) => x.decisions).join(' / '),
+      'caller samples dropped': r.reduce((a, x) => a + x.dropped, 0),
+      'worst added delay to the detector ms': tickMs,
+      '1-min load average': round(loadavg()[0]!),
+    },
+    command: 'npm run bench -- bargeInLoad',
+    notes:
+      `${TICK_ROUNDS} rounds, ticks alternating (${TICKS_MS.join(', ')} ms, order reversed every other round); ` +
+      `thread CPU from /proc/thread-self/schedstat${threadClock ? '' : ' (not readable here: process CPU instead)'}; ` +
+      `${opts.quick ? 'quick' : 'full'} run`,
+  }));
+}
+
+/** The detector thread's counters now: a probe call opened and closed on it (in order behind everything posted before). */
+async function threadStats(): Promise<ModelRunStats> {
+  return new Promise((resolve, reject) => {
+    const id = detectorThreads.attach({
+      message: (m) => {
+        if (m.t === 'ready') detectorThreads.post(id, { t: 'close', id });
+        if (m.t === 'closed') {
+          detectorThreads.release(id);
+          resolve(m.model ?? { runs: 0, rows: 0 });
+        }
+        if (m.t === 'failed') reject(new Error(m.error.message));
+      },
+      failed: (e) => reject(new Error(e.message)),
+    });
+    detectorThreads.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } } });
+  });
+}
+
+/** A call's bot frame is sent this long after its caller frame arrives (half a frame: other turns). */
+const PACER_OFFSET_MS = FRAME_PERIOD_MS / 2;
+
+/** The wakes of the probe that reads the counters after a round (its open and its close). */
+const PROBE_WAKES = 2;
+
+async function tickRound(calls: number, seconds: number, track: Uint8Array): Promise<TickSample> {
+  let decisions = 0;
+  let ready = 0;
+  const voices: VoiceBargeIn[] = [];
+  const count = (): void => void decisions++;
+  const frames = Math.round((seconds * 1000) / FRAME_PERIOD_MS);
+  for (let i = 0; i < calls; i++) {
+    const actions = {
+      pause: count,
+      resume: count,
+      turnStarted: count,
+      turnEnded: count,
+      warning: count,
+      // The cut utterance is followed by the next: the bot speaks again.
+      interrupt: (): void => {
+        decisions++;
+        voices[i]!.setBotSpeaking(false);
+        voices[i]!.setBotSpeaking(true);
+      },
+    };
+    const v = new VoiceBargeIn({ detectorThread: 'worker', vad: { onNotice: () => undefined } }, MULAW_8K, actions, (link) => {
+      ready++;
+      link.setBotSpeaking(true);
+    });
+    v.setLine(MULAW_8K, 0);
+    v.setBotSpeaking(true);
+    voices.push(v);
+  }
+  for (let i = 0; i < WARM_POLLS && ready < voices.length; i++) await new Promise((r) => setTimeout(r, WARM_POLL_MS));
+  await Promise.all(voices.map((v) => v.settled()));
+  const before = await threadStats();
+  const posts0 = detectorThreads.posts;
+  const lateness = new LatenessHistogram();
+  const bridge0 = threadCpuMs();
+  const cpu0 = processCpuMs();
+  const t0 = performance.now();
+  await Promise.all(
+    voices.map(
+      (v, i) =>
+        new Promise<void>((resolve) => {
+          // The caller's frames (the socket) and the bot's (the pacer) come in turns of their own.
+          const phase = (i * FRAME_PERIOD_MS) / calls;
+          let f = 0;
+          let sent = 0;
+          const next = (): void => {
+            const due = t0 + phase + (f + 1) * FRAME_PERIOD_MS;
+            setTimeout(feed, Math.max(0, due - performance.now()));
+            setTimeout(play, Math.max(0, due + PACER_OFFSET_MS - performance.now()));
+          };
+          const play = (): void => {
+            const at = (sent++ * FRAME_BYTES + i * CALL_STAGGER) % (fixture.length - FRAME_BYTES);
+            v.played(fixture.subarray(at, at + FRAME_BYTES), performance.now() - t0 + LOOP_COST_LEAD_MS);
+            if (sent === frames) resolve();
+          };
+          const feed = (): void => {
+            const now = performance.now();
+            lateness.record(now - (t0 + phase + (f + 1) * FRAME_PERIOD_MS));
+            const at = (f * FRAME_BYTES + i * CALL_STAGGER) % (track.length - FRAME_BYTES);
+            v.inbound(track.subarray(at, at + FRAME_BYTES), now - t0);
+            if (++f < frames) next();
+          };
+          next();
+        }),
+    ),
+  );
+  await Promise.all(voices.map((v) => v.settled()));
+  const bridgeCpu = threadCpuMs() - bridge0;
+  const processCpu = processCpuMs() - cpu0;
+  const posts = detectorThreads.posts - posts0;
+  const after = await threadStats();
+  const dropped = voices.reduce((a, v) => a + v.droppedSamples, 0);
+  for (const v of voices) v.close();
+  await Promise.all(voices.map((v) => v.settled()));
+  return {
+    // Less the second probe's own open and close (two wakes after the window).
+    wakes: (after.wakes ?? 0) - (before.wakes ?? 0) - PROBE_WAKES,
+    posts,
+    runs: after.runs - before.runs,
+    rows: after.rows - before.rows,
+    detectorCpu: (after.cpuMs ?? Number.NaN) - (before.cpuMs ?? Number.NaN),
+    bridgeCpu,
+    processCpu,
+    p99: lateness.quantile(0.99),
+    decisions,
+    dropped,
+  };
 }

@@ -11,8 +11,9 @@
  * ## Where the detector runs (`detectorThread`)
  * `'worker'` (the default): on a detector thread (./bargeIn/DetectorThreads.ts), so neither its
  * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
- * audio and notes there and gets the decisions back one message hop later, in the same order and
- * on the same sample timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
+ * audio and notes there (on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
+ * and gets the decisions back one message hop later, in the same order and on the same sample
+ * timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
  * The thread keeps a call's audio while its detector loads there (the loading queue below is the
  * inline mode's). At most {@link MAX_IN_FLIGHT_MS} of audio waits for the thread per call; more is dropped,
  * counted ({@link VoiceBargeIn.droppedSamples}) and warned of once. `'inline'`: on the call's own
@@ -224,7 +225,10 @@ export class VoiceBargeIn {
     return this.remote === null ? 'inline' : 'worker';
   }
 
-  /** Resolves once the detector thread has answered everything posted so far (at once inline). */
+  /**
+   * Resolves once the detector thread has answered everything posted so far (at once inline);
+   * what waits for the threads' tick is sent at once.
+   */
   settled(): Promise<void> {
     return this.remote?.settled() ?? Promise.resolve();
   }
@@ -517,6 +521,7 @@ class RemoteDetector implements BargeInReady {
 
   settled(): Promise<void> {
     if (this.inFlight === 0 && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
+    detectorThreads.flushNow(this.id); // a waiter does not wait for the tick
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

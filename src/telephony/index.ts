@@ -35,6 +35,7 @@ export {
   configureDetectorThreads,
   defaultDetectorThreads,
   DEFAULT_DETECTOR_THREAD_IDLE_MS,
+  DEFAULT_DETECTOR_TICK_MS,
   type DetectorThreadOptions,
 } from './bargeIn/DetectorThreads.js';
 export {

@@ -14,6 +14,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InvalidOptionError } from '../../errors.js';
+import { systemClock, type Clock } from '../../internal/clock.js';
 import { holdOnnxRuntime } from '../vad/silero.js';
 import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
 
@@ -22,6 +23,13 @@ export interface DetectorThreadOptions {
   threads?: number | undefined;
   /** A thread with no call left ends after this long (ms; 0: at once). @defaultValue {@link DEFAULT_DETECTOR_THREAD_IDLE_MS} */
   idleMs?: number | undefined;
+  /**
+   * At most one message to a thread per this many ms (0: one per turn of the event loop, the
+   * behaviour before 2026-11-28 evening). A call's frame posted when nothing went to its thread
+   * for a tick goes at the end of the turn; frames posted within a tick of the last message wait
+   * for the tick's end and go together. @defaultValue {@link DEFAULT_DETECTOR_TICK_MS}
+   */
+  tickMs?: number | undefined;
 }
 
 /**
@@ -29,6 +37,18 @@ export interface DetectorThreadOptions {
  * loading Silero in it takes ~100–200 ms of that thread's CPU, so a bridge between calls keeps it.
  */
 export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
+
+/**
+ * The detector thread's tick: at most one message to a thread per 5 ms. The bridge reads each
+ * call's frames in their own turns of the event loop (one or two calls a turn), so posting per turn
+ * woke the thread ~2 500 times a second at 50 calls and gave Silero 1–2 windows a run: the thread
+ * took 10.5 CPU ms per call-second where the detector alone takes 3.2 (native-notes/vad.md, "The
+ * quiet rerun after the evening's merges"). A 5 ms tick bounds the wakes at 200 a second whatever
+ * the calls, and costs a frame at most 5 ms on its way to the detector (none when the thread was
+ * idle for a tick): the pause's p95 through a call was 143 ms against a 150 ms target, so the tick
+ * fits the 7 ms left (native-notes/vad.md, "Detector thread on a tick").
+ */
+export const DEFAULT_DETECTOR_TICK_MS = 5;
 
 /** One thread per core but the one the pacing loop runs on, at least one. */
 export function defaultDetectorThreads(): number {
@@ -47,9 +67,13 @@ interface Thread {
   calls: Map<number, DetectorThreadClient>;
   idleTimer: NodeJS.Timeout | null;
   ending: boolean;
-  /** Messages of this turn of the event loop, posted together (one postMessage per thread per turn). */
+  /** Messages waiting for the thread's next post (one postMessage per thread per tick). */
   outbox: ToDetector[];
   transfer: ArrayBuffer[];
+  /** The next post is scheduled: at the end of this turn (`setImmediate`), or at the tick's end (a clock timer). */
+  flush: { immediate: NodeJS.Immediate } | { timer: unknown } | null;
+  /** Clock time of the last post ({@link DetectorThreadOptions.tickMs} apart at most one). */
+  postedAt: number;
 }
 
 /** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
@@ -68,6 +92,12 @@ export class DetectorThreads {
   private nextId = 1;
   private maxThreads = defaultDetectorThreads();
   private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
+  private tickMs = DEFAULT_DETECTOR_TICK_MS;
+  /** Messages posted to threads so far (each carries one or more calls' messages): the threads' wakes. */
+  posts = 0;
+
+  /** `clock`: the tick's time and timers (tests inject one). */
+  constructor(private readonly clock: Clock = systemClock) {}
   /** Where calls' messages go: their thread, by call id. */
   private readonly placed = new Map<number, Thread>();
 
@@ -83,6 +113,12 @@ export class DetectorThreads {
         throw new InvalidOptionError('idleMs', `idleMs must be a finite number ≥ 0, got ${options.idleMs}`);
       }
       this.idleMs = options.idleMs;
+    }
+    if (options.tickMs !== undefined) {
+      if (!(options.tickMs >= 0 && Number.isFinite(options.tickMs))) {
+        throw new InvalidOptionError('tickMs', `tickMs must be a finite number ≥ 0, got ${options.tickMs}`);
+      }
+      this.tickMs = options.tickMs;
     }
   }
 
@@ -118,37 +154,62 @@ export class DetectorThreads {
   }
 
   /**
-   * Queues a call's message for its thread. Everything queued in one turn of the event loop goes in
-   * one postMessage per thread at the end of the turn (`setImmediate`): a turn that reads many
-   * calls' media frames pays the fixed cost of a message once, and each call's order is kept.
+   * Queues a call's message for its thread; each call's order is kept. A thread gets at most one
+   * message per tick ({@link DetectorThreadOptions.tickMs}): when its last post is a tick old or
+   * more, what is queued goes at the end of this turn of the event loop (`setImmediate`: no added
+   * latency, and a turn that reads many calls' frames pays a message's fixed cost once); else it
+   * waits for the tick's end, with everything queued meanwhile.
    */
   post(id: number, message: ToDetector, transfer?: ArrayBuffer): void {
     const thread = this.placed.get(id);
     if (thread === undefined) return;
     thread.outbox.push(message);
     if (transfer !== undefined) thread.transfer.push(transfer);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flush);
+    if (thread.flush !== null) return;
+    const wait = thread.postedAt + this.tickMs - this.clock.now();
+    if (wait <= 0) thread.flush = { immediate: setImmediate(() => this.flush(thread)) };
+    else thread.flush = { timer: this.clock.setTimeout(() => this.flush(thread), wait) };
+  }
+
+  private flush(thread: Thread): void {
+    thread.flush = null;
+    if (thread.outbox.length === 0 || thread.ending) return;
+    const batch = thread.outbox;
+    const transfer = thread.transfer;
+    thread.outbox = [];
+    thread.transfer = [];
+    thread.postedAt = this.clock.now();
+    this.posts++;
+    try {
+      thread.worker.postMessage(batch, transfer);
+    } catch (err) {
+      this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
     }
   }
 
-  private flushScheduled = false;
-  private readonly flush = (): void => {
-    this.flushScheduled = false;
-    for (const thread of [...this.threads]) {
-      if (thread.outbox.length === 0) continue;
-      const batch = thread.outbox;
-      const transfer = thread.transfer;
-      thread.outbox = [];
-      thread.transfer = [];
-      try {
-        thread.worker.postMessage(batch, transfer);
-      } catch (err) {
-        this.fail(thread, { name: 'Error', code: undefined, message: (err as Error)?.message ?? String(err), field: undefined });
-      }
-    }
-  };
+  /**
+   * Sends what waits for the call's thread now, not at the tick's end: someone waits for the
+   * call's answers (`bargeInSettled()`: tests and benches that move an injected clock only once
+   * the thread has answered, and would otherwise wait a real tick at every step).
+   */
+  flushNow(id: number): void {
+    const thread = this.placed.get(id);
+    const f = thread?.flush;
+    if (thread === undefined || f === undefined || f === null || !('timer' in f)) return;
+    this.clock.clearTimeout(f.timer);
+    this.flush(thread);
+  }
+
+  /** A thread that ends drops what waits for it (its calls are gone) and its scheduled post. */
+  private cancelFlush(thread: Thread): void {
+    const f = thread.flush;
+    thread.flush = null;
+    thread.outbox = [];
+    thread.transfer = [];
+    if (f === null) return;
+    if ('immediate' in f) clearImmediate(f.immediate);
+    else this.clock.clearTimeout(f.timer);
+  }
 
   /** Whether the call is still on a thread. */
   has(id: number): boolean {
@@ -173,7 +234,16 @@ export class DetectorThreads {
 
   private start(): Thread {
     const worker = startWorker();
-    const thread: Thread = { worker, calls: new Map(), idleTimer: null, ending: false, outbox: [], transfer: [] };
+    const thread: Thread = {
+      worker,
+      calls: new Map(),
+      idleTimer: null,
+      ending: false,
+      outbox: [],
+      transfer: [],
+      flush: null,
+      postedAt: Number.NEGATIVE_INFINITY,
+    };
     worker.on('message', (batch: FromDetector[]) => {
       for (const m of batch) thread.calls.get(m.id)?.message(m);
     });
@@ -217,6 +287,7 @@ export class DetectorThreads {
   }
 
   private remove(thread: Thread): void {
+    this.cancelFlush(thread);
     if (thread.idleTimer !== null) clearTimeout(thread.idleTimer);
     thread.idleTimer = null;
     const i = this.threads.indexOf(thread);

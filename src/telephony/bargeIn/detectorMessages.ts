@@ -52,6 +52,10 @@ export type FromDetector =
 export interface ModelRunStats {
   runs: number;
   rows: number;
+  /** Messages the thread has taken so far (each one batch of calls' messages): its wakes. */
+  wakes?: number | undefined;
+  /** The thread's own CPU ms so far (Linux `/proc/thread-self/schedstat`; absent elsewhere), for the benches. */
+  cpuMs?: number | undefined;
 }
 
 export function portableError(err: unknown): PortableError {

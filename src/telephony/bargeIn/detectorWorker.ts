@@ -4,10 +4,11 @@
  * ./DetectorThreads.ts; speaks ./detectorMessages.ts. Each call's messages are handled in order:
  * a detector that is still loading keeps its call's messages until it is ready.
  *
- * Messages come in batches (all a call's thread got in one turn of the bridge's event loop), and
+ * Messages come in batches (all a call's thread got in one tick, ./DetectorThreads.ts), and
  * replies go back the same way: coalesced per call until the thread has drained its queue (one
  * `setImmediate`), then one message for all calls, so a busy thread answers once per turn, not
- * once per 20 ms frame.
+ * once per 20 ms frame. That is at most one answer per message taken, so the bridge's tick bounds
+ * the answers too: they need no tick of their own (and an answer held back would delay a pause).
  *
  * Silero's windows of all calls are scored together: when one incoming message holds several
  * calls' audio, each call's push runs until a window needs the network (it waits on the thread's
@@ -21,6 +22,7 @@
  * does in-thread, and not one message hop later (the call's own "stopped" arrives after and
  * changes nothing).
  */
+import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { SileroBatch } from '../vad/silero.js';
 import { createSteppedBargeInDetector, type SteppedBargeInDetector } from './createBargeInDetector.js';
@@ -49,6 +51,21 @@ const replies = new Map<number, Reply>();
 let flushScheduled = false;
 /** The thread's Silero windows waiting for a run (one session per thread, see ../vad/silero.ts). */
 const modelBatch = new SileroBatch();
+
+/** Messages taken from the port so far (each a batch): the thread's wakes, reported at a call's close. */
+let wakes = 0;
+
+/**
+ * This thread's CPU ms so far: the first field of `/proc/thread-self/schedstat` (ns on a CPU;
+ * Linux), undefined where it cannot be read. Read once per call close, for the benches.
+ */
+function threadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ', 1)[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Replies of this turn, posted together by {@link flushReplies}. */
 let outbox: FromDetector[] = [];
@@ -196,7 +213,7 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
         replies.delete(m.id);
         outbox.push({ t: 'decisions', id: m.id, decisions: pending.decisions, samples: pending.samples });
       }
-      post({ t: 'closed', id: m.id, decisions, model: { ...modelBatch.stats } });
+      post({ t: 'closed', id: m.id, decisions, model: { ...modelBatch.stats, wakes, cpuMs: threadCpuMs() } });
       return;
     }
     case 'open':
@@ -206,6 +223,7 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
 }
 
 port.on('message', (batch: ToDetector[]) => {
+  wakes++;
   const touched = new Set<Hosted>();
   for (const m of batch) {
     if (m.t === 'stop') {
