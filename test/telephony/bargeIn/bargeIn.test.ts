@@ -520,10 +520,10 @@ describe('BargeInPolicy', () => {
     it('does not bridge without a quiet block after the span (a sound that never pauses, as music on hold)', () => {
       const p = new BargeInPolicy({ earlyPauseMs: 0 });
       p.setBotSpeaking(true);
-      const out = windows(p, [0.9, 0.9, 0.9], [14, 14, 14]);
+      const out = windows(p, [0.9, 0.9, 0.9, 0.9], [14, 14, 14, 14]);
       // A window the model scores under interruptThreshold, the sound going on to its end: the span stops at its start.
-      p.window(13 * W, W, 0.5, true, out, 14, { peakAboveFloorDb: 14, soundSince: 10 * W, presentEnd: 14 * W });
-      for (let b = 0; b < 3; b++) p.block(14 * W + b * B, 14 * W + (b + 1) * B, true, out, 14);
+      p.window(14 * W, W, 0.5, true, out, 14, { peakAboveFloorDb: 14, soundSince: 10 * W, presentEnd: 15 * W });
+      for (let b = 0; b < 3; b++) p.block(15 * W + b * B, 15 * W + (b + 1) * B, true, out, 14);
       expect(interruptAt(out)).toBeUndefined();
     });
 
