@@ -16,8 +16,8 @@
  * left the noise floor at zero when the caller's clip began. The clock is injected (ManualClock), so the figure is the detection
  * path's own latency (20 ms media frames, 32 ms VAD windows, the echo gate, the policy), not
  * this machine's scheduling: the CPU side is the telephony bench's (lateness with barge-in ON).
- * Both rows are measured in the same run: the defaults, and the defaults before the early pause
- * and the block-by-block span ({@link BEFORE}).
+ * All rows are measured in the same run: the defaults, the defaults without the span bridge
+ * ({@link BEFORE_BRIDGE}), and the defaults before the early pause and the block-by-block span ({@link BEFORE}).
  *
  *   npm run bench -- bargeInCall
  */
@@ -59,6 +59,8 @@ const LOAD_POLL_MS = 5;
 const UTTERANCE_LIMIT_MS = 20_000;
 /** The defaults before this pass (no early pause, span decided at window ends): the paired row. */
 export const BEFORE: BargeInDetectorOptions = { earlyPauseMs: 0, spanByBlock: false };
+/** The defaults before the span bridge (the next word waits for its first window scored ≥ 0.6): the paired row. */
+export const BEFORE_BRIDGE: BargeInDetectorOptions = { spanBridgeMs: 0 };
 
 export interface Outcome {
   clip: LoadedClip;
@@ -168,6 +170,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   let clips = loadCorpus().filter((c) => c.kind === 'speech' && SNRS.includes(c.snrDb!) && (c.offset! - c.onset!) / MS >= MIN_UTTERANCE_MS);
   if (opts.quick) clips = clips.slice(0, QUICK_CLIPS);
   const now = await runCalls(clips, {});
+  const noBridge = await runCalls(clips, BEFORE_BRIDGE);
   const before = await runCalls(clips, BEFORE);
   const clearTarget = DEFAULT_MIN_INTERRUPTION_MS + TARGET_CLEAR_SLACK_MS;
   const scenario =
@@ -175,6 +178,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     `${clips.length} utterances ≥ ${MIN_UTTERANCE_MS} ms at ${SNRS.join(' and ')} dB, all voices`;
   const f = figures(now);
   const b = figures(before);
+  const nb = figures(noBridge);
   const notes = `VAD backend ${now.backend}; the clock is injected: detection-path latency (20 ms frames, 32 ms windows), not scheduling`;
   return [
     {
@@ -184,6 +188,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         `pause p95 ≤ ${TARGET_PAUSE_P95_MS} ms; ` +
         `clear p95 ≤ minInterruptionMs (${DEFAULT_MIN_INTERRUPTION_MS}) + ${TARGET_CLEAR_SLACK_MS} ms (all voices)`,
       ...(opts.quick ? {} : { met: f.pauseP95 <= TARGET_PAUSE_P95_MS && f.clearP95 <= clearTarget }),
+      command: COMMAND,
+      notes,
+    },
+    {
+      scenario: `${scenario} / the same without the span bridge (spanBridgeMs 0: the next word waits for a window), same run`,
+      figures: nb.figures,
+      target: '(the first row, measured the same way, for comparison)',
       command: COMMAND,
       notes,
     },

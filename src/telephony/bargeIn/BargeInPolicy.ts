@@ -12,7 +12,8 @@
  * Out of a turn, a window that may be the caller, loud enough and scored ≥ earlyPauseThreshold
  * pauses the bot early; the confirmation keeps that pause, and without one it resumes after
  * earlyPauseMs. With `'span'` and `spanByBlock`, the detector hands over the 8 ms blocks between
- * windows (`block`) while an interrupt is being decided.
+ * windows (`block`) while an interrupt is being decided; with `spanBridgeMs`, a block of the next
+ * word (after a short gap, at the same talker's level) extends the span without waiting for a window.
  */
 import { InvalidOptionError } from '../../errors.js';
 import {
@@ -22,6 +23,7 @@ import {
   DEFAULT_EARLY_PAUSE_MS,
   DEFAULT_EARLY_PAUSE_THRESHOLD,
   DEFAULT_SPAN_BY_BLOCK,
+  DEFAULT_SPAN_BRIDGE_MS,
   DEFAULT_END_OF_TURN_SILENCE_MS,
   DEFAULT_FALSE_INTERRUPTION_SILENCE_MS,
   DEFAULT_INTERRUPT_AFTER,
@@ -32,6 +34,8 @@ import {
   DEFAULT_SPAN_INTERRUPT_THRESHOLD,
   DEFAULT_SPAN_PRESENT_DB,
   LINE_RATE,
+  PEAK_BLOCK_SAMPLES,
+  SOUND_RANGE_DB,
   type BargeInDecision,
   type BargeInPolicyOptions,
 } from './types.js';
@@ -98,6 +102,12 @@ export class BargeInPolicy {
   /** `'span'` with blocks: whether blocks after the last window may extend the span now. */
   readonly byBlock: boolean;
   private blockArmed = false;
+  /** `spanBridgeMs` in samples (0: off). */
+  private readonly bridge: number;
+  /** The loudest block (dB over the recent floor) of this turn's windows that extended the span; -Infinity before one. */
+  private talkerPeakDb = -Infinity;
+  /** A quiet block (not present) came after the span's end: the word ended, so the next word may bridge the gap. */
+  private gapSeen = false;
 
   constructor(options: BargeInPolicyOptions = {}) {
     this.interruptible = options.interruptible ?? true;
@@ -139,6 +149,8 @@ export class BargeInPolicy {
     this.earlyDb = options.earlyPauseAboveFloorDb ?? DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB;
     if (Number.isNaN(this.earlyDb)) throw new InvalidOptionError('earlyPauseAboveFloorDb', 'earlyPauseAboveFloorDb must be a number of dB');
     this.byBlock = rule === 'span' && (options.spanByBlock ?? DEFAULT_SPAN_BY_BLOCK);
+    const bridge = samples('spanBridgeMs', options.spanBridgeMs ?? DEFAULT_SPAN_BRIDGE_MS);
+    this.bridge = this.byBlock ? bridge : 0;
   }
 
   /** Whether new media is held back now (between `pause` and `resume` / `interrupt`). */
@@ -173,27 +185,51 @@ export class BargeInPolicy {
    * bot is paused for a confirmed onset and the last window was speech present to its end.
    */
   get wantsBlocks(): boolean {
-    return this.blockArmed && this.paused && !this.interrupted && this.earlyUntil < 0;
+    return (this.blockArmed || this.talkerPeakDb > -Infinity) && this.paused && !this.interrupted && this.earlyUntil < 0;
   }
 
   /**
    * One 8 ms block [start, end) between window ends, `present` when it stands over the noise and
-   * the echo bound. Contiguous present blocks after a speech window extend the span; the first
-   * block that is not present stops that until the next window.
+   * the echo bound, `levelDb` over the recent floor. Contiguous present blocks after a speech
+   * window extend the span; the first block that is not present stops that until the next window.
+   * With `spanBridgeMs`, a present block of the same talker's level (within
+   * {@link SOUND_RANGE_DB} of the turn's loudest) starting at most that long after the span's end
+   * extends it across the gap.
    */
-  block(start: number, end: number, present: boolean, out: BargeInDecision[]): void {
-    if (!this.wantsBlocks || start !== this.spanEnd) return;
-    if (!present) {
-      this.blockArmed = false;
+  block(start: number, end: number, present: boolean, out: BargeInDecision[], levelDb = -Infinity): void {
+    if (!this.wantsBlocks) return;
+    if (start === this.spanEnd && this.blockArmed) {
+      if (!present) {
+        this.blockArmed = false;
+        this.gapSeen = start >= this.spanEnd;
+        return;
+      }
+    } else if (!present) {
+      if (start >= this.spanEnd) this.gapSeen = true;
+      return;
+    } else if (!this.bridges(start, levelDb)) {
       return;
     }
     this.spanEnd = end;
+    this.blockArmed = this.byBlock;
+    this.gapSeen = false;
     if (this.longEnough(end)) {
       this.paused = false;
       this.interrupted = true;
       this.blockArmed = false;
       out.push(decision('interrupt', this.runStart, end));
     }
+  }
+
+  /** Whether a present block at `start` is the next word of the turn's talker, within the bridge of the span's end. */
+  private bridges(start: number, levelDb: number): boolean {
+    return (
+      this.bridge > 0 &&
+      this.gapSeen &&
+      start > this.spanEnd &&
+      start - this.spanEnd <= this.bridge &&
+      levelDb >= Math.max(this.presentDb, this.talkerPeakDb - SOUND_RANGE_DB)
+    );
   }
 
   /** One VAD window [sample, sample + samples) on the line timeline. Decisions go to `out`. */
@@ -274,7 +310,7 @@ export class BargeInPolicy {
     const presentEnd = evidence !== undefined && evidence.presentEnd >= 0 ? evidence.presentEnd : end;
     if (this.state === 'candidate') {
       if (voiced && probability >= this.start && possiblyCaller) {
-        this.confirm(sample, end, strong, out, evidence?.soundSince ?? -1, presentEnd);
+        this.confirm(sample, end, strong, out, evidence?.soundSince ?? -1, presentEnd, level);
       } else if (this.silence >= this.falseSilence) {
         this.state = 'idle';
       }
@@ -282,9 +318,19 @@ export class BargeInPolicy {
     }
     if (strong) {
       this.counted += samples;
-      this.spanEnd = presentEnd;
-      this.blockArmed = this.byBlock && presentEnd === end;
+      if (this.bridge > 0) {
+        // A bridged block may already have taken the span into this window.
+        this.spanEnd = Math.max(this.spanEnd, presentEnd);
+        this.talkerPeakDb = Math.max(this.talkerPeakDb, level);
+        this.gapSeen = false;
+      } else {
+        this.spanEnd = presentEnd;
+      }
+      this.blockArmed = this.byBlock && this.spanEnd === end;
     }
+    // The window's last block is quiet: a gap after the span (the word ended).
+    if (this.bridge > 0 && evidence !== undefined && evidence.presentEnd < end && end - PEAK_BLOCK_SAMPLES >= this.spanEnd)
+      this.gapSeen = true;
     if (this.paused && !this.interrupted && strong && this.longEnough(end)) {
       this.paused = false;
       this.interrupted = true;
@@ -297,7 +343,15 @@ export class BargeInPolicy {
     if (this.silence >= this.endSilence) this.endTurn(end, out);
   }
 
-  private confirm(sample: number, end: number, strong: boolean, out: BargeInDecision[], soundSince: number, presentEnd: number): void {
+  private confirm(
+    sample: number,
+    end: number,
+    strong: boolean,
+    out: BargeInDecision[],
+    soundSince: number,
+    presentEnd: number,
+    level: number,
+  ): void {
     this.state = 'speaking';
     this.runStart = Math.max(this.runStart, sample - this.lookback);
     // The span starts where the sound that the first speech window belongs to began (block-exact;
@@ -308,6 +362,8 @@ export class BargeInPolicy {
     this.counted = strong ? end - sample : 0;
     this.spanEnd = strong ? presentEnd : this.spanStart;
     this.blockArmed = this.byBlock && strong && presentEnd === end;
+    this.talkerPeakDb = strong && this.bridge > 0 ? level : -Infinity;
+    this.gapSeen = false;
     out.push(decision('callerSpeechStarted', this.runStart, end));
     if (this.interruptible && this.botSpeaking) {
       // An early pause already holds the bot: it is now confirmed.
@@ -353,6 +409,7 @@ export class BargeInPolicy {
     this.earlyUntil = -1;
     this.earlyRearm = true;
     this.blockArmed = false;
+    this.talkerPeakDb = -Infinity;
   }
 }
 

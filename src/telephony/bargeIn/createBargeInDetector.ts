@@ -20,6 +20,7 @@ import {
   DEFAULT_ONSET_ABOVE_FLOOR_DB,
   LINE_RATE,
   PEAK_BLOCK_SAMPLES,
+  SOUND_RANGE_DB,
   type BargeInDecision,
   type BargeInPolicyOptions,
   type CallerTurnOptions,
@@ -40,11 +41,6 @@ export const MAX_INBOUND_GAP_MS = 10_000;
 export const DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB = 3;
 /** Blocks of level history kept for finding where a sound began: 32 × 8 ms = 256 ms (over the longest backdate). */
 const SOUND_HISTORY_BLOCKS = 32;
-/**
- * A sound's start is looked for within this many dB of its window's loudest block: line noise that
- * the floor has not caught up with (digital silence, then noise) stays 15–25 dB under a caller.
- */
-export const SOUND_RANGE_DB = 12;
 /**
  * `'level'`: Silero on 23 % of the noisy mix's windows instead of 75 % (12 % instead of 51 % on
  * the quiet one), the same pauses and interrupts, turn ends on the corpus as the model's (p95
@@ -360,10 +356,10 @@ class Detector implements SteppedBargeInDetector {
     const start = end - PEAK_BLOCK_SAMPLES;
     const block = this.turns.read(start, this.windowBuf.subarray(0, PEAK_BLOCK_SAMPLES));
     const e = meanSquare(block);
-    const present =
-      this.floor.overRecent(e) >= this.policy.presentDb && (!this.gating || e > this.gate.echoBound(start, PEAK_BLOCK_SAMPLES));
+    const db = this.floor.overRecent(e);
+    const present = db >= this.policy.presentDb && (!this.gating || e > this.gate.echoBound(start, PEAK_BLOCK_SAMPLES));
     const before = out.length;
-    this.policy.block(start, end, present, out);
+    this.policy.block(start, end, present, out, db);
     this.afterDecisions(out, before);
   }
 

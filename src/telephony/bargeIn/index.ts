@@ -7,7 +7,6 @@ export {
   DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB,
   DEFAULT_TURN_TRACKING,
   DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB,
-  SOUND_RANGE_DB,
 } from './createBargeInDetector.js';
 export { BargeInPolicy, EVIDENCE_LOOKBACK_MS, type WindowEvidence } from './BargeInPolicy.js';
 export { EchoGate, ECHO_BLOCK_SAMPLES, ECHO_HISTORY_BLOCKS } from './EchoGate.js';

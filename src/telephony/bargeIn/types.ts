@@ -99,6 +99,16 @@ export interface BargeInPolicyOptions {
    * next window's end. @defaultValue {@link DEFAULT_SPAN_BY_BLOCK}
    */
   spanByBlock?: boolean | undefined;
+  /**
+   * `'span'` with `spanByBlock`: once a window confirmed speech, a block of the caller's next word
+   * extends the span at once, across the gap after the span's last present block, when it starts
+   * within this long of that block and is the same talker's level (at least `presentAboveFloorDb`
+   * over the recent floor, within {@link SOUND_RANGE_DB} of the turn's loudest block, over the echo
+   * bound); so `interrupt` comes at the next word's first loud block rather than at its first
+   * window Silero scores ≥ interruptThreshold. 0: the span crosses a gap only at such a window.
+   * @defaultValue {@link DEFAULT_SPAN_BRIDGE_MS}
+   */
+  spanBridgeMs?: number | undefined;
   /** A window with speech probability ≥ this starts speech. @defaultValue Silero's 0.5 */
   startThreshold?: number | undefined;
   /** While speaking, a window below this is silence. @defaultValue Silero's 0.35 */
@@ -231,6 +241,19 @@ export const DEFAULT_EARLY_PAUSE_THRESHOLD = 0.2;
  * two keeps quieter noise from pausing the bot.
  */
 export const DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB = 9;
+/**
+ * A sound's start (and, with `spanBridgeMs`, the next word of the same talker) is looked for within
+ * this many dB of the loudest block: line noise that the floor has not caught up with (digital
+ * silence, then noise) stays 15–25 dB under a caller.
+ */
+export const SOUND_RANGE_DB = 12;
+/**
+ * The gap a word's first loud block may follow the span's last present block and still extend the
+ * span at once (`spanBridgeMs`): the gaps between "no" and "thanks" in the corpus are 80–100 ms
+ * over the noise; 4 windows leaves room and stays under the 320 ms after which a pause resumes.
+ * Measured: native-notes/vad.md, "The clear tail".
+ */
+export const DEFAULT_SPAN_BRIDGE_MS = 128;
 /** Extend the span by 8 ms blocks between windows (see `spanByBlock`). */
 export const DEFAULT_SPAN_BY_BLOCK = true;
 export const DEFAULT_BARGE_IN_START_THRESHOLD = DEFAULT_SILERO_START_THRESHOLD;

@@ -22,6 +22,8 @@ import { clip, CORPUS_RATE, loadCorpus, speechBurst } from '../../fixtures/vad/c
 
 const MS = CORPUS_RATE / 1000;
 const FRAME = 20 * MS;
+/** Silero's window at 8 kHz (32 ms). */
+const SILERO_WINDOW = 256;
 /** What the bot plays while the caller speaks in the speech clips (a bot line, looped). */
 const BOT = clip('echo-20-120ms.ul').referenceMulaw!;
 const SPEECH_300 = ['speech-en-us-male-u3-snr20.ul', 'speech-en-gb-female-u2-snr10.ul', 'speech-espeak-en-us+f4-u4-snr5.ul'];
@@ -65,6 +67,21 @@ describe('createBargeInDetector on the corpus', () => {
     expect(interrupt.detectedAt - pause.detectedAt).toBeGreaterThan(0);
     // The interruption is not decided before minInterruptionMs of speech could have passed.
     expect(interrupt.detectedAt - c.onset!).toBeGreaterThanOrEqual(DEFAULT_MIN_INTERRUPTION_MS * MS);
+  });
+
+  it('clears "no thanks" at the first loud block of "thanks", earlier than at its first confirmed window', async () => {
+    const c = clip('speech-en-gb-female-u2-snr10.ul');
+    const windowOnly = await createBargeInDetector({ spanBridgeMs: 0, vad: { onNotice: () => undefined } });
+    try {
+      const bot = loop(BOT, c.mulaw.length);
+      const bridged = play(detector, c.mulaw, bot).find((d) => d.type === 'interrupt')!;
+      const before = play(windowOnly, c.mulaw, bot).find((d) => d.type === 'interrupt')!;
+      expect(bridged.detectedAt).toBeLessThan(before.detectedAt);
+      expect(bridged.detectedAt % SILERO_WINDOW).not.toBe(0); // decided at a block between windows
+      expect(bridged.detectedAt - c.onset!).toBeGreaterThanOrEqual(DEFAULT_MIN_INTERRUPTION_MS * MS);
+    } finally {
+      windowOnly.close();
+    }
   });
 
   it('pauses on a 150 ms burst of speech, then resumes and reports a false interruption', () => {
@@ -452,6 +469,67 @@ describe('BargeInPolicy', () => {
     expect(run(false).find((d) => d.type === 'interrupt')!.detectedAt).toBe(15 * W);
     // Blocks that are not over the noise do not extend it: the window decides.
     expect(run(true, false).find((d) => d.type === 'interrupt')!.detectedAt).toBe(15 * W);
+  });
+
+  describe('the span bridge (spanBridgeMs): the next word extends the span at its first loud block', () => {
+    const B = W / 4;
+    /** 128 ms of a word (`db` over the floor), then a window whose sound has ended (Silero's after-glow at 0.8), from window 10 on. */
+    const firstWord = (
+      options: ConstructorParameters<typeof BargeInPolicy>[0] = {},
+      db = 14,
+    ): { p: BargeInPolicy; out: BargeInDecision[] } => {
+      const p = new BargeInPolicy({ earlyPauseMs: 0, ...options });
+      p.setBotSpeaking(true);
+      const out = windows(p, [0.9, 0.9, 0.9, 0.9], [db, db, db, db]);
+      p.window(14 * W, W, 0.8, true, out, 1, { peakAboveFloorDb: 1, soundSince: -1, presentEnd: -1 });
+      return { p, out };
+    };
+    /** Window 15: a quiet block, then the next word from its second block (`db` over the floor), then the window itself. */
+    const nextWord = (p: BargeInPolicy, out: BargeInDecision[], db: number, at = 15): void => {
+      for (let b = 0; b < 3 && p.isPaused; b++) p.block(at * W + b * B, at * W + (b + 1) * B, b > 0, out, b > 0 ? db : 1);
+      if (p.isPaused) p.window(at * W, W, 0.9, true, out, db, { peakAboveFloorDb: db, soundSince: at * W + B, presentEnd: (at + 1) * W });
+    };
+    const interruptAt = (out: BargeInDecision[]): number | undefined => out.find((d) => d.type === 'interrupt')?.detectedAt;
+
+    it('interrupts at the first loud block of the next word after a short gap, not at its first confirmed window', () => {
+      const bridged = firstWord();
+      expect(bridged.p.wantsBlocks).toBe(true);
+      nextWord(bridged.p, bridged.out, 12);
+      // The span runs from the first word's start across the 32 ms gap: 128 + 32 + 16 ms ≥ 160 at the block.
+      expect(interruptAt(bridged.out)).toBe(15 * W + 2 * B);
+      const windowOnly = firstWord({ spanBridgeMs: 0 });
+      expect(windowOnly.p.wantsBlocks).toBe(false);
+      nextWord(windowOnly.p, windowOnly.out, 12);
+      expect(interruptAt(windowOnly.out)).toBe(16 * W);
+    });
+
+    it('does not bridge to a block more than 12 dB under the talker, or after a gap longer than spanBridgeMs', () => {
+      const faint = firstWord({}, 26);
+      // Over the noise (present), but 14 dB under the talker's loudest block: another sound, not the next word.
+      for (let b = 0; b < 3; b++) faint.p.block(15 * W + b * B, 15 * W + (b + 1) * B, b > 0, faint.out, b > 0 ? 12 : 1);
+      expect(interruptAt(faint.out)).toBeUndefined();
+      const level = firstWord({}, 26);
+      for (let b = 0; b < 3; b++) level.p.block(15 * W + b * B, 15 * W + (b + 1) * B, b > 0, level.out, b > 0 ? 15 : 1);
+      expect(interruptAt(level.out)).toBe(15 * W + 2 * B);
+      const late = firstWord({ spanBridgeMs: 64 });
+      late.p.window(15 * W, W, 0.8, true, late.out, 1, { peakAboveFloorDb: 1, soundSince: -1, presentEnd: -1 });
+      nextWord(late.p, late.out, 12, 16); // the word starts 72 ms after the span's end
+      expect(interruptAt(late.out)).toBe(17 * W); // its window decides, as without the bridge
+    });
+
+    it('does not bridge without a quiet block after the span (a sound that never pauses, as music on hold)', () => {
+      const p = new BargeInPolicy({ earlyPauseMs: 0 });
+      p.setBotSpeaking(true);
+      const out = windows(p, [0.9, 0.9, 0.9, 0.9], [14, 14, 14, 14]);
+      // A window the model scores under interruptThreshold, the sound going on to its end: the span stops at its start.
+      p.window(14 * W, W, 0.5, true, out, 14, { peakAboveFloorDb: 14, soundSince: 10 * W, presentEnd: 15 * W });
+      for (let b = 0; b < 3; b++) p.block(15 * W + b * B, 15 * W + (b + 1) * B, true, out, 14);
+      expect(interruptAt(out)).toBeUndefined();
+    });
+
+    it('rejects a negative bridge', () => {
+      expect(() => new BargeInPolicy({ spanBridgeMs: -1 })).toThrow(InvalidOptionError);
+    });
   });
 
   it('rejects a bad early pause threshold or level', () => {
