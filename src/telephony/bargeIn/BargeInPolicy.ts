@@ -201,7 +201,7 @@ export class BargeInPolicy {
     if (start === this.spanEnd && this.blockArmed) {
       if (!present) {
         this.blockArmed = false;
-        this.gapSeen = start >= this.spanEnd;
+        this.gapSeen = true; // the word ended at the span's end
         return;
       }
     } else if (!present) {

@@ -24,8 +24,8 @@ export interface DetectorThreadOptions {
   /** A thread with no call left ends after this long (ms; 0: at once). @defaultValue {@link DEFAULT_DETECTOR_THREAD_IDLE_MS} */
   idleMs?: number | undefined;
   /**
-   * At most one message to a thread per this many ms (0: one per turn of the event loop, the
-   * behaviour before 2026-11-28 evening). A call's frame posted when nothing went to its thread
+   * At most one message to a thread per this many ms (0: one per turn of the event loop, with no
+   * tick). A call's frame posted when nothing went to its thread
    * for a tick goes at the end of the turn; frames posted within a tick of the last message wait
    * for the tick's end and go together. @defaultValue {@link DEFAULT_DETECTOR_TICK_MS}
    */
