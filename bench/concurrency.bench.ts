@@ -31,6 +31,7 @@ import { Worker } from 'node:worker_threads';
 import { describeCapture, LONG_TEXT, recordCaptures, SHORT_TEXT } from './lib/realCapture.js';
 import { LatencyHistogram, round } from './lib/stats.js';
 import type { StreamsContender, StreamsResult, StreamsSpec } from './lib/telephonyStreams.js';
+import { VisitHistogram } from './lib/visitHistogram.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND = 'npm run bench -- concurrency';
@@ -69,6 +70,9 @@ interface Step {
   cpuMsPerStreamSec: number;
   rssMiB: number;
   pass: boolean;
+  /** How long one stream's timer callback held the loop (wall time, µs): frame ticks and feed ticks. */
+  frameVisits: VisitHistogram;
+  feedVisits: VisitHistogram;
 }
 
 function hasTaskset(): boolean {
@@ -82,7 +86,13 @@ function hasTaskset(): boolean {
 
 function toStep(n: number, parts: StreamsResult[]): Step {
   const h = new LatencyHistogram();
-  for (const p of parts) h.merge(p.hist);
+  const frameVisits = new VisitHistogram();
+  const feedVisits = new VisitHistogram();
+  for (const p of parts) {
+    h.merge(p.hist);
+    frameVisits.merge(p.frameVisits);
+    feedVisits.merge(p.feedVisits);
+  }
   // Each part read the process clock (all threads) over the same window: the workers of a pool
   // each saw the whole process's CPU, so the parts are averaged, not summed.
   const cpu = parts.reduce((a, p) => a + p.cpuMs, 0) / parts.length;
@@ -100,6 +110,8 @@ function toStep(n: number, parts: StreamsResult[]): Step {
     cpuMsPerStreamSec: cpu / (n * (Math.max(...parts.map((p) => p.windowMs)) / 1000)),
     rssMiB: Math.max(...parts.map((p) => p.rssMiB)),
     pass: p99 <= TARGET_P99_MS && errors.length === 0 && h.count > 0,
+    frameVisits,
+    feedVisits,
   };
 }
 
@@ -218,7 +230,9 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     (s: Step): void => {
       process.stderr.write(
         `  concurrency ${label}: N=${s.n} p50=${round(s.p50, 2)} p99=${round(s.p99, 2)} max=${round(s.max, 1)} ms ` +
-          `cpu/stream-s=${round(s.cpuMsPerStreamSec, 3)} ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''}\n`,
+          `cpu/stream-s=${round(s.cpuMsPerStreamSec, 3)} ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''} ` +
+          `visits p50/p90/p99/p99.9/max: frame ${s.frameVisits.describe()}, feed ${s.feedVisits.describe()}, ` +
+          `mean residual ${Math.round(residualOf(s))} µs\n`,
       );
     };
   const one =
@@ -323,6 +337,14 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
   return results;
 }
 
+/** Frame and feed visits together: their mean residual (VisitHistogram.residualUs). */
+function residualOf(s: Step): number {
+  const both = new VisitHistogram();
+  both.merge(s.frameVisits.toJSON());
+  both.merge(s.feedVisits.toJSON());
+  return both.residualUs();
+}
+
 function stepResult(scenario: string, s: Step, bare: Step | null): BenchResult {
   return {
     scenario,
@@ -335,6 +357,9 @@ function stepResult(scenario: string, s: Step, bare: Step | null): BenchResult {
       'streams per CPU-second (CPU bound)': Math.round(1000 / s.cpuMsPerStreamSec),
       underruns: s.underruns,
       'RSS MiB': round(s.rssMiB, 1),
+      'frame visit p99 µs': Math.round(s.frameVisits.quantile(0.99)),
+      'feed visit p99 µs': Math.round(s.feedVisits.quantile(0.99)),
+      'mean residual visit µs': Math.round(residualOf(s)),
       ...(bare ? { 'bare-clock p99 ms': round(bare.p99, 2) } : {}),
     },
     command: COMMAND,

@@ -22,6 +22,9 @@
  *   the event arrives, a 20 ms frame taken from a queue per tick: no SSE, no JSON, no ring, no
  *   framer, no μ-law, no stream machinery — the least any implementation must do;
  * - `bare`: the frame timers alone (the machine's own lateness).
+ *
+ * Beside lateness and CPU, every stream timer callback (a frame tick, a feed tick) is timed as one
+ * visit (bench/lib/visitHistogram.ts): how long one stream's work holds the loop.
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -31,6 +34,7 @@ import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
+import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
 
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
@@ -51,6 +55,14 @@ export interface StreamsSpec {
   startSpreadMs: number;
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
+  /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
+  pullAheadMs?: number;
+  /**
+   * How visits are timed: `wall` (performance.now(), default: a quiet machine) or `cpu` (process
+   * CPU, `process.cpuUsage()`, a syscall per read: a preempted visit does not read long, so it
+   * holds on a loaded machine, at ~1–2 µs of extra CPU per visit on both sides).
+   */
+  visitClock?: 'wall' | 'cpu';
 }
 
 export interface StreamsResult {
@@ -66,6 +78,10 @@ export interface StreamsResult {
   windowMs: number;
   audioSec: number;
   rssMiB: number;
+  /** Inside the window: each frame tick's duration (take a frame, and any decode it starts), µs. */
+  frameVisits: VisitHistogramJSON;
+  /** Inside the window: each feed tick's duration (the writes of the events due, and what they start), µs. */
+  feedVisits: VisitHistogramJSON;
 }
 
 /** Playback starts this long after a stream starts. */
@@ -74,6 +90,14 @@ const START_DELAY_MS = 100;
 /** Samples per 20 ms frame at 8 kHz. */
 const FRAME_SAMPLES = (TELEPHONY_RATE * FRAME_MS) / 1000;
 const MS = 1000;
+
+/** A clock in µs for timing visits (see StreamsSpec.visitClock). */
+type VisitClock = () => number;
+const wallUs: VisitClock = () => performance.now() * MS;
+const cpuUs: VisitClock = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 interface Wire {
   capture: RealCapture;
@@ -119,6 +143,9 @@ interface Recorder {
   underruns: number;
   errors: string[];
   rss: number;
+  frameVisits: VisitHistogram;
+  feedVisits: VisitHistogram;
+  visitUs: VisitClock;
 }
 
 function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody {
@@ -129,6 +156,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         format: 'opus',
         output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
+        ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
       });
       const playStart = start + PLAYOUT_DELAY_MS;
       let done = false;
@@ -146,6 +174,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
 
       let ev = 0;
       const feedTick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const r of wire.reads[ev]!) p.write(r);
@@ -153,11 +182,13 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         }
         if (ev >= dueSec.length) p.end();
         else setTimeout(feedTick, start + dueSec[ev]! * MS - now);
+        if (now >= win.from && now < win.to) rec.feedVisits.record(rec.visitUs() - v0);
       };
 
       let k = 0;
       let waiting = false;
       const tick = (): void => {
+        const v0 = rec.visitUs();
         if (done) return;
         waiting = false;
         const now = performance.now();
@@ -178,6 +209,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -196,12 +228,14 @@ function floorStream(wire: Wire): StreamBody {
       const playStart = start + PLAYOUT_DELAY_MS;
       let ev = 0;
       const feedTick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const packet of packets![ev]!) queue.push(dec.decode(packet));
           ev++;
         }
         if (ev < dueSec.length) setTimeout(feedTick, start + dueSec[ev]! * MS - now);
+        if (now >= win.from && now < win.to) rec.feedVisits.record(rec.visitUs() - v0);
       };
       /** Takes 160 samples off the queue (a frame); false when too few have arrived. */
       const take = (): boolean => {
@@ -222,6 +256,7 @@ function floorStream(wire: Wire): StreamBody {
       };
       let k = 0;
       const tick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
         const due = playStart + k * FRAME_MS;
         if (!take()) {
@@ -241,6 +276,7 @@ function floorStream(wire: Wire): StreamBody {
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -255,13 +291,16 @@ function bareStream(audioSec: number): StreamBody {
       const playStart = start + PLAYOUT_DELAY_MS;
       let k = 0;
       const tick = (): void => {
+        const v0 = rec.visitUs();
+        const now = performance.now();
         const due = playStart + k * FRAME_MS;
         if (due >= win.from && due < win.to) {
-          rec.hist.record(performance.now() - due);
+          rec.hist.record(now - due);
           rec.frames++;
         }
         if (++k >= total) resolve();
         else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
       };
       setTimeout(tick, playStart - performance.now());
     });
@@ -277,7 +316,16 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
       : spec.contender === 'floor'
         ? floorStream(wire)
         : bareStream(audioSec);
-  const rec: Recorder = { hist: new LatencyHistogram(), frames: 0, underruns: 0, errors: [], rss: 0 };
+  const rec: Recorder = {
+    hist: new LatencyHistogram(),
+    frames: 0,
+    underruns: 0,
+    errors: [],
+    rss: 0,
+    frameVisits: new VisitHistogram(),
+    feedVisits: new VisitHistogram(),
+    visitUs: spec.visitClock === 'cpu' ? cpuUs : wallUs,
+  };
   const t0 = performance.now() + START_DELAY_MS;
   // Steady state only: every stream started and warmed up, none finished.
   const win: Window = {
@@ -304,5 +352,7 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     windowMs: w1 - w0,
     audioSec,
     rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
+    frameVisits: rec.frameVisits.toJSON(),
+    feedVisits: rec.feedVisits.toJSON(),
   };
 }

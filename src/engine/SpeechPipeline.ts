@@ -55,7 +55,7 @@ const READABLE_HIGH_WATER_FRAMES = 1;
  * (native-notes/engine-performance.md, eleventh pass). Bounded: at most this much plus one
  * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB).
  */
-const PULL_AHEAD_MS = 200;
+export const PULL_AHEAD_MS = 200;
 
 // Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
 // declared but not implemented, does not apply: Duplex implements them).
@@ -125,7 +125,7 @@ export class SpeechPipeline extends Duplex {
     // Frame size and output format are read from the options here, once (and checked).
     const { frameMs, output } = resolveOutput(options);
     this.frameMs = frameMs;
-    this.pullFrames = Math.max(1, Math.ceil(PULL_AHEAD_MS / frameMs));
+    this.pullFrames = Math.max(1, Math.ceil((options.pullAheadMs ?? PULL_AHEAD_MS) / frameMs));
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
