@@ -35,6 +35,7 @@ import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
 import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
+import { modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
@@ -63,6 +64,11 @@ export interface StreamsSpec {
    * holds on a loaded machine, at ~1–2 µs of extra CPU per visit on both sides).
    */
   visitClock?: 'wall' | 'cpu';
+  /**
+   * Record every visit inside the window (due time, CPU) and replay it as a queue at each of these
+   * multiples of the run's streams (bench/lib/visitQueue.ts); implies `visitClock: 'cpu'`.
+   */
+  modelCopies?: number[];
 }
 
 export interface StreamsResult {
@@ -82,6 +88,8 @@ export interface StreamsResult {
   frameVisits: VisitHistogramJSON;
   /** Inside the window: each feed tick's duration (the writes of the events due, and what they start), µs. */
   feedVisits: VisitHistogramJSON;
+  /** With StreamsSpec.modelCopies: the queue model at each multiple. */
+  queueModel?: QueueModelRow[];
 }
 
 /** Playback starts this long after a stream starts. */
@@ -134,6 +142,16 @@ interface Window {
   to: number;
 }
 
+function recordFeed(rec: Recorder, dueMs: number, us: number): void {
+  rec.feedVisits.record(us);
+  if (rec.trace !== null) traceVisit(rec.trace, dueMs, us, false);
+}
+
+function recordFrame(rec: Recorder, dueMs: number, us: number): void {
+  rec.frameVisits.record(us);
+  if (rec.trace !== null) traceVisit(rec.trace, dueMs, us, true);
+}
+
 /** Per stream: the feed timer (events released on the capture's real-time schedule) and the frame timer. */
 type StreamBody = (i: number, start: number, win: Window, rec: Recorder) => Promise<void>;
 
@@ -146,6 +164,7 @@ interface Recorder {
   frameVisits: VisitHistogram;
   feedVisits: VisitHistogram;
   visitUs: VisitClock;
+  trace: VisitTrace | null;
 }
 
 function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody {
@@ -176,13 +195,14 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
       const feedTick = (): void => {
         const v0 = rec.visitUs();
         const now = performance.now();
+        const due0 = start + (dueSec[ev] ?? 0) * MS;
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const r of wire.reads[ev]!) p.write(r);
           ev++;
         }
         if (ev >= dueSec.length) p.end();
         else setTimeout(feedTick, start + dueSec[ev]! * MS - now);
-        if (now >= win.from && now < win.to) rec.feedVisits.record(rec.visitUs() - v0);
+        if (now >= win.from && now < win.to) recordFeed(rec, due0, rec.visitUs() - v0);
       };
 
       let k = 0;
@@ -209,7 +229,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
-        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -230,12 +250,13 @@ function floorStream(wire: Wire): StreamBody {
       const feedTick = (): void => {
         const v0 = rec.visitUs();
         const now = performance.now();
+        const due0 = start + (dueSec[ev] ?? 0) * MS;
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const packet of packets![ev]!) queue.push(dec.decode(packet));
           ev++;
         }
         if (ev < dueSec.length) setTimeout(feedTick, start + dueSec[ev]! * MS - now);
-        if (now >= win.from && now < win.to) rec.feedVisits.record(rec.visitUs() - v0);
+        if (now >= win.from && now < win.to) recordFeed(rec, due0, rec.visitUs() - v0);
       };
       /** Takes 160 samples off the queue (a frame); false when too few have arrived. */
       const take = (): boolean => {
@@ -276,7 +297,7 @@ function floorStream(wire: Wire): StreamBody {
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
-        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -300,7 +321,7 @@ function bareStream(audioSec: number): StreamBody {
         }
         if (++k >= total) resolve();
         else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
-        if (due >= win.from && due < win.to) rec.frameVisits.record(rec.visitUs() - v0);
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(tick, playStart - performance.now());
     });
@@ -324,7 +345,12 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     rss: 0,
     frameVisits: new VisitHistogram(),
     feedVisits: new VisitHistogram(),
-    visitUs: spec.visitClock === 'cpu' ? cpuUs : wallUs,
+    visitUs: spec.visitClock === 'cpu' || spec.modelCopies !== undefined ? cpuUs : wallUs,
+    // Frame ticks plus feed ticks (at most one per event) per stream, with room to spare.
+    trace:
+      spec.modelCopies === undefined
+        ? null
+        : newTrace(Math.ceil(spec.streams * (((audioSec * MS) / FRAME_MS) * 1.5 + wire.capture.dueSec.length))),
   };
   const t0 = performance.now() + START_DELAY_MS;
   // Steady state only: every stream started and warmed up, none finished.
@@ -354,5 +380,17 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
     frameVisits: rec.frameVisits.toJSON(),
     feedVisits: rec.feedVisits.toJSON(),
+    ...(rec.trace !== null && cpu.from && cpu.to
+      ? {
+          queueModel: (spec.modelCopies ?? []).map((c) =>
+            modelQueue(
+              rec.trace!,
+              (cpu.to!.user - cpu.from!.user + cpu.to!.system - cpu.from!.system) / MS,
+              spec.startSpreadMs / spec.streams,
+              c,
+            ),
+          ),
+        }
+      : {}),
   };
 }

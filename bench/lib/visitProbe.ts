@@ -30,6 +30,8 @@ const VISIT_CLOCK = process.env['VISIT_CLOCK'] === 'wall' ? 'wall' : 'cpu';
 /** Visits at least this long are the "bursts" whose share of loop time is reported: 0.3 ms, about five libopus calls here. */
 const BURST_US = 300;
 const OUT = process.env['OUT'];
+/** MODEL=1,2,3,4: replay each run's visits as a queue at these multiples of N (bench/lib/visitQueue.ts). */
+const MODEL = process.env['MODEL']?.split(',').map(Number);
 const streamsProcess = new URL('./streamsProcess.ts', import.meta.url);
 
 function pinned(): boolean {
@@ -70,6 +72,8 @@ interface Row {
   feed: VisitHistogram;
   /** Frame and feed visits together: their mean residual (VisitHistogram.residualUs). */
   residual: number;
+  /** Queue model p99 lateness (ms) per MODEL multiple. */
+  model: number[];
 }
 const rows: Record<string, Row[]> = {};
 try {
@@ -83,6 +87,7 @@ try {
         startSpreadMs: 1000,
         streams: N,
         visitClock: VISIT_CLOCK,
+        ...(MODEL === undefined ? {} : { modelCopies: MODEL }),
         contender: c === 'floor' ? 'floor' : 'engine',
         ...(c === 'floor' ? {} : { pullAheadMs: Number(c.slice('engine@'.length)) }),
       };
@@ -94,14 +99,27 @@ try {
       const feed = VisitHistogram.from(res.feedVisits);
       const both = VisitHistogram.from(res.frameVisits);
       both.merge(res.feedVisits);
-      const row: Row = { p99: h.quantile(0.99), cpu: res.cpuMs / (N * (res.windowMs / 1000)), frame, feed, residual: both.residualUs() };
+      const row: Row = {
+        p99: h.quantile(0.99),
+        cpu: res.cpuMs / (N * (res.windowMs / 1000)),
+        frame,
+        feed,
+        residual: both.residualUs(),
+        model: (res.queueModel ?? []).map((m) => m.p99Ms),
+      };
       (rows[c] ??= []).push(row);
       console.log(
         `round ${r} ${c.padEnd(10)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
           `frame visits p50/p90/p99/p99.9/max ${frame.describe()} feed visits ${feed.describe()} ` +
           `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
           `mean residual visit ${round(row.residual, 0)} µs ` +
-          `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}`,
+          `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}` +
+          (res.queueModel ?? [])
+            .map(
+              (m) =>
+                `\n    model N=${m.copies * N}: p50 ${round(m.p50Ms, 2)} p99 ${round(m.p99Ms, 2)} ms, utilisation ${round(m.utilisation, 2)}`,
+            )
+            .join(''),
       );
     }
   }
@@ -113,7 +131,8 @@ try {
       `${c.padEnd(10)} p99 ${round(median(rs.map((x) => x.p99)), 2)} ms  cpu ${round(median(rs.map((x) => x.cpu)), 3)} ` +
         `(${round(vsFloor, 3)}× floor, paired)  frame-visit p99 ${round(median(rs.map((x) => x.frame.quantile(0.99))), 0)} µs  ` +
         `feed-visit p99 ${round(median(rs.map((x) => x.feed.quantile(0.99))), 0)} µs  ` +
-        `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs`,
+        `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs` +
+        (MODEL ?? []).map((m, k) => `  model N=${m * N} p99 ${round(median(rs.map((x) => x.model[k]!)), 2)} ms`).join(''),
     );
   }
 } finally {
