@@ -117,7 +117,8 @@ try {
           (res.queueModel ?? [])
             .map(
               (m) =>
-                `\n    model N=${m.copies * N}: p50 ${round(m.p50Ms, 2)} p99 ${round(m.p99Ms, 2)} ms, utilisation ${round(m.utilisation, 2)}`,
+                `\n    model N=${m.copies * N}: p50 ${round(m.p50Ms, 2)} p99 ${round(m.p99Ms, 2)} ms, ` +
+                `utilisation ${round(m.utilisation, 2)}`,
             )
             .join(''),
       );
