@@ -32,6 +32,7 @@ import { describeCapture, LONG_TEXT, recordCaptures, SHORT_TEXT } from './lib/re
 import { LatencyHistogram, round } from './lib/stats.js';
 import type { StreamsContender, StreamsResult, StreamsSpec } from './lib/telephonyStreams.js';
 import { VisitHistogram } from './lib/visitHistogram.js';
+import { PULL_AHEAD_MS } from '../src/engine/SpeechPipeline.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND = 'npm run bench -- concurrency';
@@ -50,11 +51,17 @@ const captureDir = new URL('./out/', import.meta.url);
  */
 const CPU_PAIRS = 2;
 /**
+ * The decode-ahead `readFrame()` used before 2026-11-28's thirteenth pass (SpeechPipeline's
+ * PULL_AHEAD_MS was 200 ms): the CPU trials run it beside the current one, for reference.
+ */
+const PREVIOUS_PULL_AHEAD_MS = 200;
+/**
  * Each CPU trial runs these at one N back to back: the engine as a phone line takes frames
  * (`readFrame()`, the verdict), the floor, and for reference the engine read through the stream's
- * `read()` (what a consumer of the Readable side pays).
+ * `read()` (what a consumer of the Readable side pays) and the engine with the previous
+ * decode-ahead (`engine-prev`: lateness and visits at the same N, paired).
  */
-const PAIR_CONTENDERS = ['engine', 'floor', 'engine-read'] as const;
+const PAIR_CONTENDERS = ['engine', 'floor', 'engine-read', 'engine-prev'] as const;
 type PairContender = (typeof PAIR_CONTENDERS)[number];
 const streamsProcess = new URL('./lib/streamsProcess.ts', import.meta.url);
 const streamsWorker = new URL('./lib/streamsWorker.mjs', import.meta.url);
@@ -236,9 +243,16 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
       );
     };
   const one =
-    (contender: StreamsContender) =>
+    (contender: StreamsContender | 'engine-prev') =>
     async (n: number): Promise<Step> =>
-      toStep(n, [await oneCore({ ...base, contender, streams: n }, pin)]);
+      toStep(n, [
+        await oneCore(
+          contender === 'engine-prev'
+            ? { ...base, contender: 'engine', pullAheadMs: PREVIOUS_PULL_AHEAD_MS, streams: n }
+            : { ...base, contender, streams: n },
+          pin,
+        ),
+      ]);
   const core = `one core (one thread${pin ? ', taskset -c 0' : ', not pinned: taskset missing'})`;
   const results: BenchResult[] = [];
 
@@ -282,6 +296,8 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     pairs.map((q) => q[c].cpuMsPerStreamSec / q.floor.cpuMsPerStreamSec).reduce((a, b) => a + b, 0) / pairs.length;
   const cpuRatio = meanRatio('engine');
   const readCpuRatio = meanRatio('engine-read');
+  const prevCpuRatio = meanRatio('engine-prev');
+  const meanOf = (c: PairContender, f: (s: Step) => number): number => pairs.map((q) => f(q[c])).reduce((a, b) => a + b, 0) / pairs.length;
   const stepsNote = (r: { steps: Step[] }): string =>
     r.steps.map((s) => `${s.n}${s.pass ? '✓' : '✗'} p99 ${round(s.p99, 1)} ms`).join(', ');
   const bareVerdict = bare.pass
@@ -297,6 +313,16 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
       ...(floorSameN ? { 'floor CPU ms per stream-second (same N)': round(floorSameN.cpuMsPerStreamSec, 3) } : {}),
       'CPU vs floor × (paired trials)': round(cpuRatio, 3),
       'read() path CPU vs floor ×': round(readCpuRatio, 3),
+      'decode-ahead ms': PULL_AHEAD_MS,
+      [`previous ${PREVIOUS_PULL_AHEAD_MS} ms decode-ahead: CPU vs floor ×`]: round(prevCpuRatio, 3),
+      'p99 lateness ms (CPU trials, mean)': round(
+        meanOf('engine', (s) => s.p99),
+        2,
+      ),
+      [`previous ${PREVIOUS_PULL_AHEAD_MS} ms decode-ahead: p99 lateness ms (CPU trials, mean)`]: round(
+        meanOf('engine-prev', (s) => s.p99),
+        2,
+      ),
     },
     anchor:
       `the floor (raw libopus at 8 kHz + the same timers): ` +
@@ -306,10 +332,13 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     met: engineN > 0 && nShare >= TARGET_N_SHARE && cpuRatio <= TARGET_CPU_RATIO,
     notes:
       `${source}; fed at each event's real-time due time in 1460 B reads; process CPU (all threads) over the steady-state window only; ` +
-      `frames taken with readFrame(); paired search (engine and floor steps back to back, alternating order): ` +
+      `frames taken with readFrame() (decode-ahead ${PULL_AHEAD_MS} ms); ` +
+      `paired search (engine and floor steps back to back, alternating order): ` +
       `engine steps: ${stepsNote(engine)}; floor steps: ${stepsNote(floor)}; ` +
-      `CPU trials at N=${engineAt.n} (engine/floor/engine-read ms per stream-second): ` +
+      `CPU trials at N=${engineAt.n} (${PAIR_CONTENDERS.join('/')} ms per stream-second, engine-prev = ` +
+      `decode-ahead ${PREVIOUS_PULL_AHEAD_MS} ms): ` +
       `${pairs.map((q) => PAIR_CONTENDERS.map((c) => round(q[c].cpuMsPerStreamSec, 2)).join('/')).join(', ')}; ` +
+      `their p99 lateness ms: ${pairs.map((q) => PAIR_CONTENDERS.map((c) => round(q[c].p99, 1)).join('/')).join(', ')}; ` +
       `bare clock at N=${bare.n}: p99 ${round(bare.p99, 2)} ms (the machine's own timer lateness${bareVerdict}); each step run once`,
   });
   results.push({

@@ -35,7 +35,7 @@ import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
 import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
-import { modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
+import { goldenFraction, modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
@@ -52,8 +52,17 @@ export interface StreamsSpec {
   warmupSec: number;
   /** The window closes this long before the first stream's last frame is due. */
   endMarginSec: number;
-  /** Calls start spread evenly over this window. */
+  /** Calls start spread over this window (see `starts`). */
   startSpreadMs: number;
+  /**
+   * How the starts are spread: `golden` (default), stream i at frac(i·φ) of the spread, a
+   * low-discrepancy sequence, so the streams' 20 ms frame phases (and 100 ms event phases) are
+   * spread evenly whatever N is, as calls starting at random times are; `grid`, stream i at i/N of
+   * it (before 2026-11-28's thirteenth pass), which puts streams whose starts differ by a multiple
+   * of 20 ms on the same frame phase: groups of 10 streams due in the same millisecond at most N,
+   * groups of 50 when N is a multiple of 50 (native-notes/engine-performance.md, thirteenth pass).
+   */
+  starts?: 'golden' | 'grid';
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
   /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
@@ -366,7 +375,9 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   let w1 = NaN;
   setTimeout(() => ((cpu.from = process.cpuUsage()), (w0 = performance.now())), win.from - performance.now());
   setTimeout(() => ((cpu.to = process.cpuUsage()), (w1 = performance.now())), win.to - performance.now());
-  await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + (i * spec.startSpreadMs) / spec.streams, win, rec)));
+  const startOf = (i: number): number =>
+    spec.starts === 'grid' ? (i * spec.startSpreadMs) / spec.streams : goldenFraction(i) * spec.startSpreadMs;
+  await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + startOf(i), win, rec)));
   return {
     hist: rec.hist.toJSON(),
     frames: rec.frames,
@@ -383,12 +394,7 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     ...(rec.trace !== null && cpu.from && cpu.to
       ? {
           queueModel: (spec.modelCopies ?? []).map((c) =>
-            modelQueue(
-              rec.trace!,
-              (cpu.to!.user - cpu.from!.user + cpu.to!.system - cpu.from!.system) / MS,
-              spec.startSpreadMs / spec.streams,
-              c,
-            ),
+            modelQueue(rec.trace!, (cpu.to!.user - cpu.from!.user + cpu.to!.system - cpu.from!.system) / MS, c),
           ),
         }
       : {}),

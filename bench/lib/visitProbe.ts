@@ -8,7 +8,8 @@
  *
  *   N=80 ROUNDS=2 AHEAD=200,100,60 flock /tmp/bench.lock node --import tsx bench/lib/visitProbe.ts
  *
- * Contenders: `floor`, and the engine (`readFrame()`) at each `AHEAD` decode-ahead in ms.
+ * Contenders: `floor`, and the engine (`readFrame()`) at each `AHEAD` decode-ahead in ms, each with
+ * every `STARTS` pattern (golden, grid: StreamsSpec.starts).
  * Visits are timed in process CPU (VISIT_CLOCK=wall for wall time).
  * OUT=file.jsonl appends each child's raw result (with its contender and round) for later analysis.
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
@@ -32,6 +33,8 @@ const BURST_US = 300;
 const OUT = process.env['OUT'];
 /** MODEL=1,2,3,4: replay each run's visits as a queue at these multiples of N (bench/lib/visitQueue.ts). */
 const MODEL = process.env['MODEL']?.split(',').map(Number);
+/** STARTS=golden,grid: run every contender with each start pattern (StreamsSpec.starts). */
+const STARTS = (process.env['STARTS'] ?? 'golden').split(',') as ('golden' | 'grid')[];
 const streamsProcess = new URL('./streamsProcess.ts', import.meta.url);
 
 function pinned(): boolean {
@@ -64,7 +67,7 @@ if (process.env['CAPTURE'] === undefined) {
   writeFileSync(capturePath, cap!.body);
 }
 const pin = pinned();
-const contenders = ['floor', ...AHEAD.map((a) => `engine@${a}`)];
+const contenders = STARTS.flatMap((st) => ['floor', ...AHEAD.map((a) => `engine@${a}`)].map((c) => `${c}/${st}`));
 interface Row {
   p99: number;
   cpu: number;
@@ -88,8 +91,9 @@ try {
         streams: N,
         visitClock: VISIT_CLOCK,
         ...(MODEL === undefined ? {} : { modelCopies: MODEL }),
-        contender: c === 'floor' ? 'floor' : 'engine',
-        ...(c === 'floor' ? {} : { pullAheadMs: Number(c.slice('engine@'.length)) }),
+        contender: c.startsWith('floor') ? 'floor' : 'engine',
+        starts: c.endsWith('/grid') ? 'grid' : 'golden',
+        ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice('engine@'.length, c.indexOf('/'))) }),
       };
       const res = await child(spec, pin);
       if (OUT !== undefined) appendFileSync(OUT, JSON.stringify({ contender: c, round: r, n: N, load: loadavg()[0], res }) + '\n');
@@ -109,7 +113,7 @@ try {
       };
       (rows[c] ??= []).push(row);
       console.log(
-        `round ${r} ${c.padEnd(10)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
+        `round ${r} ${c.padEnd(17)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
           `frame visits p50/p90/p99/p99.9/max ${frame.describe()} feed visits ${feed.describe()} ` +
           `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
           `mean residual visit ${round(row.residual, 0)} µs ` +
@@ -127,9 +131,10 @@ try {
   console.log(`\nmedians over ${ROUNDS} rounds, N=${N}${pin ? ', taskset -c 0' : ', not pinned'}:`);
   for (const c of contenders) {
     const rs = rows[c]!;
-    const vsFloor = median(rs.map((x, i) => x.cpu / rows['floor']![i]!.cpu));
+    const floorRows = rows[`floor${c.slice(c.indexOf('/'))}`]!;
+    const vsFloor = median(rs.map((x, i) => x.cpu / floorRows[i]!.cpu));
     console.log(
-      `${c.padEnd(10)} p99 ${round(median(rs.map((x) => x.p99)), 2)} ms  cpu ${round(median(rs.map((x) => x.cpu)), 3)} ` +
+      `${c.padEnd(17)} p99 ${round(median(rs.map((x) => x.p99)), 2)} ms  cpu ${round(median(rs.map((x) => x.cpu)), 3)} ` +
         `(${round(vsFloor, 3)}× floor, paired)  frame-visit p99 ${round(median(rs.map((x) => x.frame.quantile(0.99))), 0)} µs  ` +
         `feed-visit p99 ${round(median(rs.map((x) => x.feed.quantile(0.99))), 0)} µs  ` +
         `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs` +

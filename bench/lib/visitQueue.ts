@@ -10,9 +10,21 @@
  * of a different N, and the lateness a real loop adds by running expired timers in batches.
  *
  * More streams than were run: each recorded stream is replayed `copies` times, copy c shifted by
- * c / copies of the start spread's per-stream gap, so N × copies streams stay evenly spread.
+ * frac(c·φ) of {@link COPY_SHIFT_SPAN_MS}, so the copies' frame and event phases spread evenly.
  */
 import { LatencyHistogram } from './stats.js';
+
+/** φ − 1: frac(i·φ) for i = 0, 1, 2, … fills [0, 1) evenly for any count (Weyl / golden-ratio sequence). */
+const GOLDEN_FRACTION = (Math.sqrt(5) - 1) / 2;
+
+/** frac(i·φ), in [0, 1). */
+export function goldenFraction(i: number): number {
+  const x = i * GOLDEN_FRACTION;
+  return x - Math.floor(x);
+}
+
+/** The capture's event period (100 ms: five 20 ms packets per event): copies are shifted within it. */
+const COPY_SHIFT_SPAN_MS = 100;
 
 export interface VisitTrace {
   /** Per visit: when it was due (ms, the run's performance.now() scale). */
@@ -47,11 +59,10 @@ export interface QueueModelRow {
 }
 
 /**
- * Replays `trace` (visits inside one measuring window of `windowMs`, whose process CPU was
- * `windowCpuMs`) at `copies` times its streams. `gapMs`: the start spread's gap between two
- * recorded streams (each copy is shifted by a fraction of it).
+ * Replays `trace` (visits inside one measuring window, whose process CPU was `windowCpuMs`) at
+ * `copies` times its streams.
  */
-export function modelQueue(trace: VisitTrace, windowCpuMs: number, gapMs: number, copies: number): QueueModelRow {
+export function modelQueue(trace: VisitTrace, windowCpuMs: number, copies: number): QueueModelRow {
   const n = trace.count;
   let visitUs = 0;
   for (let i = 0; i < n; i++) visitUs += trace.cpuUs[i]!;
@@ -60,7 +71,7 @@ export function modelQueue(trace: VisitTrace, windowCpuMs: number, gapMs: number
   const due = new Float64Array(total);
   const order = new Uint32Array(total);
   for (let c = 0; c < copies; c++) {
-    const shift = (c * gapMs) / copies;
+    const shift = goldenFraction(c) * COPY_SHIFT_SPAN_MS;
     for (let i = 0; i < n; i++) {
       due[c * n + i] = trace.dueMs[i]! + shift;
       order[c * n + i] = c * n + i;
