@@ -49,8 +49,14 @@ describe('VisitHistogram', () => {
           const ha = new VisitHistogram();
           const hb = new VisitHistogram();
           const all = new VisitHistogram();
-          for (const x of a) (ha.record(x), all.record(x));
-          for (const x of b) (hb.record(x), all.record(x));
+          for (const x of a) {
+            ha.record(x);
+            all.record(x);
+          }
+          for (const x of b) {
+            hb.record(x);
+            all.record(x);
+          }
           const merged = VisitHistogram.from(JSON.parse(JSON.stringify(ha.toJSON())));
           merged.merge(JSON.parse(JSON.stringify(hb.toJSON())));
           expect(merged.count).toBe(all.count);
