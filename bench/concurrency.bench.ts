@@ -53,7 +53,7 @@ const CPU_PAIRS = 2;
 /**
  * The alternative `readFrame()` decode-ahead weighed in 2026-11-28's thirteenth pass against
  * SpeechPipeline's PULL_AHEAD_MS (200 ms): visits of 6 packets instead of 10 (−35 % at p99, a
- * smaller mean residual visit), at 0–11 % more CPU per stream-second paced. The CPU trials run
+ * smaller mean residual visit), at 0–12 % more CPU per stream-second paced. The CPU trials run
  * it beside the default, so a quiet run shows both its lateness and its CPU at the same N.
  */
 const ALT_PULL_AHEAD_MS = 100;
