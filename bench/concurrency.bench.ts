@@ -31,6 +31,8 @@ import { Worker } from 'node:worker_threads';
 import { describeCapture, LONG_TEXT, recordCaptures, SHORT_TEXT } from './lib/realCapture.js';
 import { LatencyHistogram, round } from './lib/stats.js';
 import type { StreamsContender, StreamsResult, StreamsSpec } from './lib/telephonyStreams.js';
+import { VisitHistogram } from './lib/visitHistogram.js';
+import { PULL_AHEAD_MS } from '../src/engine/SpeechPipeline.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND = 'npm run bench -- concurrency';
@@ -49,11 +51,19 @@ const captureDir = new URL('./out/', import.meta.url);
  */
 const CPU_PAIRS = 2;
 /**
+ * The alternative `readFrame()` decode-ahead weighed in 2026-11-28's thirteenth pass against
+ * SpeechPipeline's PULL_AHEAD_MS (200 ms): visits of 6 packets instead of 10 (−35 % at p99, a
+ * smaller mean residual visit), at 0–12 % more CPU per stream-second paced. The CPU trials run
+ * it beside the default, so a quiet run shows both its lateness and its CPU at the same N.
+ */
+const ALT_PULL_AHEAD_MS = 100;
+/**
  * Each CPU trial runs these at one N back to back: the engine as a phone line takes frames
  * (`readFrame()`, the verdict), the floor, and for reference the engine read through the stream's
- * `read()` (what a consumer of the Readable side pays).
+ * `read()` (what a consumer of the Readable side pays) and the engine at the alternative
+ * decode-ahead (`engine-alt`: lateness, visits and CPU at the same N, paired).
  */
-const PAIR_CONTENDERS = ['engine', 'floor', 'engine-read'] as const;
+const PAIR_CONTENDERS = ['engine', 'floor', 'engine-read', 'engine-alt'] as const;
 type PairContender = (typeof PAIR_CONTENDERS)[number];
 const streamsProcess = new URL('./lib/streamsProcess.ts', import.meta.url);
 const streamsWorker = new URL('./lib/streamsWorker.mjs', import.meta.url);
@@ -69,6 +79,9 @@ interface Step {
   cpuMsPerStreamSec: number;
   rssMiB: number;
   pass: boolean;
+  /** How long one stream's timer callback held the loop (wall time, µs): frame ticks and feed ticks. */
+  frameVisits: VisitHistogram;
+  feedVisits: VisitHistogram;
 }
 
 function hasTaskset(): boolean {
@@ -82,7 +95,13 @@ function hasTaskset(): boolean {
 
 function toStep(n: number, parts: StreamsResult[]): Step {
   const h = new LatencyHistogram();
-  for (const p of parts) h.merge(p.hist);
+  const frameVisits = new VisitHistogram();
+  const feedVisits = new VisitHistogram();
+  for (const p of parts) {
+    h.merge(p.hist);
+    frameVisits.merge(p.frameVisits);
+    feedVisits.merge(p.feedVisits);
+  }
   // Each part read the process clock (all threads) over the same window: the workers of a pool
   // each saw the whole process's CPU, so the parts are averaged, not summed.
   const cpu = parts.reduce((a, p) => a + p.cpuMs, 0) / parts.length;
@@ -100,6 +119,8 @@ function toStep(n: number, parts: StreamsResult[]): Step {
     cpuMsPerStreamSec: cpu / (n * (Math.max(...parts.map((p) => p.windowMs)) / 1000)),
     rssMiB: Math.max(...parts.map((p) => p.rssMiB)),
     pass: p99 <= TARGET_P99_MS && errors.length === 0 && h.count > 0,
+    frameVisits,
+    feedVisits,
   };
 }
 
@@ -218,13 +239,22 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     (s: Step): void => {
       process.stderr.write(
         `  concurrency ${label}: N=${s.n} p50=${round(s.p50, 2)} p99=${round(s.p99, 2)} max=${round(s.max, 1)} ms ` +
-          `cpu/stream-s=${round(s.cpuMsPerStreamSec, 3)} ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''}\n`,
+          `cpu/stream-s=${round(s.cpuMsPerStreamSec, 3)} ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''} ` +
+          `visits p50/p90/p99/p99.9/max: frame ${s.frameVisits.describe()}, feed ${s.feedVisits.describe()}, ` +
+          `mean residual ${Math.round(residualOf(s))} µs\n`,
       );
     };
   const one =
-    (contender: StreamsContender) =>
+    (contender: StreamsContender | 'engine-alt') =>
     async (n: number): Promise<Step> =>
-      toStep(n, [await oneCore({ ...base, contender, streams: n }, pin)]);
+      toStep(n, [
+        await oneCore(
+          contender === 'engine-alt'
+            ? { ...base, contender: 'engine', pullAheadMs: ALT_PULL_AHEAD_MS, streams: n }
+            : { ...base, contender, streams: n },
+          pin,
+        ),
+      ]);
   const core = `one core (one thread${pin ? ', taskset -c 0' : ', not pinned: taskset missing'})`;
   const results: BenchResult[] = [];
 
@@ -268,6 +298,8 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     pairs.map((q) => q[c].cpuMsPerStreamSec / q.floor.cpuMsPerStreamSec).reduce((a, b) => a + b, 0) / pairs.length;
   const cpuRatio = meanRatio('engine');
   const readCpuRatio = meanRatio('engine-read');
+  const altCpuRatio = meanRatio('engine-alt');
+  const meanOf = (c: PairContender, f: (s: Step) => number): number => pairs.map((q) => f(q[c])).reduce((a, b) => a + b, 0) / pairs.length;
   const stepsNote = (r: { steps: Step[] }): string =>
     r.steps.map((s) => `${s.n}${s.pass ? '✓' : '✗'} p99 ${round(s.p99, 1)} ms`).join(', ');
   const bareVerdict = bare.pass
@@ -283,6 +315,16 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
       ...(floorSameN ? { 'floor CPU ms per stream-second (same N)': round(floorSameN.cpuMsPerStreamSec, 3) } : {}),
       'CPU vs floor × (paired trials)': round(cpuRatio, 3),
       'read() path CPU vs floor ×': round(readCpuRatio, 3),
+      'decode-ahead ms': PULL_AHEAD_MS,
+      [`${ALT_PULL_AHEAD_MS} ms decode-ahead: CPU vs floor ×`]: round(altCpuRatio, 3),
+      'p99 lateness ms (CPU trials, mean)': round(
+        meanOf('engine', (s) => s.p99),
+        2,
+      ),
+      [`${ALT_PULL_AHEAD_MS} ms decode-ahead: p99 lateness ms (CPU trials, mean)`]: round(
+        meanOf('engine-alt', (s) => s.p99),
+        2,
+      ),
     },
     anchor:
       `the floor (raw libopus at 8 kHz + the same timers): ` +
@@ -292,10 +334,13 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     met: engineN > 0 && nShare >= TARGET_N_SHARE && cpuRatio <= TARGET_CPU_RATIO,
     notes:
       `${source}; fed at each event's real-time due time in 1460 B reads; process CPU (all threads) over the steady-state window only; ` +
-      `frames taken with readFrame(); paired search (engine and floor steps back to back, alternating order): ` +
+      `frames taken with readFrame() (decode-ahead ${PULL_AHEAD_MS} ms); ` +
+      `paired search (engine and floor steps back to back, alternating order): ` +
       `engine steps: ${stepsNote(engine)}; floor steps: ${stepsNote(floor)}; ` +
-      `CPU trials at N=${engineAt.n} (engine/floor/engine-read ms per stream-second): ` +
+      `CPU trials at N=${engineAt.n} (${PAIR_CONTENDERS.join('/')} ms per stream-second, engine-alt = ` +
+      `decode-ahead ${ALT_PULL_AHEAD_MS} ms): ` +
       `${pairs.map((q) => PAIR_CONTENDERS.map((c) => round(q[c].cpuMsPerStreamSec, 2)).join('/')).join(', ')}; ` +
+      `their p99 lateness ms: ${pairs.map((q) => PAIR_CONTENDERS.map((c) => round(q[c].p99, 1)).join('/')).join(', ')}; ` +
       `bare clock at N=${bare.n}: p99 ${round(bare.p99, 2)} ms (the machine's own timer lateness${bareVerdict}); each step run once`,
   });
   results.push({
@@ -323,6 +368,14 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
   return results;
 }
 
+/** Frame and feed visits together: their mean residual (VisitHistogram.residualUs). */
+function residualOf(s: Step): number {
+  const both = new VisitHistogram();
+  both.merge(s.frameVisits.toJSON());
+  both.merge(s.feedVisits.toJSON());
+  return both.residualUs();
+}
+
 function stepResult(scenario: string, s: Step, bare: Step | null): BenchResult {
   return {
     scenario,
@@ -335,6 +388,9 @@ function stepResult(scenario: string, s: Step, bare: Step | null): BenchResult {
       'streams per CPU-second (CPU bound)': Math.round(1000 / s.cpuMsPerStreamSec),
       underruns: s.underruns,
       'RSS MiB': round(s.rssMiB, 1),
+      'frame visit p99 µs': Math.round(s.frameVisits.quantile(0.99)),
+      'feed visit p99 µs': Math.round(s.feedVisits.quantile(0.99)),
+      'mean residual visit µs': Math.round(residualOf(s)),
       ...(bare ? { 'bare-clock p99 ms': round(bare.p99, 2) } : {}),
     },
     command: COMMAND,

@@ -12,7 +12,7 @@
  * Contenders: `read` (SpeechPipeline, frames by read()), `pull` (readFrame()), `floor` (raw
  * libopus at 8 kHz + a queue, as in telephonyStreams.ts), and `old` / `oldpull` (read() /
  * readFrame() on another checkout's src/, given as OLD_TREE=/path/to/checkout: before/after in one
- * process or side by side).
+ * process or side by side), `pull@<ms>` (readFrame() with that decode-ahead: `ONLY=pull@200,pull@100,floor`).
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
  */
 import { readFileSync } from 'node:fs';
@@ -47,8 +47,8 @@ interface S {
   take(): boolean;
   close(): void;
 }
-function engine(mod: typeof NEW, pull: boolean): S {
-  const p = mod.createSpeechPipeline({ format: 'opus', output: mulaw });
+function engine(mod: typeof NEW, pull: boolean, pullAheadMs?: number): S {
+  const p = mod.createSpeechPipeline({ format: 'opus', output: mulaw, ...(pullAheadMs === undefined ? {} : { pullAheadMs }) });
   p.on('word', () => undefined);
   p.on('error', (e) => {
     throw e;
@@ -96,12 +96,17 @@ const makers: Record<string, () => S> = {
   pull: () => engine(NEW, true),
   floor,
 };
+/** `pull@<ms>`: readFrame() with that decode-ahead (SpeechPipelineOptions.pullAheadMs). */
+const maker = (name: string): S => {
+  const ahead = /^pull@(\d+)$/.exec(name);
+  return ahead ? engine(NEW, true, Number(ahead[1])) : makers[name]!();
+};
 const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 async function run(name: string): Promise<number> {
-  const ss = Array.from({ length: N }, () => makers[name]!());
+  const ss = Array.from({ length: N }, () => maker(name));
   const start = ss.map((_, i) => (i * 1000) / N);
   const ev = new Int32Array(N);
   let c0 = 0,

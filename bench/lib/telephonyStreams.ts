@@ -22,6 +22,9 @@
  *   the event arrives, a 20 ms frame taken from a queue per tick: no SSE, no JSON, no ring, no
  *   framer, no μ-law, no stream machinery — the least any implementation must do;
  * - `bare`: the frame timers alone (the machine's own lateness).
+ *
+ * Beside lateness and CPU, every stream timer callback (a frame tick, a feed tick) is timed as one
+ * visit (bench/lib/visitHistogram.ts): how long one stream's work holds the loop.
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -31,6 +34,8 @@ import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
+import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
+import { goldenFraction, modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
 export const TELEPHONY_RATE = 8000;
 export const FRAME_MS = 20;
@@ -47,10 +52,32 @@ export interface StreamsSpec {
   warmupSec: number;
   /** The window closes this long before the first stream's last frame is due. */
   endMarginSec: number;
-  /** Calls start spread evenly over this window. */
+  /** Calls start spread over this window (see `starts`). */
   startSpreadMs: number;
+  /**
+   * How the starts are spread: `golden` (default), stream i at frac(i·φ) of the spread, a
+   * low-discrepancy sequence, so the streams' 20 ms frame phases (and 100 ms event phases) are
+   * spread evenly whatever N is, as calls starting at random times are; `grid`, stream i at i/N of
+   * it (before 2026-11-28's thirteenth pass), which puts streams whose starts differ by a multiple
+   * of 20 ms on the same frame phase: groups of 10 streams due in the same millisecond at most N,
+   * groups of 50 when N is a multiple of 50 (native-notes/engine-performance.md, thirteenth pass).
+   */
+  starts?: 'golden' | 'grid';
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
+  /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
+  pullAheadMs?: number;
+  /**
+   * How visits are timed: `wall` (performance.now(), default: a quiet machine) or `cpu` (process
+   * CPU, `process.cpuUsage()`, a syscall per read: a preempted visit does not read long, so it
+   * holds on a loaded machine, at ~1–2 µs of extra CPU per visit on both sides).
+   */
+  visitClock?: 'wall' | 'cpu';
+  /**
+   * Record every visit inside the window (due time, CPU) and replay it as a queue at each of these
+   * multiples of the run's streams (bench/lib/visitQueue.ts); implies `visitClock: 'cpu'`.
+   */
+  modelCopies?: number[];
 }
 
 export interface StreamsResult {
@@ -66,6 +93,12 @@ export interface StreamsResult {
   windowMs: number;
   audioSec: number;
   rssMiB: number;
+  /** Inside the window: each frame tick's duration (take a frame, and any decode it starts), µs. */
+  frameVisits: VisitHistogramJSON;
+  /** Inside the window: each feed tick's duration (the writes of the events due, and what they start), µs. */
+  feedVisits: VisitHistogramJSON;
+  /** With StreamsSpec.modelCopies: the queue model at each multiple. */
+  queueModel?: QueueModelRow[];
 }
 
 /** Playback starts this long after a stream starts. */
@@ -74,6 +107,14 @@ const START_DELAY_MS = 100;
 /** Samples per 20 ms frame at 8 kHz. */
 const FRAME_SAMPLES = (TELEPHONY_RATE * FRAME_MS) / 1000;
 const MS = 1000;
+
+/** A clock in µs for timing visits (see StreamsSpec.visitClock). */
+type VisitClock = () => number;
+const wallUs: VisitClock = () => performance.now() * MS;
+const cpuUs: VisitClock = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 interface Wire {
   capture: RealCapture;
@@ -110,6 +151,16 @@ interface Window {
   to: number;
 }
 
+function recordFeed(rec: Recorder, dueMs: number, us: number): void {
+  rec.feedVisits.record(us);
+  if (rec.trace !== null) traceVisit(rec.trace, dueMs, us, false);
+}
+
+function recordFrame(rec: Recorder, dueMs: number, us: number): void {
+  rec.frameVisits.record(us);
+  if (rec.trace !== null) traceVisit(rec.trace, dueMs, us, true);
+}
+
 /** Per stream: the feed timer (events released on the capture's real-time schedule) and the frame timer. */
 type StreamBody = (i: number, start: number, win: Window, rec: Recorder) => Promise<void>;
 
@@ -119,6 +170,10 @@ interface Recorder {
   underruns: number;
   errors: string[];
   rss: number;
+  frameVisits: VisitHistogram;
+  feedVisits: VisitHistogram;
+  visitUs: VisitClock;
+  trace: VisitTrace | null;
 }
 
 function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody {
@@ -129,6 +184,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         format: 'opus',
         output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
+        ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
       });
       const playStart = start + PLAYOUT_DELAY_MS;
       let done = false;
@@ -146,18 +202,22 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
 
       let ev = 0;
       const feedTick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
+        const due0 = start + (dueSec[ev] ?? 0) * MS;
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const r of wire.reads[ev]!) p.write(r);
           ev++;
         }
         if (ev >= dueSec.length) p.end();
         else setTimeout(feedTick, start + dueSec[ev]! * MS - now);
+        if (now >= win.from && now < win.to) recordFeed(rec, due0, rec.visitUs() - v0);
       };
 
       let k = 0;
       let waiting = false;
       const tick = (): void => {
+        const v0 = rec.visitUs();
         if (done) return;
         waiting = false;
         const now = performance.now();
@@ -178,6 +238,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody 
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -196,12 +257,15 @@ function floorStream(wire: Wire): StreamBody {
       const playStart = start + PLAYOUT_DELAY_MS;
       let ev = 0;
       const feedTick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
+        const due0 = start + (dueSec[ev] ?? 0) * MS;
         while (ev < dueSec.length && start + dueSec[ev]! * MS <= now) {
           for (const packet of packets![ev]!) queue.push(dec.decode(packet));
           ev++;
         }
         if (ev < dueSec.length) setTimeout(feedTick, start + dueSec[ev]! * MS - now);
+        if (now >= win.from && now < win.to) recordFeed(rec, due0, rec.visitUs() - v0);
       };
       /** Takes 160 samples off the queue (a frame); false when too few have arrived. */
       const take = (): boolean => {
@@ -222,6 +286,7 @@ function floorStream(wire: Wire): StreamBody {
       };
       let k = 0;
       const tick = (): void => {
+        const v0 = rec.visitUs();
         const now = performance.now();
         const due = playStart + k * FRAME_MS;
         if (!take()) {
@@ -241,6 +306,7 @@ function floorStream(wire: Wire): StreamBody {
         k++;
         if (i === 0 && (k & 63) === 0) rec.rss = Math.max(rec.rss, process.memoryUsage.rss());
         setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(feedTick, start - performance.now());
       setTimeout(tick, playStart - performance.now());
@@ -255,13 +321,16 @@ function bareStream(audioSec: number): StreamBody {
       const playStart = start + PLAYOUT_DELAY_MS;
       let k = 0;
       const tick = (): void => {
+        const v0 = rec.visitUs();
+        const now = performance.now();
         const due = playStart + k * FRAME_MS;
         if (due >= win.from && due < win.to) {
-          rec.hist.record(performance.now() - due);
+          rec.hist.record(now - due);
           rec.frames++;
         }
         if (++k >= total) resolve();
         else setTimeout(tick, playStart + k * FRAME_MS - performance.now());
+        if (due >= win.from && due < win.to) recordFrame(rec, due, rec.visitUs() - v0);
       };
       setTimeout(tick, playStart - performance.now());
     });
@@ -277,7 +346,21 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
       : spec.contender === 'floor'
         ? floorStream(wire)
         : bareStream(audioSec);
-  const rec: Recorder = { hist: new LatencyHistogram(), frames: 0, underruns: 0, errors: [], rss: 0 };
+  const rec: Recorder = {
+    hist: new LatencyHistogram(),
+    frames: 0,
+    underruns: 0,
+    errors: [],
+    rss: 0,
+    frameVisits: new VisitHistogram(),
+    feedVisits: new VisitHistogram(),
+    visitUs: spec.visitClock === 'cpu' || spec.modelCopies !== undefined ? cpuUs : wallUs,
+    // Frame ticks plus feed ticks (at most one per event) per stream, with room to spare.
+    trace:
+      spec.modelCopies === undefined
+        ? null
+        : newTrace(Math.ceil(spec.streams * (((audioSec * MS) / FRAME_MS) * 1.5 + wire.capture.dueSec.length))),
+  };
   const t0 = performance.now() + START_DELAY_MS;
   // Steady state only: every stream started and warmed up, none finished.
   const win: Window = {
@@ -292,7 +375,9 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   let w1 = NaN;
   setTimeout(() => ((cpu.from = process.cpuUsage()), (w0 = performance.now())), win.from - performance.now());
   setTimeout(() => ((cpu.to = process.cpuUsage()), (w1 = performance.now())), win.to - performance.now());
-  await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + (i * spec.startSpreadMs) / spec.streams, win, rec)));
+  const startOf = (i: number): number =>
+    spec.starts === 'grid' ? (i * spec.startSpreadMs) / spec.streams : goldenFraction(i) * spec.startSpreadMs;
+  await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + startOf(i), win, rec)));
   return {
     hist: rec.hist.toJSON(),
     frames: rec.frames,
@@ -304,5 +389,14 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     windowMs: w1 - w0,
     audioSec,
     rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
+    frameVisits: rec.frameVisits.toJSON(),
+    feedVisits: rec.feedVisits.toJSON(),
+    ...(rec.trace !== null && cpu.from && cpu.to
+      ? {
+          queueModel: (spec.modelCopies ?? []).map((c) =>
+            modelQueue(rec.trace!, (cpu.to!.user - cpu.from!.user + cpu.to!.system - cpu.from!.system) / MS, c),
+          ),
+        }
+      : {}),
   };
 }

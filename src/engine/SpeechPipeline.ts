@@ -53,9 +53,12 @@ const READABLE_HIGH_WATER_FRAMES = 1;
  * while still in cache: with hundreds of streams visited in turn it was cold at every visit.
  * Measured flat out, 100 streams: 100 ms cut ~4 % of the engine's CPU, 200 ms ~5 % more
  * (native-notes/engine-performance.md, eleventh pass). Bounded: at most this much plus one
- * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB).
+ * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB). The price is a
+ * burst: one visit in ten decodes ten packets (~0.85 ms here, against ~0.25 ms for a floor that
+ * decodes each 5-packet event on arrival). Paced at 40–80 streams, 100 ms and 60 ms bounds cut the
+ * burst by a third and by half but cost 0–13 % more CPU per stream-second (thirteenth pass).
  */
-const PULL_AHEAD_MS = 200;
+export const PULL_AHEAD_MS = 200;
 
 // Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
 // declared but not implemented, does not apply: Duplex implements them).
@@ -125,7 +128,7 @@ export class SpeechPipeline extends Duplex {
     // Frame size and output format are read from the options here, once (and checked).
     const { frameMs, output } = resolveOutput(options);
     this.frameMs = frameMs;
-    this.pullFrames = Math.max(1, Math.ceil(PULL_AHEAD_MS / frameMs));
+    this.pullFrames = Math.max(1, Math.ceil((options.pullAheadMs ?? PULL_AHEAD_MS) / frameMs));
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.

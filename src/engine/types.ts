@@ -33,6 +33,11 @@ export interface SpeechPipelineOptions {
    * without parsing the body twice.
    */
   onEvent?: (meta: SpeechEventMeta) => void;
+  /**
+   * @internal How much audio one `readFrame()` that finds no frame ready decodes ahead, in ms
+   * (benches compare visit bounds with it). @defaultValue PULL_AHEAD_MS in SpeechPipeline.ts
+   */
+  pullAheadMs?: number;
   /** @internal Replace the conversion stage (tests). */
   stageFactory?: FrameStageFactory;
 }

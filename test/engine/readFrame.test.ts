@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { AudioFrame } from '../../src/codec/types.js';
+import { DECODE_STEP_MS, type AudioFrame } from '../../src/codec/types.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
-import { createSpeechPipeline, type SpeechPipeline, type WordEvent } from '../../src/engine/SpeechPipeline.js';
+import { createSpeechPipeline, PULL_AHEAD_MS, type SpeechPipeline, type WordEvent } from '../../src/engine/SpeechPipeline.js';
 import { CAPTURES, capture, concatFrames, expected, runPipeline, splitRandom } from './helpers.js';
 
 /** libopus calls so far: the real backend, counted (one packet per call). */
@@ -198,9 +198,14 @@ describe('SpeechPipeline.readFrame', () => {
     frames.forEach((f, i) => expect(f.startSample).toBe(i * 441));
   });
 
-  it('a readFrame() that finds no frame decodes 200 ms ahead, so the next ones take queued frames without a libopus call', async () => {
+  /**
+   * Takes 300 frames with readFrame() from a pipeline holding ~16 s of a real capture: how many
+   * frames it took, how many of those readFrame() calls reached libopus (visits), and how many
+   * packets libopus was ever ahead of the frames taken.
+   */
+  const visitsOf = async (pullAheadMs: number | undefined): Promise<{ frames: number; visits: number; mostAhead: number }> => {
     await loadResampler();
-    const p = createSpeechPipeline({ format: 'opus', output: mulaw });
+    const p = createSpeechPipeline({ format: 'opus', output: mulaw, ...(pullAheadMs === undefined ? {} : { pullAheadMs }) });
     p.write(opusCapture());
     await new Promise((r) => setImmediate(r));
     let frames = 0;
@@ -216,13 +221,29 @@ describe('SpeechPipeline.readFrame', () => {
       // The capture's packets are 20 ms: one frame each (pre-skip takes part of the first).
       mostAhead = Math.max(mostAhead, opusCalls.n - before - frames);
     }
-    // One visit per 200 ms (10 frames) at most, plus the first; not one per 40 ms decode step.
-    expect(visits).toBeLessThanOrEqual(frames / 10 + 1);
-    expect(visits).toBeGreaterThanOrEqual(frames / 14);
-    // Never more than 200 ms plus one decode step (40 ms) ahead of the consumer.
-    expect(mostAhead).toBeLessThanOrEqual(12);
     p.destroy();
-  });
+    return { frames, visits, mostAhead };
+  };
+  /** Packets (20 ms frames) one decode step decodes: DECODE_STEP_MS. */
+  const STEP_FRAMES = DECODE_STEP_MS / 20;
+
+  it.each([
+    ['its default', undefined, PULL_AHEAD_MS],
+    ['a 60 ms bound', 60, 60],
+  ])(
+    'a readFrame() that finds no frame decodes ahead by %s, so the next ones take queued frames without a libopus call',
+    async (_label, option, aheadMs) => {
+      const ahead = Math.ceil(aheadMs / 20); // frames
+      const { frames, visits, mostAhead } = await visitsOf(option);
+      // One visit per `ahead` frames at most, plus the first; not one per decode step (a visit
+      // every STEP_FRAMES frames, what readFrame() did before the decode-ahead).
+      expect(visits).toBeLessThanOrEqual(frames / ahead + 1);
+      expect(visits).toBeGreaterThanOrEqual(frames / (ahead + 2 * STEP_FRAMES));
+      expect(frames / ahead + 1).toBeLessThan(frames / STEP_FRAMES); // the bound above excludes the old pace
+      // Never more than the bound plus one decode step ahead of the consumer.
+      expect(mostAhead).toBeLessThanOrEqual(ahead + STEP_FRAMES);
+    },
+  );
 
   it('bad input mid-stream: every frame before the fault, then the typed error', async () => {
     const body = capture('speech.pcm.sse');

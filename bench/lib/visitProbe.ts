@@ -1,0 +1,147 @@
+/**
+ * Scenario 5's loop at one N, contenders paired: how long one stream's visit holds the loop, with
+ * lateness and CPU beside it (native-notes/engine-performance.md, "Visit bounds"). Each round runs
+ * every contender once, as the concurrency bench runs a step (a child process pinned with
+ * `taskset -c 0`, the real capture paced on the real clock, bench/lib/telephonyStreams.ts), in
+ * rotated order. Not a bench module (no verdict): on a loaded machine the lateness is direction
+ * only; the visit durations' median and p90 and the CPU ratio hold better.
+ *
+ *   N=80 ROUNDS=2 AHEAD=200,100,60 flock /tmp/bench.lock node --import tsx bench/lib/visitProbe.ts
+ *
+ * Contenders: `floor`, and the engine (`readFrame()`) at each `AHEAD` decode-ahead in ms, each with
+ * every `STARTS` pattern (golden, grid: StreamsSpec.starts).
+ * Visits are timed in process CPU (VISIT_CLOCK=wall for wall time).
+ * OUT=file.jsonl appends each child's raw result (with its contender and round) for later analysis.
+ * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LONG_TEXT, recordCaptures } from './realCapture.js';
+import { LatencyHistogram, median, round } from './stats.js';
+import type { StreamsResult, StreamsSpec } from './telephonyStreams.js';
+import { VisitHistogram } from './visitHistogram.js';
+
+const N = Number(process.env['N'] ?? 80);
+const ROUNDS = Number(process.env['ROUNDS'] ?? 2);
+const AHEAD = (process.env['AHEAD'] ?? '200,100,60').split(',').map(Number);
+/** Visits timed in process CPU by default (a preempted visit does not read long); VISIT_CLOCK=wall for wall time. */
+const VISIT_CLOCK = process.env['VISIT_CLOCK'] === 'wall' ? 'wall' : 'cpu';
+/** Visits at least this long are the "bursts" whose share of loop time is reported: 0.3 ms, about five libopus calls here. */
+const BURST_US = 300;
+const OUT = process.env['OUT'];
+/** MODEL=1,2,3,4: replay each run's visits as a queue at these multiples of N (bench/lib/visitQueue.ts). */
+const MODEL = process.env['MODEL']?.split(',').map(Number);
+/** STARTS=golden,grid: run every contender with each start pattern (StreamsSpec.starts). */
+const STARTS = (process.env['STARTS'] ?? 'golden').split(',') as ('golden' | 'grid')[];
+const streamsProcess = new URL('./streamsProcess.ts', import.meta.url);
+
+function pinned(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function child(spec: StreamsSpec, pin: boolean): Promise<StreamsResult> {
+  const node = [process.execPath, '--import', 'tsx', streamsProcess.pathname, JSON.stringify([spec])];
+  const [cmd, ...args] = pin ? ['taskset', '-c', '0', ...node] : node;
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.on('error', reject);
+    c.on('exit', (code) =>
+      code === 0 ? resolve((JSON.parse(out.trim().split('\n').at(-1)!) as StreamsResult[])[0]!) : reject(new Error(`child exited ${code}`)),
+    );
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'visit-probe-'));
+const capturePath = process.env['CAPTURE'] ?? join(dir, 'capture.sse');
+if (process.env['CAPTURE'] === undefined) {
+  const [cap] = await recordCaptures([{ format: 'opus', text: LONG_TEXT }]);
+  writeFileSync(capturePath, cap!.body);
+}
+const pin = pinned();
+const contenders = STARTS.flatMap((st) => ['floor', ...AHEAD.map((a) => `engine@${a}`)].map((c) => `${c}/${st}`));
+interface Row {
+  p99: number;
+  cpu: number;
+  frame: VisitHistogram;
+  feed: VisitHistogram;
+  /** Frame and feed visits together: their mean residual (VisitHistogram.residualUs). */
+  residual: number;
+  /** Queue model p99 lateness (ms) per MODEL multiple. */
+  model: number[];
+}
+const rows: Record<string, Row[]> = {};
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]!);
+    for (const c of order) {
+      const spec: StreamsSpec = {
+        capturePath,
+        warmupSec: 1,
+        endMarginSec: 0.5,
+        startSpreadMs: 1000,
+        streams: N,
+        visitClock: VISIT_CLOCK,
+        ...(MODEL === undefined ? {} : { modelCopies: MODEL }),
+        contender: c.startsWith('floor') ? 'floor' : 'engine',
+        starts: c.endsWith('/grid') ? 'grid' : 'golden',
+        ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice('engine@'.length, c.indexOf('/'))) }),
+      };
+      const res = await child(spec, pin);
+      if (OUT !== undefined) appendFileSync(OUT, JSON.stringify({ contender: c, round: r, n: N, load: loadavg()[0], res }) + '\n');
+      const h = new LatencyHistogram();
+      h.merge(res.hist);
+      const frame = VisitHistogram.from(res.frameVisits);
+      const feed = VisitHistogram.from(res.feedVisits);
+      const both = VisitHistogram.from(res.frameVisits);
+      both.merge(res.feedVisits);
+      const row: Row = {
+        p99: h.quantile(0.99),
+        cpu: res.cpuMs / (N * (res.windowMs / 1000)),
+        frame,
+        feed,
+        residual: both.residualUs(),
+        model: (res.queueModel ?? []).map((m) => m.p99Ms),
+      };
+      (rows[c] ??= []).push(row);
+      console.log(
+        `round ${r} ${c.padEnd(17)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
+          `frame visits p50/p90/p99/p99.9/max ${frame.describe()} feed visits ${feed.describe()} ` +
+          `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
+          `mean residual visit ${round(row.residual, 0)} µs ` +
+          `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}` +
+          (res.queueModel ?? [])
+            .map(
+              (m) =>
+                `\n    model N=${m.copies * N}: p50 ${round(m.p50Ms, 2)} p99 ${round(m.p99Ms, 2)} ms, ` +
+                `utilisation ${round(m.utilisation, 2)}`,
+            )
+            .join(''),
+      );
+    }
+  }
+  console.log(`\nmedians over ${ROUNDS} rounds, N=${N}${pin ? ', taskset -c 0' : ', not pinned'}:`);
+  for (const c of contenders) {
+    const rs = rows[c]!;
+    const floorRows = rows[`floor${c.slice(c.indexOf('/'))}`]!;
+    const vsFloor = median(rs.map((x, i) => x.cpu / floorRows[i]!.cpu));
+    console.log(
+      `${c.padEnd(17)} p99 ${round(median(rs.map((x) => x.p99)), 2)} ms  cpu ${round(median(rs.map((x) => x.cpu)), 3)} ` +
+        `(${round(vsFloor, 3)}× floor, paired)  frame-visit p99 ${round(median(rs.map((x) => x.frame.quantile(0.99))), 0)} µs  ` +
+        `feed-visit p99 ${round(median(rs.map((x) => x.feed.quantile(0.99))), 0)} µs  ` +
+        `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs` +
+        (MODEL ?? []).map((m, k) => `  model N=${m * N} p99 ${round(median(rs.map((x) => x.model[k]!)), 2)} ms`).join(''),
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);
