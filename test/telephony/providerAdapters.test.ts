@@ -108,11 +108,14 @@ describe('provider adapters', () => {
     const info = (start as { info: Parameters<VonageAdapter['start']>[0] }).info;
     const call = a.start(info);
     expect(call.callId).toBe('aaaaaaaa-bbbb-cccc-dddd-0123456789ab');
+    // Every header is kept: strings as they are, anything else as its JSON text.
     expect(call.customParameters).toEqual({
       uuid: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
       name: 'J Doe',
       age: '40',
       enable_auditing: 'false',
+      address: '{"city":"New York City"}',
+      system_roles: '[183493,22]',
     });
     expect(call.format).toEqual({ encoding: 'l16', sampleRate: 8000, byteOrder: 'le' });
     // `call_uuid` (the machine-detection event's name for it) is read too; with neither, the id is empty.
