@@ -48,6 +48,22 @@ export function p50p95(xs: Iterable<number>, digits = 3): string {
 }
 
 /**
+ * Quantile `q` of a fixed-bucket histogram (`counts[i]` samples in bucket i, each `width` wide,
+ * `total` in all): the upper edge of the bucket holding it (conservative), capped at `max`, the
+ * largest sample seen; NaN when empty.
+ */
+export function bucketQuantile(counts: ArrayLike<number>, total: number, q: number, width: number, max: number): number {
+  if (total === 0) return NaN;
+  const target = Math.ceil(q * total);
+  let seen = 0;
+  for (let i = 0; i < counts.length; i++) {
+    seen += counts[i]!;
+    if (seen >= target) return Math.min(max, (i + 1) * width);
+  }
+  return max;
+}
+
+/**
  * A fixed-bucket lateness histogram (0.05 ms buckets up to 200 ms, then an overflow bucket):
  * constant memory however many samples a long paced run records, mergeable across workers.
  */
@@ -77,14 +93,7 @@ export class LatencyHistogram {
 
   /** Upper edge of the bucket holding quantile `q` (conservative), capped at the max seen. */
   quantile(q: number): number {
-    if (this.count === 0) return NaN;
-    const target = Math.ceil(q * this.count);
-    let seen = 0;
-    for (let i = 0; i < this.counts.length; i++) {
-      seen += this.counts[i]!;
-      if (seen >= target) return Math.min(this.maxMs, (i + 1) * LatencyHistogram.BUCKET_MS);
-    }
-    return this.maxMs;
+    return bucketQuantile(this.counts, this.count, q, LatencyHistogram.BUCKET_MS, this.maxMs);
   }
 
   toJSON(): { counts: number[]; count: number; maxMs: number; sumMs: number } {

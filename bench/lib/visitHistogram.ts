@@ -1,3 +1,5 @@
+import { bucketQuantile } from './stats.js';
+
 /**
  * How long one loop visit holds the event loop (a stream's timer callback: its frame tick with
  * `readFrame()` and any decode it triggers, or its feed tick with the writes of an event), in
@@ -34,14 +36,7 @@ export class VisitHistogram {
 
   /** Upper edge of the bucket holding quantile `q` (conservative), capped at the max seen. */
   quantile(q: number): number {
-    if (this.count === 0) return NaN;
-    const target = Math.ceil(q * this.count);
-    let seen = 0;
-    for (let i = 0; i < this.counts.length; i++) {
-      seen += this.counts[i]!;
-      if (seen >= target) return Math.min(this.maxUs, i + 1);
-    }
-    return this.maxUs;
+    return bucketQuantile(this.counts, this.count, q, 1, this.maxUs);
   }
 
   /** The share of all visit time spent in visits of at least `us` microseconds (0..1). */
