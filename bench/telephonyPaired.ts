@@ -5,6 +5,7 @@
  * largest N moves by more than the 10 % the target leaves between runs.
  *
  *   flock /tmp/bench.lock node --import tsx bench/telephonyPaired.ts --fixed 60,100 --contenders twilio,telnyx --rounds 4
+ *   flock /tmp/bench.lock node --import tsx bench/telephonyPaired.ts --fixed 80 --contenders 'twilio, callers speaking, barge-in OFF|twilio, callers speaking, barge-in ON'
  *
  * Each round runs, for each N, one step of each contender (bench/telephony.bench.ts `step()`:
  * the same openings, window and measurements as the search), the order alternating a b / b a
@@ -39,7 +40,9 @@ function arg(name: string): string | undefined {
 
 const fixed = (arg('fixed') ?? DEFAULT_FIXED.join(',')).split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? DEFAULT_ROUNDS));
-const names = (arg('contenders') ?? 'twilio,telnyx').split(',');
+const contenderList = arg('contenders') ?? 'twilio,telnyx';
+// The barge-in contenders' keys hold commas ('twilio, callers speaking, barge-in ON'): separate those with '|'.
+const names = contenderList.split(contenderList.includes('|') ? '|' : ',');
 const jsonOut = arg('json');
 if (fixed.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds) || rounds < 0 || names.length !== 2) {
   throw new Error('usage: --fixed N[,N…] --contenders a,b --rounds K (K ≥ 0: 0 with --adapters measures only the adapters)');
