@@ -5,7 +5,8 @@
  * largest N moves by more than the 10 % the target leaves between runs.
  *
  *   flock /tmp/bench.lock node --import tsx bench/telephonyPaired.ts --fixed 60,100 --contenders twilio,telnyx --rounds 4
- *   flock /tmp/bench.lock node --import tsx bench/telephonyPaired.ts --fixed 80 --contenders 'twilio, callers speaking, barge-in OFF|twilio, callers speaking, barge-in ON'
+ *   flock /tmp/bench.lock node --import tsx bench/telephonyPaired.ts --fixed 80 \
+ *     --contenders 'twilio, callers speaking, barge-in OFF|twilio, callers speaking, barge-in ON'
  *
  * Each round runs, for each N, one step of each contender (bench/telephony.bench.ts `step()`:
  * the same openings, window and measurements as the search), the order alternating a b / b a
