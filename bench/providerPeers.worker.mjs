@@ -5,7 +5,8 @@
 // test/telephony/helpers/peers/ do, without their checks). Phone i connects `openAtMs[i]` after
 // the worker starts (the bench draws these times: seeded, the same for every provider). The bench
 // asks for this thread's CPU and event-loop use over its steady window ('window' …
-// 'windowEnd'), so it can tell the peers' cost from the bridge's.
+// 'windowEnd'), so it can tell the peers' cost from the bridge's, and 'ready' carries this
+// thread's id for the bench's per-thread figures.
 // With `caller` (Twilio only): each phone also sends its caller's audio, 20 ms inbound media
 // frames on its own absolute schedule from when it connected, phone i starting at frame
 // `caller.startFrame[i]` of the caller track (pre-encoded base64 frames, looped): the bench draws
@@ -139,7 +140,7 @@ const peers = [];
 let opened = 0;
 let failed = 0;
 const settled = () => {
-  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed });
+  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed, tid: ownThreadId() });
 };
 let mediaBytes = 0;
 let underruns = 0;
@@ -239,6 +240,17 @@ function threadCpuMs() {
   } catch {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
+  }
+}
+/**
+ * This thread's id (Linux `/proc/thread-self/stat`; NaN elsewhere), so that the bench can tell
+ * this thread's CPU from the other threads' in its per-thread figures (bench/lib/threadStats.ts).
+ */
+function ownThreadId() {
+  try {
+    return Number(readFileSync('/proc/thread-self/stat', 'latin1').split(' ', 1)[0]);
+  } catch {
+    return NaN;
   }
 }
 /** Event-loop use since the bench opened its measuring window. */

@@ -16,17 +16,23 @@
  * Figure: p99 media-send lateness (time a paced send went out minus the time it was due) in the
  * steady window (every call live), and the largest N within 5 ms per contender; each provider's
  * N against Twilio's in the same run (target ≥ 90 %), and barge-in ON's N against OFF's (target
- * ≥ 90 %). How a step is judged (enough sends, what fails it): bench/lib/callStep.ts. The
- * search: coarse steps 10, 50, 100, 200, 300, 400 until the first failing step (1 call only if 10
- * fails), then at most 4 bisection steps (bench/lib/callSearch.ts); no step is retried. The
- * bisection's resolution (10 %) is as coarse as the targets: where a contender's largest pass and
- * first fail straddle ⌈90 % of its reference's N⌉, a last round runs it once at exactly that N
- * (the reference at the same N first, as an anchor). The contenders run in rounds (each one's
- * next step per round, the order rotating), so load drifts hit them all alike; each round opens
- * with a bare 20 ms timer (the machine's floor in that round), reported beside each of the
- * round's steps. Each step reports CPU per call-second of
- * the whole process, the bridge's thread, the peers' thread and the other threads (the detector
- * thread, GC), and with callers the barge-in decisions in the window.
+ * ≥ 90 %). How a trial is judged (enough sends, what fails it) and how a step's trials are pooled:
+ * bench/lib/callStep.ts. The search (bench/lib/callSearch.ts): every contender climbs the same
+ * ladder, coarse rungs 50, 140, 400 (10 and then 1 call only while everything below 50 failed),
+ * then at most 4 geometric bisections, which bring its largest pass within 7 % of its first fail
+ * (8 % with the rounding to whole calls). Each step, a (contender, N), is judged on 3 trials
+ * pooled (p99 over all their sends; counts summed), decided before the run: every trial counts,
+ * none is retried, no best of three. The contenders run in rounds: each round opens with a bare
+ * 20 ms timer (the machine's floor in that round, reported beside each of the round's steps), then
+ * runs trial 1 of every contender's next step, the order rotating, then trial 2 in the next
+ * rotation, then trial 3, so drift of the machine hits every contender alike; contenders whose
+ * verdicts have agreed so far run the same N in the same round. Where a contender's largest pass
+ * and first fail straddle ⌈90 % of its reference's N⌉, a last round runs it at exactly that N
+ * (3 trials), with the reference at the same N interleaved as an anchor. Each step reports CPU
+ * per call-second of the whole process, the bridge's thread, the peers' thread and the other
+ * threads (the detector thread, GC), per-thread figures from Linux's schedstat (the bridge
+ * thread's run-queue wait, the peers', the detector's and V8's helper threads' CPU), and with
+ * callers the barge-in decisions in the window.
  *
  *   the command in COMMAND below (run from the repository root)
  *
@@ -35,6 +41,7 @@
  * base64, JSON, socket, barge-in), not synthesis: 200 calls of espeak synthesis would not fit on 2 cores.
  */
 import { readFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { Readable } from 'node:stream';
@@ -54,22 +61,36 @@ import type { VadBackend } from '../src/telephony/vad/types.js';
 import { loadCorpus } from '../test/fixtures/vad/corpus.js';
 import { seededRandom } from '../test/support/rng.js';
 import { callerSounds, callerTrack, lineFiller, CALLER_SPEECH_SHARE } from './lib/callerTrack.js';
-import { CallSearch, openTargets, type TargetPair } from './lib/callSearch.js';
+import { CallSearch, openTargets, SEARCH_RESOLUTION, trialOrder, type LadderRule, type TargetPair } from './lib/callSearch.js';
 import { median, round } from './lib/stats.js';
-import { FULL_WINDOW, judgeStep, TARGET_P99_MS, unexplainedUnderruns, type WindowRule, windowClosed } from './lib/callStep.js';
+import {
+  FULL_WINDOW,
+  poolTrials,
+  TARGET_P99_MS,
+  TRIALS_PER_STEP,
+  unexplainedUnderruns,
+  type PooledStep,
+  type StepOutcome,
+  type TrialOutcome,
+  type WindowRule,
+  windowClosed,
+} from './lib/callStep.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
+import { sampleThreads, threadWindow, type ThreadWindow } from './lib/threadStats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
   "node --expose-gc --import tsx -e \"import('./bench/telephony.bench.ts').then(m=>m.run({quick:false}))" +
   '.then(r=>console.table(r.map(x=>({s:x.scenario,...x.figures,met:x.met}))))"';
-/** Coarse steps (a search stops climbing at its first failing step, then bisects). */
-const FULL_STEPS = [10, 50, 100, 200, 300, 400];
-const QUICK_STEPS = [10];
-/** Tried only when the first coarse step fails (bench/lib/callSearch.ts). */
-const FALLBACK_STEP = 1;
-/** At most this many bisection steps after the coarse ones (full run; a quick run bisects none). */
-const MAX_BISECTIONS = 4;
+/**
+ * The full run's ladder (bench/lib/callSearch.ts): coarse rungs 2.86× apart (50 → 140 → 400; quiet
+ * runs put every contender between 56 and 400), 10 and then 1 call only while everything below
+ * 50 failed, then at most 4 geometric bisections, which bring any 2.86× bracket within 7 %.
+ */
+const FULL_LADDER: LadderRule = { coarse: [50, 140, 400], below: [10, 1], maxFine: 4 };
+/** A quick (CI) run: 10 calls, 1 only if 10 fails, no bisection: a smoke run of the module, one trial a step. */
+const QUICK_LADDER: LadderRule = { coarse: [10], below: [1], maxFine: 0 };
+const QUICK_TRIALS = 1;
 /** A quick run's window: short and fixed (a smoke run, judged on few sends). */
 const QUICK_WINDOW: WindowRule = { baseMs: 1500, capMs: 1500, minSends: 0 };
 const RATE = 8000;
@@ -94,10 +115,11 @@ const WINDOW_POLL_MS = 100;
 /** How often the step looks whether every call has started (and its detector loaded). */
 const POLL_MS = 10;
 /**
- * No new step starts after this long (the module's limit in bench/run.ts is 12 min; a step takes
- * at most ~30 s on a quiet machine): a search cut by it says so in its notes.
+ * No new trial starts after this long (the module's limit in bench/run.ts is 26 min; a trial takes
+ * 7–9 s at N ≥ 10 and at most ~30 s at 1 call): a round cut by it leaves its unfinished steps
+ * unjudged (reported, not recorded in their searches), and every summary row says so.
  */
-const FULL_BUDGET_MS = 10.5 * 60_000;
+const FULL_BUDGET_MS = 22 * 60_000;
 /**
  * The detector thread's idle time during the run: longer than the run, so the one thread started
  * by the first warm-up call serves every barge-in step. With the default (30 s) it ends between two
@@ -105,7 +127,7 @@ const FULL_BUDGET_MS = 10.5 * 60_000;
  * process cannot load onnxruntime-node ("Module did not self-register", seen here 2026-11-28): its
  * calls fall back to the WebRTC VAD, and the steps after the first would measure another detector.
  */
-const RUN_DETECTOR_IDLE_MS = 20 * 60_000;
+const RUN_DETECTOR_IDLE_MS = 40 * 60_000;
 const FRAME_PERIOD_MS = 20;
 const MS_PER_SECOND = 1000;
 /** Each provider's share of Twilio's largest N in the same run (issue 23). */
@@ -233,6 +255,34 @@ interface StepResult {
   peerCpuPerCallSecond: number;
   /** Share of wall time the peers' event loop was busy in the window. */
   peerBusy: number;
+  /** Every paced send's lateness in the window, all calls merged (a step's trials are pooled from these). */
+  lateness: LatenessHistogram;
+  /**
+   * Where the process's threads spent the window (bench/lib/threadStats.ts): the bridge's (main)
+   * thread's CPU and run-queue wait, the peers' worker and the detector thread by name, the rest
+   * (V8's GC and compiler helpers, libuv's pool) together.
+   */
+  threads: ThreadWindow;
+}
+
+/** Labels of the threads whose ids the bench learns, in {@link ThreadWindow.named}. */
+const PEERS_THREAD = 'peers';
+const DETECTOR_THREAD = 'detector';
+/**
+ * The barge-in detector thread's id and the ids of any threads it started (onnxruntime's pool):
+ * the threads that appeared while the first barge-in ON step's warm-up call started the detector
+ * thread and loaded its model (no other thread starts then: the peers' worker starts after the
+ * warm-up, and libuv's pool is started before it, see `startThreadPool`). The detector thread lives
+ * through the run (`RUN_DETECTOR_IDLE_MS`), so the ids hold for every later step.
+ */
+const detectorThreadIds = new Set<number>();
+
+/**
+ * Starts libuv's thread pool (its threads start together, at the first request that needs one), so
+ * that it never starts inside a warm-up whose new threads are taken for the detector's.
+ */
+async function startThreadPool(): Promise<void> {
+  await access('.');
 }
 
 /** The speech in a line's engine format: G.711 codes, or s16 at the line rate (8 kHz samples repeated for 16 kHz). */
@@ -380,6 +430,8 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
   }
 
   async function measure(): Promise<StepResult> {
+    await startThreadPool();
+    const beforeWarmUp = callers === 'bargeInOn' && detectorThreadIds.size === 0 ? sampleThreads() : null;
     if (callers === 'bargeInOn') {
       await warmUpDetector(
         bridge.url!,
@@ -389,6 +441,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       );
       dbg('detector thread warm');
     }
+    if (beforeWarmUp !== null) for (const tid of sampleThreads().keys()) if (!beforeWarmUp.has(tid)) detectorThreadIds.add(tid);
     const w = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
       workerData: {
         url: bridge.url,
@@ -418,6 +471,8 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
     };
     const ready = await next('ready');
     if ((ready.failed ?? 0) > 0) throw new Error(`${ready.failed} of ${calls} phones could not connect`);
+    const named = new Map<number, string>([...detectorThreadIds].map((tid) => [tid, DETECTOR_THREAD]));
+    if (ready.tid !== undefined && Number.isFinite(ready.tid)) named.set(ready.tid, PEERS_THREAD);
     dbg('peers ready');
     const live = (): CallCore<unknown>[] => [...phones.keys()];
     // Bounded by the deadline (after it, `running` is false and the loop ends): every call
@@ -436,11 +491,13 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = processCpuMs();
     const bridgeCpu0 = threadCpuMs();
+    const threads0 = sampleThreads();
     const wall0 = performance.now();
     const sent = (): number => live().reduce((a, c) => a + c.stats.lateness.count, 0);
     await sleep(spec.window.baseMs);
     while (!windowClosed(performance.now() - wall0, sent(), spec.window)) await sleep(WINDOW_POLL_MS);
     const wallMs = performance.now() - wall0;
+    const threads = threadWindow(threads0, sampleThreads(), wallMs, named);
     const busy = performance.eventLoopUtilization(elu0).utilization;
     const cpu = processCpuMs() - cpu0;
     const bridgeCpu = threadCpuMs() - bridgeCpu0;
@@ -482,6 +539,8 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       bridgeCpuPerCallSecond: bridgeCpu / callSeconds,
       peerCpuPerCallSecond: ((peerEnd.cpuMs ?? 0) - (peerStart.cpuMs ?? 0)) / callSeconds,
       peerBusy: peerEnd.busy ?? 0,
+      lateness: merged,
+      threads,
     };
   }
 }
@@ -551,6 +610,8 @@ interface PeerMessage {
   cpuMs?: number;
   /** The worker's event-loop use since 'window'. */
   busy?: number;
+  /** The worker's own thread id ('ready'; NaN where Linux's /proc is missing). */
+  tid?: number;
 }
 
 /**
@@ -589,146 +650,168 @@ export function stepSpec(opts: BenchOptions): StepSpec {
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
-  const steps = opts.quick ? QUICK_STEPS : FULL_STEPS;
-  const window = opts.quick ? QUICK_WINDOW : FULL_WINDOW;
-  const spreadMs = opts.quick ? QUICK_SPREAD_MS : FULL_SPREAD_MS;
-  const bareSeconds = opts.quick ? QUICK_BARE_SECONDS : FULL_BARE_SECONDS;
-  const maxBisections = opts.quick ? 0 : MAX_BISECTIONS;
+  return runWithRule(opts, {});
+}
+
+/**
+ * The module with parts of its rule replaced (a shorter ladder, fewer trials): for a probe that
+ * must show the module runs end to end in a few minutes on a shared machine. `npm run bench` runs
+ * {@link run}.
+ */
+export async function runWithRule(opts: BenchOptions, override: Partial<RunRule>): Promise<BenchResult[]> {
   const spec = stepSpec(opts);
+  const rule: RunRule = {
+    ladder: opts.quick ? QUICK_LADDER : FULL_LADDER,
+    trials: opts.quick ? QUICK_TRIALS : TRIALS_PER_STEP,
+    bareSeconds: opts.quick ? QUICK_BARE_SECONDS : FULL_BARE_SECONDS,
+    ...override,
+  };
   configureDetectorThreads({ idleMs: RUN_DETECTOR_IDLE_MS });
   try {
-    return await search(opts, spec, steps, window, spreadMs, bareSeconds, maxBisections);
+    return await search(opts, spec, rule);
   } finally {
     configureDetectorThreads({ idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS });
   }
 }
 
+/** The search's settings for a run (full or quick). */
+export interface RunRule {
+  ladder: LadderRule;
+  /** Trials per (contender, N), pooled (bench/lib/callStep.ts `poolTrials`). */
+  trials: number;
+  bareSeconds: number;
+}
+
+/** A trial that could not run to its end (phones that could not connect, the step's deadline). */
+interface TrialError {
+  error: string;
+}
+
+/** One (contender, N) of a round: its trials in the order run, pooled. */
+interface JudgedStep {
+  contender: Contender;
+  calls: number;
+  trials: (StepResult | TrialError)[];
+  pooled: PooledStep<LatenessHistogram>;
+  /** The trials that ran to their end, combined (null: none did). */
+  combined: StepResult | null;
+  bare: number;
+}
+
+/** What a round runs: a contender at N, recorded in `search` (null: an anchor, reported only). */
+interface Plan {
+  contender: Contender;
+  calls: number;
+  search: CallSearch | null;
+  note?: string;
+}
+
+const isResult = (t: StepResult | TrialError): t is StepResult => !('error' in t);
+
 /** The rounds, then the summary rows. */
-async function search(
-  opts: BenchOptions,
-  spec: StepSpec,
-  steps: number[],
-  window: WindowRule,
-  spreadMs: number,
-  bareSeconds: number,
-  maxBisections: number,
-): Promise<BenchResult[]> {
+async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   const loadBefore = loadavg()[0]!;
-  const searches = new Map(CONTENDERS.map((c) => [c.key, new CallSearch(steps, maxBisections, FALLBACK_STEP)]));
-  const byN = new Map(CONTENDERS.map((c) => [c.key, new Map<number, StepResult>()])); // passed steps
+  const searches = new Map(CONTENDERS.map((c) => [c.key, new CallSearch(rule.ladder)]));
+  const judged = new Map(CONTENDERS.map((c) => [c.key, new Map<number, JudgedStep>()])); // the search's own steps, by N
   const bareP99: number[] = [];
-  const backends = new Set<string>(); // the VAD backend of every barge-in ON step
+  const backends = new Set<string>(); // the VAD backend of every barge-in ON trial
   const startedAt = performance.now();
   let cut = false;
-  // Rounds: a bare timer, then each contender still searching runs its next step, the first one
-  // rotating each round, so a spell of outside load lands on every contender alike. Bounded: each
-  // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
-  // starts past the budget.
   const overBudget = (): boolean => !opts.quick && performance.now() - startedAt > FULL_BUDGET_MS;
+
   /**
-   * Runs one step and reports it; `search` records its verdict (null: an anchor step, reported
-   * only). A step that could not run to its end (phones that could not connect, the step's
-   * deadline) is a failed step, reported as such; the other searches go on.
+   * One round: a bare timer, then trial 1 of every planned step, the order rotating, then trial 2
+   * in the next rotation, and so on; then each step is judged on its trials pooled and recorded in
+   * its search. A round cut by the budget leaves its steps unjudged (reported, not recorded).
    */
-  const runStep = async (
-    contender: Contender,
-    calls: number,
-    bare: number,
-    roundNo: number,
-    search: CallSearch | null,
-    note?: string,
-  ): Promise<void> => {
-    process.stderr.write(
-      `telephony bench: round ${roundNo}, ${contender.key}, ${calls} calls ` +
-        `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms)${note === undefined ? '' : ` [${note}]`} …\n`,
-    );
-    let r: StepResult;
-    try {
-      r = await step(calls, contender, spec);
-    } catch (err) {
-      search?.record(calls, false);
-      out.push({
-        scenario: stepScenario(contender, calls),
-        figures: { error: (err as Error).message, 'bare timer p99 ms (this round)': round(bare, 2) },
-        target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
-        met: false,
-        command: COMMAND,
-        ...(note === undefined ? {} : { notes: note }),
-      });
-      return;
-    }
-    const verdict = judgeStep({
-      p99: r.p99,
-      sends: r.sends,
-      calls,
-      liveThroughWindow: r.liveThroughWindow,
-      failedUtterances: r.failedUtterances,
-      unexplainedUnderruns: r.unexplainedUnderruns,
-      detectorsBehind: r.detectorsBehind,
-    });
-    search?.record(calls, verdict.met);
-    if (contender.callers === 'bargeInOn') backends.add(r.backend ?? 'not loaded / mixed');
-    if (verdict.met && search !== null) byN.get(contender.key)!.set(calls, r);
-    out.push(stepRow(contender, r, bare, verdict, note));
-  };
-  // Rounds: a bare timer, then each contender still searching runs its next step, the first one
-  // rotating each round, so a spell of outside load lands on every contender alike. Bounded: each
-  // search ends after its coarse steps plus the fallback and at most `maxBisections`, and no step
-  // starts past the budget.
-  let roundIndex = 0;
-  const checked = new Map<string, string>(); // contender → what its target check was
-  for (; ; roundIndex++) {
-    const order = CONTENDERS.map((_, i) => CONTENDERS[(i + roundIndex) % CONTENDERS.length]!);
-    if (order.every((c) => searches.get(c.key)!.next() === null)) break;
-    if (overBudget()) {
-      cut = true;
-      break;
-    }
-    const bare = (await bareTimerLateness(bareSeconds)).quantile(0.99);
+  const runRound = async (plans: Plan[], roundNo: number): Promise<void> => {
+    const bare = (await bareTimerLateness(rule.bareSeconds)).quantile(0.99);
     bareP99.push(bare);
-    for (const contender of order) {
-      const search = searches.get(contender.key)!;
-      const calls = search.next();
-      if (calls === null) continue;
-      if (overBudget()) {
-        cut = true;
-        break;
-      }
-      await runStep(contender, calls, bare, roundIndex + 1, search);
-    }
-    if (cut) break;
-  }
-  // The target round (full run): where a contender's search left the target N open, that is
-  // ⌈90 % of its reference's largest N⌉ lies above its largest pass and below its first fail (the
-  // 10 % bisection resolution is as coarse as the target), one step at exactly that N decides it,
-  // recorded in its search like any step (one trial, no retry). The reference runs the same N
-  // first in the same round, as an anchor reported beside it (its own search is not changed).
-  if (!opts.quick && !cut) {
-    const checks = targetChecks(searches);
-    if (checks.length > 0 && !overBudget()) {
-      const bare = (await bareTimerLateness(bareSeconds)).quantile(0.99);
-      bareP99.push(bare);
-      const anchored = new Set<string>(); // reference@N already run as an anchor
-      for (const { contender, reference, share, calls } of checks) {
+    const trials = plans.map((): (StepResult | TrialError)[] => []);
+    const indices = plans.map((_, i) => i);
+    for (let t = 0; t < rule.trials && !cut; t++) {
+      for (const i of trialOrder(indices, roundNo, t)) {
         if (overBudget()) {
           cut = true;
           break;
         }
+        const p = plans[i]!;
+        process.stderr.write(
+          `telephony bench: round ${roundNo + 1}, trial ${t + 1}/${rule.trials}, ${p.contender.key}, ${p.calls} calls ` +
+            `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms)${p.note === undefined ? '' : ` [${p.note}]`} …\n`,
+        );
+        try {
+          trials[i]!.push(await step(p.calls, p.contender, spec));
+        } catch (err) {
+          trials[i]!.push({ error: (err as Error).message });
+        }
+      }
+    }
+    plans.forEach((p, i) => {
+      const run = trials[i]!;
+      if (run.length < rule.trials) {
+        out.push(unjudgedRow(p, run, rule.trials, bare));
+        return;
+      }
+      const pooled = poolTrials(
+        run.map((r): TrialOutcome<LatenessHistogram> => (isResult(r) ? { lateness: r.lateness, outcome: trialOutcome(r) } : r)),
+        () => new LatenessHistogram(),
+      );
+      p.search?.record(p.calls, pooled.met);
+      const done = run.filter(isResult);
+      if (p.contender.callers === 'bargeInOn') for (const r of done) backends.add(r.backend ?? 'not loaded / mixed');
+      const s: JudgedStep = { contender: p.contender, calls: p.calls, trials: run, pooled, combined: combine(done, pooled), bare };
+      if (p.search !== null) judged.get(p.contender.key)!.set(p.calls, s);
+      out.push(stepRow(s, p.note));
+    });
+  };
+
+  // Rounds: each contender still searching runs its next N, K trials interleaved with the other
+  // contenders' (bench/lib/callSearch.ts `trialOrder`). Bounded: each search ends within its
+  // ladder's step bound, and no trial starts past the budget.
+  let roundIndex = 0;
+  for (; ; roundIndex++) {
+    const plans = CONTENDERS.flatMap((c): Plan[] => {
+      const s = searches.get(c.key)!;
+      const calls = s.next();
+      return calls === null ? [] : [{ contender: c, calls, search: s }];
+    });
+    if (plans.length === 0) break;
+    if (overBudget()) {
+      cut = true;
+      break;
+    }
+    await runRound(plans, roundIndex);
+    if (cut) break;
+  }
+  // The target round (full run): where a contender's search left the target N open (⌈90 % of its
+  // reference's largest N⌉ lies above its largest pass and below its first fail), K trials at
+  // exactly that N decide it, recorded in its search like any step; the reference runs the same
+  // N in the same round, interleaved trial by trial, as an anchor reported beside it (its own
+  // search is not changed).
+  const checked = new Map<string, string>(); // contender → what its target check was
+  if (!opts.quick && !cut) {
+    const checks = targetChecks(searches);
+    if (checks.length > 0 && !overBudget()) {
+      const plans: Plan[] = [];
+      const anchored = new Set<string>(); // reference@N already planned as an anchor
+      for (const { contender, reference, share, calls } of checks) {
         const why = `target check: ${calls} = ⌈${share * 100} % of ${reference.label}'s ${searches.get(reference.key)!.largest}⌉`;
         if (!anchored.has(`${reference.key}@${calls}`)) {
           anchored.add(`${reference.key}@${calls}`);
-          await runStep(reference, calls, bare, roundIndex + 1, null, `anchor of the ${why} (not part of its own search)`);
+          plans.push({ contender: reference, calls, search: null, note: `anchor of the ${why} (not part of its own search)` });
         }
-        await runStep(contender, calls, bare, roundIndex + 1, searches.get(contender.key)!, why);
+        plans.push({ contender, calls, search: searches.get(contender.key)!, note: why });
         checked.set(contender.key, `the last step (${calls}) was the ${why}`);
       }
+      await runRound(plans, roundIndex);
     }
   }
   const minutes = (performance.now() - startedAt) / 60_000;
   const bareOver = bareP99.filter((b) => b > TARGET_P99_MS).length;
   out.unshift({
-    scenario: `bare setTimeout every 20 ms (absolute schedule), ${bareSeconds} s at the start of each round: the machine's floor`,
+    scenario: `bare setTimeout every 20 ms (absolute schedule), ${rule.bareSeconds} s at the start of each round: the machine's floor`,
     figures: {
       rounds: bareP99.length,
       'p99 lateness ms, per round': bareP99.map((x) => round(x, 2)).join(' / '),
@@ -740,28 +823,37 @@ async function search(
   });
   const largest = (c: Contender): number => searches.get(c.key)!.largest;
   const twilio = largest(CONTENDERS[0]!);
+  const { ladder } = rule;
+  const ladderText =
+    `ladder ${ladder.coarse.join(', ')} (${ladder.below.join(' then ')} only while all below ${ladder.coarse[0]} fail), ` +
+    `then ≤ ${ladder.maxFine} geometric bisections to within ${SEARCH_RESOLUTION * 100} %; ${rule.trials} trial(s) per step, pooled`;
   const common =
-    `calls opened at seeded random times over ${spreadMs} ms; window ≥ ${window.baseMs / 1000} s and ≥ ${window.minSends} sends ` +
-    `(at most ${window.capMs / 1000} s); peers in a worker thread on the same machine; bot speech pre-rendered from memory; ` +
-    `search ${minutes.toFixed(1)} min${cut ? ' (cut by the run budget: searches may be unfinished)' : ''}; ` +
+    `calls opened at seeded random times over ${spec.spreadMs} ms; window per trial ≥ ${spec.window.baseMs / 1000} s and ≥ ` +
+    `${spec.window.minSends} sends (at most ${spec.window.capMs / 1000} s); peers in a worker thread on the same machine; ` +
+    `bot speech pre-rendered from memory; search ${minutes.toFixed(1)} min` +
+    `${cut ? ' (cut by the run budget: searches may be unfinished)' : ''}; ` +
     `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
     (bareOver > 0 ? `; the bare timer itself missed ${TARGET_P99_MS} ms in ${bareOver} of ${bareP99.length} rounds` : '');
   for (const c of CONTENDERS) {
     const search = searches.get(c.key)!;
     const n = search.largest;
-    const at = byN.get(c.key)!.get(n);
+    const steps = judged.get(c.key)!;
+    const at = steps.get(n);
+    const fail = search.failed === null ? undefined : steps.get(search.failed);
     const isProvider = c.callers === 'silent';
     const share = twilio > 0 ? n / twilio : 0;
     out.push({
-      scenario:
-        `telephony bridge / ${c.label}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms ` + `(coarse ${steps.join(', ')}, then bisected)`,
+      scenario: `telephony bridge / ${c.label}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms (${rule.trials} trials a step, pooled)`,
       figures: {
         calls: n,
         'first failing N': search.failed ?? 'none',
         'Twilio calls (same run)': twilio,
         'share of Twilio %': round(share * 100, 2),
-        ...(at === undefined ? {} : cpuFigures(at, ' at N')),
-        ...(at === undefined || c.callers === 'silent' ? {} : decisionFigures(at, ' at N')),
+        ...(at === undefined ? {} : trialFigures(at, ' at N')),
+        ...(fail === undefined ? {} : trialFigures(fail, ' at the first failing N')),
+        ...(at?.combined == null ? {} : cpuFigures(at.combined, ' at N')),
+        ...(at?.combined == null ? {} : threadFigures(at.combined, ' at N')),
+        ...(at?.combined == null || c.callers === 'silent' ? {} : decisionFigures(at.combined, ' at N')),
       },
       anchor: 'Twilio in the same run',
       ratio: round(share, 2),
@@ -773,12 +865,85 @@ async function search(
         : {}),
       command: COMMAND,
       notes:
-        `${describe(c)}; tried ${search.tried.join(', ')} (in rounds with the other contenders, rotating order` +
-        `${checked.has(c.key) ? `; ${checked.get(c.key)!}` : ''}); ${common}`,
+        `${describe(c)}; tried ${triedText(search, steps)} (in rounds with the other contenders, trials interleaved, rotating order` +
+        `${checked.has(c.key) ? `; ${checked.get(c.key)!}` : ''}); ${ladderText}; ${common}`,
     });
   }
-  out.push(onOffRow(searches, byN, `VAD backend in the ON steps: ${[...backends].join(', ') || 'none ran'}; ${common}`));
+  out.push(onOffRow(searches, judged, `VAD backend in the ON trials: ${[...backends].join(', ') || 'none ran'}; ${ladderText}; ${common}`));
   return out;
+}
+
+/** The search's steps in order: N, passed or failed, and the trials that passed on their own ("50 ✓ 3/3, 140 ✗ 1/3"). */
+function triedText(search: CallSearch, steps: Map<number, JudgedStep>): string {
+  return search.tried
+    .map((n, i) => {
+      const s = steps.get(n);
+      return `${n} ${search.verdicts[i] ? '✓' : '✗'}${s === undefined ? '' : ` ${s.pooled.trialsPassed}/${s.pooled.trials}`}`;
+    })
+    .join(', ');
+}
+
+/** What {@link judgeStep} reads of one trial. */
+function trialOutcome(r: StepResult): StepOutcome {
+  return {
+    p99: r.p99,
+    sends: r.sends,
+    calls: r.calls,
+    liveThroughWindow: r.liveThroughWindow,
+    failedUtterances: r.failedUtterances,
+    unexplainedUnderruns: r.unexplainedUnderruns,
+    detectorsBehind: r.detectorsBehind,
+  };
+}
+
+/**
+ * A step's trials as one: counts summed, lateness from the pooled histogram, and every rate (CPU
+ * per call-second, busy share, per-thread ms per second) the mean weighted by each trial's window,
+ * which is the rate over all the windows together (every trial has the same N).
+ */
+function combine(rs: readonly StepResult[], pooled: PooledStep<LatenessHistogram>): StepResult | null {
+  if (rs.length === 0) return null;
+  const total = rs.reduce((a, r) => a + r.windowMs, 0);
+  const mean = (f: (r: StepResult) => number): number => rs.reduce((a, r) => a + f(r) * r.windowMs, 0) / total;
+  const sum = (f: (r: StepResult) => number): number => rs.reduce((a, r) => a + f(r), 0);
+  const names = new Set(rs.flatMap((r) => Object.keys(r.threads.named)));
+  const backends = new Set(rs.map((r) => r.backend));
+  return {
+    calls: rs[0]!.calls,
+    p50: pooled.lateness.quantile(0.5),
+    p99: pooled.lateness.quantile(0.99),
+    max: pooled.lateness.maxMs,
+    sends: pooled.lateness.count,
+    underruns: sum((r) => r.underruns),
+    unexplainedUnderruns: sum((r) => r.unexplainedUnderruns),
+    liveThroughWindow: sum((r) => r.liveThroughWindow),
+    failedUtterances: sum((r) => r.failedUtterances),
+    detectorsBehind: sum((r) => r.detectorsBehind),
+    warnings: sum((r) => r.warnings),
+    decisions: {
+      pauses: sum((r) => r.decisions.pauses),
+      falseInterruptions: sum((r) => r.decisions.falseInterruptions),
+      clears: sum((r) => r.decisions.clears),
+      turns: sum((r) => r.decisions.turns),
+    },
+    backend: backends.size === 1 ? rs[0]!.backend : null,
+    notices: [...new Set(rs.flatMap((r) => r.notices))],
+    heapMiB: Math.max(...rs.map((r) => r.heapMiB)),
+    busy: mean((r) => r.busy),
+    windowMs: total,
+    cpuPerCallSecond: mean((r) => r.cpuPerCallSecond),
+    bridgeCpuPerCallSecond: mean((r) => r.bridgeCpuPerCallSecond),
+    peerCpuPerCallSecond: mean((r) => r.peerCpuPerCallSecond),
+    peerBusy: mean((r) => r.peerBusy),
+    lateness: pooled.lateness,
+    threads: {
+      mainRunMsPerS: mean((r) => r.threads.mainRunMsPerS),
+      mainWaitMsPerS: mean((r) => r.threads.mainWaitMsPerS),
+      mainPreemptionsPerS: mean((r) => r.threads.mainPreemptionsPerS),
+      named: Object.fromEntries([...names].map((n) => [n, mean((r) => r.threads.named[n] ?? 0)])),
+      otherRunMsPerS: mean((r) => r.threads.otherRunMsPerS),
+    },
+  };
 }
 
 /**
@@ -799,15 +964,20 @@ function targetChecks(searches: Map<string, CallSearch>): (TargetPair<Contender>
 }
 
 /** Barge-in ON against OFF, callers speaking: the largest N of each and their CPU and decisions. */
-function onOffRow(searches: Map<string, CallSearch>, byN: Map<string, Map<number, StepResult>>, common: string): BenchResult {
+function onOffRow(searches: Map<string, CallSearch>, judged: Map<string, Map<number, JudgedStep>>, common: string): BenchResult {
   const on = searches.get(SPEAKING_ON.key)!.largest;
   const off = searches.get(SPEAKING_OFF.key)!.largest;
   const share = off > 0 ? on / off : 0;
-  // CPU paired at the largest N both passed (the same calls, the same caller audio).
-  const both = [...byN.get(SPEAKING_ON.key)!.keys()].filter((n) => byN.get(SPEAKING_OFF.key)!.has(n));
+  // CPU paired at the largest N both passed (the same calls, the same caller audio, the same rounds).
+  const passed = (c: Contender): Map<number, StepResult> =>
+    new Map([...judged.get(c.key)!].flatMap(([n, s]) => (s.pooled.met && s.combined !== null ? [[n, s.combined] as const] : [])));
+  const onSteps = passed(SPEAKING_ON);
+  const offSteps = passed(SPEAKING_OFF);
+  const both = [...onSteps.keys()].filter((n) => offSteps.has(n));
   const n = both.length > 0 ? Math.max(...both) : undefined;
-  const onAt = n === undefined ? undefined : byN.get(SPEAKING_ON.key)!.get(n)!;
-  const offAt = n === undefined ? undefined : byN.get(SPEAKING_OFF.key)!.get(n)!;
+  const onAt = n === undefined ? undefined : onSteps.get(n)!;
+  const offAt = n === undefined ? undefined : offSteps.get(n)!;
+  const pair = (f: (r: StepResult) => number, digits = 2): string => `${round(f(offAt!), digits)} / ${round(f(onAt!), digits)}`;
   return {
     scenario: `telephony bridge / Twilio, callers speaking: barge-in ON (detector thread) vs OFF, largest N with p99 ≤ ${TARGET_P99_MS} ms`,
     figures: {
@@ -818,12 +988,13 @@ function onOffRow(searches: Map<string, CallSearch>, byN: Map<string, Map<number
         ? {}
         : {
             'N both passed': n!,
-            'process CPU ms per call-second at that N, OFF / ON':
-              `${round(offAt.cpuPerCallSecond, 2)} / ` + `${round(onAt.cpuPerCallSecond, 2)}`,
-            'bridge thread CPU ms per call-second, OFF / ON':
-              `${round(offAt.bridgeCpuPerCallSecond, 2)} / ` + `${round(onAt.bridgeCpuPerCallSecond, 2)}`,
-            'other threads (detector, GC) CPU ms per call-second, OFF / ON': `${round(otherCpu(offAt), 2)} / ${round(otherCpu(onAt), 2)}`,
-            'bridge loop busy %, OFF / ON': `${round(offAt.busy * 100, 2)} / ${round(onAt.busy * 100, 2)}`,
+            'process CPU ms per call-second at that N, OFF / ON': pair((r) => r.cpuPerCallSecond),
+            'bridge thread CPU ms per call-second, OFF / ON': pair((r) => r.bridgeCpuPerCallSecond),
+            'other threads (detector, GC) CPU ms per call-second, OFF / ON': pair(otherCpu),
+            'bridge thread run-queue wait ms/s, OFF / ON': pair((r) => r.threads.mainWaitMsPerS, 1),
+            'detector thread(s) CPU ms/s, OFF / ON': pair((r) => r.threads.named[DETECTOR_THREAD] ?? NaN, 1),
+            'V8 helper and other threads CPU ms/s, OFF / ON': pair((r) => r.threads.otherRunMsPerS, 1),
+            'bridge loop busy %, OFF / ON': pair((r) => r.busy * 100),
             ...decisionFigures(onAt, ' (ON)'),
           }),
     },
@@ -851,6 +1022,33 @@ function cpuFigures(r: StepResult, suffix: string): Record<string, number> {
   };
 }
 
+/**
+ * Per-thread figures of the window, ms per wall second (bench/lib/threadStats.ts): the bridge's
+ * thread run-queue wait (ready to run, both cores held by other threads), its CPU and preemptions;
+ * the peers' worker; the detector thread (once its id is known: from the first barge-in ON step);
+ * every other thread (V8's GC and compiler helpers, libuv's pool).
+ */
+function threadFigures(r: StepResult, suffix: string): Record<string, number> {
+  const t = r.threads;
+  return {
+    [`bridge thread run-queue wait ms/s${suffix}`]: round(t.mainWaitMsPerS, 2),
+    [`bridge thread CPU ms/s${suffix}`]: round(t.mainRunMsPerS, 2),
+    [`bridge thread preemptions /s${suffix}`]: round(t.mainPreemptionsPerS, 1),
+    [`peers thread CPU ms/s${suffix}`]: round(t.named[PEERS_THREAD] ?? NaN, 2),
+    ...(t.named[DETECTOR_THREAD] === undefined ? {} : { [`detector thread(s) CPU ms/s${suffix}`]: round(t.named[DETECTOR_THREAD], 2) }),
+    [`V8 helper and other threads CPU ms/s${suffix}`]: round(t.otherRunMsPerS, 2),
+  };
+}
+
+/** The pooled verdict's figures: pooled p99, trials that passed on their own, each trial's p99. */
+function trialFigures(s: JudgedStep, suffix: string): Record<string, string | number> {
+  return {
+    [`p99 lateness ms, pooled${suffix}`]: round(s.pooled.outcome.p99, 2),
+    [`trials passed${suffix}`]: `${s.pooled.trialsPassed}/${s.pooled.trials}`,
+    [`p99 lateness ms per trial${suffix}`]: s.pooled.trialP99.map((x) => (Number.isFinite(x) ? round(x, 2) : 'error')).join(' / '),
+  };
+}
+
 function decisionFigures(r: StepResult, suffix: string): Record<string, string | number> {
   const d = r.decisions;
   const counts = `${d.pauses} / ${d.falseInterruptions} / ${d.clears} / ${d.turns}`;
@@ -873,38 +1071,64 @@ function stepScenario(c: Contender, calls: number): string {
   return `telephony bridge / ${c.label} (${describeLine(BENCH_LINES[c.provider])}) / ${calls} concurrent calls / 200 ms lead`;
 }
 
-function stepRow(c: Contender, r: StepResult, bare: number, verdict: { met: boolean; why: string[] }, note?: string): BenchResult {
+/** A step's row: its trials pooled (figures over all its windows) beside each trial's own p99. */
+function stepRow(s: JudgedStep, note?: string): BenchResult {
+  const r = s.combined;
+  const errors = s.trials.filter((t): t is TrialError => !isResult(t)).map((t) => t.error);
   return {
-    scenario: stepScenario(c, r.calls),
+    scenario: stepScenario(s.contender, s.calls),
     figures: {
-      'p50 lateness ms': round(r.p50, 2),
-      'p99 lateness ms': round(r.p99, 2),
-      'max lateness ms': round(r.max, 2),
-      'bare timer p99 ms (this round)': round(bare, 2),
-      'paced sends': r.sends,
-      'steady window ms': Math.round(r.windowMs),
-      'phone underruns (not from barge-in)': r.unexplainedUnderruns,
-      'calls live through the window': `${r.liveThroughWindow}/${r.calls}`,
-      'other call warnings': r.warnings,
-      'heap MiB': round(r.heapMiB, 2),
-      'bridge loop busy %': round(r.busy * 100, 2),
-      ...cpuFigures(r, ''),
-      'peer loop busy %': round(r.peerBusy * 100, 2),
-      ...(c.callers === 'silent' ? {} : decisionFigures(r, '')),
-      ...(c.callers === 'bargeInOn' ? { 'VAD backend': r.backend ?? 'not loaded / mixed', 'VAD notices': r.notices.length } : {}),
+      ...trialFigures(s, ''),
+      'bare timer p99 ms (this round)': round(s.bare, 2),
+      ...(r === null
+        ? {}
+        : {
+            'p50 lateness ms, pooled': round(r.p50, 2),
+            'max lateness ms': round(r.max, 2),
+            'paced sends, pooled': r.sends,
+            'steady window ms, all trials': Math.round(r.windowMs),
+            'phone underruns (not from barge-in)': r.unexplainedUnderruns,
+            'calls live through the window, all trials': `${r.liveThroughWindow}/${r.calls * s.trials.filter(isResult).length}`,
+            'other call warnings': r.warnings,
+            'heap MiB, largest': round(r.heapMiB, 2),
+            'bridge loop busy %': round(r.busy * 100, 2),
+            ...cpuFigures(r, ''),
+            ...threadFigures(r, ''),
+            'peer loop busy %': round(r.peerBusy * 100, 2),
+            ...(s.contender.callers === 'silent' ? {} : decisionFigures(r, '')),
+            ...(s.contender.callers === 'bargeInOn'
+              ? { 'VAD backend': r.backend ?? 'not loaded / mixed', 'VAD notices': r.notices.length }
+              : {}),
+          }),
     },
     anchor: 'bare timer p99 (this round)',
-    ratio: round(r.p99 / Math.max(bare, 0.1), 2),
-    target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms`,
-    met: verdict.met,
+    ratio: round(s.pooled.outcome.p99 / Math.max(s.bare, 0.1), 2),
+    target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${s.trials.length} trial(s) pooled`,
+    met: s.pooled.met,
     command: COMMAND,
-    ...(verdict.met && r.notices.length === 0 && note === undefined
+    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0
       ? {}
       : {
-          notes: [...(note === undefined ? [] : [note]), ...(verdict.met ? [] : [`failed: ${verdict.why.join('; ')}`]), ...r.notices].join(
-            '; ',
-          ),
+          notes: [
+            ...(note === undefined ? [] : [note]),
+            ...(s.pooled.met ? [] : [`failed: ${s.pooled.why.join('; ')}`]),
+            ...(r?.notices ?? []),
+          ].join('; '),
         }),
+  };
+}
+
+/** A step the run budget cut before its last trial: its trials so far, not judged and not recorded in its search. */
+function unjudgedRow(p: Plan, run: readonly (StepResult | TrialError)[], trials: number, bare: number): BenchResult {
+  return {
+    scenario: stepScenario(p.contender, p.calls),
+    figures: {
+      'trials run': `${run.length}/${trials}`,
+      'p99 lateness ms per trial': run.map((t) => (isResult(t) ? round(t.p99, 2) : 'error')).join(' / ') || 'none',
+      'bare timer p99 ms (this round)': round(bare, 2),
+    },
+    command: COMMAND,
+    notes: `cut by the run budget before its last trial: not judged, not part of its search${p.note === undefined ? '' : `; ${p.note}`}`,
   };
 }
 

@@ -72,3 +72,83 @@ export function judgeStep(o: StepOutcome, targetP99Ms = TARGET_P99_MS): { met: b
   if (o.detectorsBehind > 0) why.push(`${o.detectorsBehind} calls' detectors behind`);
   return { met: why.length === 0, why };
 }
+
+/** How many trials judge one (contender, N) in a full run (decided before the run; every one counts). */
+export const TRIALS_PER_STEP = 3;
+
+/**
+ * What one trial of a step measured, as the pooling needs it: its lateness histogram (any object
+ * that merges into the pooled one) and the counts {@link judgeStep} reads. A trial that could not
+ * run to its end carries `error` and no figures.
+ */
+export type TrialOutcome<H> = { error: string } | { lateness: H; outcome: StepOutcome };
+
+/** The part of a lateness histogram the pooling uses (src/telephony/LatenessHistogram.ts). */
+export interface PoolableHistogram<H> {
+  merge(other: H): void;
+  quantile(q: number): number;
+  readonly count: number;
+}
+
+export interface PooledStep<H> {
+  /** The pooled outcome: p99 over every trial's sends merged, counts summed. */
+  outcome: StepOutcome;
+  lateness: H;
+  /** The verdict on the pooled outcome; a trial that did not run to its end fails the step. */
+  met: boolean;
+  why: string[];
+  /** Each trial's own p99 (NaN: the trial did not run to its end), in the order run. */
+  trialP99: number[];
+  /** Trials that would have passed on their own. */
+  trialsPassed: number;
+  trials: number;
+}
+
+/**
+ * Judges a step on its trials pooled: p99 over all their sends together (the sends of three 5 s
+ * windows; a stall in one trial moves the pooled p99 only if it delays more than 1 % of all of
+ * them), and the liveness, failure, underrun and detector counts summed. Every trial counts: a
+ * trial that could not run to its end fails the step; nothing is retried or dropped. The result
+ * does not depend on the trials' order.
+ */
+export function poolTrials<H extends PoolableHistogram<H>>(
+  trials: readonly TrialOutcome<H>[],
+  empty: () => H,
+  targetP99Ms = TARGET_P99_MS,
+): PooledStep<H> {
+  const lateness = empty();
+  const pooled: StepOutcome = {
+    p99: 0,
+    sends: 0,
+    calls: 0,
+    liveThroughWindow: 0,
+    failedUtterances: 0,
+    unexplainedUnderruns: 0,
+    detectorsBehind: 0,
+  };
+  const errors: string[] = [];
+  const trialP99: number[] = [];
+  let trialsPassed = 0;
+  for (const t of trials) {
+    if ('error' in t) {
+      errors.push(t.error);
+      trialP99.push(NaN);
+      continue;
+    }
+    lateness.merge(t.lateness);
+    const o = t.outcome;
+    pooled.sends += o.sends;
+    pooled.calls += o.calls;
+    pooled.liveThroughWindow += o.liveThroughWindow;
+    pooled.failedUtterances += o.failedUtterances;
+    pooled.unexplainedUnderruns += o.unexplainedUnderruns;
+    pooled.detectorsBehind += o.detectorsBehind;
+    trialP99.push(o.p99);
+    if (judgeStep(o, targetP99Ms).met) trialsPassed++;
+  }
+  pooled.p99 = lateness.quantile(0.99);
+  const verdict = judgeStep(pooled, targetP99Ms);
+  const why = [...errors.map((e) => `a trial did not run to its end: ${e}`), ...verdict.why];
+  if (trials.length === 0) why.push('no trial');
+  return { outcome: pooled, lateness, met: why.length === 0, why, trialP99, trialsPassed, trials: trials.length };
+}

@@ -5,11 +5,14 @@ import {
   judgeStep,
   MAX_WINDOW_MS,
   MIN_STEP_SENDS,
+  poolTrials,
   STEADY_WINDOW_MS,
   unexplainedUnderruns,
   windowClosed,
   type StepOutcome,
+  type TrialOutcome,
 } from '../../bench/lib/callStep.js';
+import { LatenessHistogram } from '../../src/telephony/LatenessHistogram.js';
 
 /** Sends per second of N Twilio calls (one paced 20 ms frame each). */
 const sendsPerSecond = (calls: number): number => calls * 50;
@@ -101,5 +104,124 @@ describe('telephony bench step rule', () => {
     expect(unexplainedUnderruns([3, 0, 1], [1, 0, 0])).toBe(3);
     // Without barge-in (nothing held back), every underrun counts.
     expect(unexplainedUnderruns([1, 1], [])).toBe(2);
+  });
+
+  describe('a step judged on its trials pooled', () => {
+    /** A trial of `calls` calls whose sends were late by `lateMs` (one entry per send), otherwise clean. */
+    function trial(lateMs: readonly number[], calls = 10, extra: Partial<StepOutcome> = {}): TrialOutcome<LatenessHistogram> {
+      const lateness = new LatenessHistogram();
+      for (const ms of lateMs) lateness.record(ms);
+      const outcome: StepOutcome = {
+        p99: lateness.quantile(0.99),
+        sends: lateness.count,
+        calls,
+        liveThroughWindow: calls,
+        failedUtterances: 0,
+        unexplainedUnderruns: 0,
+        detectorsBehind: 0,
+        ...extra,
+      };
+      return { lateness, outcome };
+    }
+    const sends = (n: number, ms: number): number[] => new Array<number>(n).fill(ms);
+    const pool = (trials: TrialOutcome<LatenessHistogram>[]) => poolTrials(trials, () => new LatenessHistogram());
+
+    it('one trial with a stall over 2.5 % of its sends fails on its own, but passes pooled with two clean ones (0.8 % of all)', () => {
+      const stalled = trial([...sends(975, 1), ...sends(25, 20)]);
+      expect(judgeStep((stalled as { outcome: StepOutcome }).outcome).met).toBe(false);
+      const p = pool([trial(sends(1000, 1)), stalled, trial(sends(1000, 1))]);
+      expect(p.met).toBe(true);
+      expect(p.outcome.sends).toBe(3000);
+      expect(p.outcome.p99).toBeCloseTo(1.1, 5);
+      expect(p.trialsPassed).toBe(2);
+      expect(p.trials).toBe(3);
+      expect(p.trialP99).toEqual([1, 20, 1]); // a clean trial's p99 is its latest send (1 ms)
+    });
+
+    it('the pooled step fails when over 1 % of all the sends were late, though two of its trials pass alone', () => {
+      // 0.9 % of each trial's sends at 8 ms: each trial's p99 is its 10th-worst send (on time), and
+      // pooled the share is the same.
+      const each = (): TrialOutcome<LatenessHistogram> => trial([...sends(991, 1), ...sends(9, 8)]);
+      const p = pool([each(), each(), each()]);
+      expect(p.trialsPassed).toBe(3);
+      expect(p.met).toBe(true);
+      const worse = pool([each(), trial([...sends(980, 1), ...sends(20, 8)]), each()]);
+      expect(worse.trialsPassed).toBe(2);
+      expect(worse.outcome.p99).toBe(8); // 38 of 3000 late: 1.3 %
+      expect(worse.met).toBe(false);
+      expect(worse.why).toEqual(['p99 8.00 ms > 5 ms']);
+    });
+
+    it('a trial that did not run to its end fails the step, and is counted among the trials', () => {
+      const p = pool([trial(sends(1000, 1)), { error: 'step did not finish within 66 s' }, trial(sends(1000, 1))]);
+      expect(p.met).toBe(false);
+      expect(p.why).toEqual(['a trial did not run to its end: step did not finish within 66 s']);
+      expect(p.trials).toBe(3);
+      expect(p.trialsPassed).toBe(2);
+      expect(p.trialP99[1]).toBeNaN();
+    });
+
+    it("one trial's underrun, failed utterance, dead call or late detector fails the pooled step", () => {
+      const clean = (): TrialOutcome<LatenessHistogram> => trial(sends(1000, 1));
+      expect(pool([clean(), trial(sends(1000, 1), 10, { unexplainedUnderruns: 1 }), clean()]).why).toEqual(['1 phone underruns']);
+      expect(pool([clean(), clean(), trial(sends(1000, 1), 10, { failedUtterances: 2 })]).why).toEqual(['2 utterances failed']);
+      expect(pool([trial(sends(1000, 1), 10, { liveThroughWindow: 9 }), clean(), clean()]).why).toEqual([
+        '1 of 30 calls not live through the window',
+      ]);
+      expect(pool([clean(), trial(sends(1000, 1), 10, { detectorsBehind: 1 })]).why).toEqual(["1 calls' detectors behind"]);
+    });
+
+    it('no trial: not met', () => {
+      expect(pool([]).met).toBe(false);
+    });
+
+    /** Trials drawn as lists of sends' lateness (ms), some with an underrun, some that did not finish. */
+    const trialsArb = fc.array(
+      fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc.tuple(fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 60 }), fc.nat(1)),
+        },
+        { weight: 1, arbitrary: fc.constant('error' as const) },
+      ),
+      { minLength: 1, maxLength: 5 },
+    );
+    const build = (spec: readonly (readonly [number[], number] | 'error')[]): TrialOutcome<LatenessHistogram>[] =>
+      spec.map((t) => (t === 'error' ? { error: 'did not finish' } : trial(t[0], 2, { unexplainedUnderruns: t[1] })));
+
+    it('pooling does not depend on the order of the trials', () => {
+      fc.assert(
+        fc.property(trialsArb, fc.nat(), (spec, seed) => {
+          const a = pool(build(spec));
+          const shuffled = [...spec];
+          for (let i = shuffled.length - 1; i > 0; i--) {
+            const j = (seed + i * 7919) % (i + 1);
+            [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+          }
+          const b = pool(build(shuffled));
+          expect(b.met).toBe(a.met);
+          expect(b.outcome).toEqual(a.outcome);
+          expect(b.trialsPassed).toBe(a.trialsPassed);
+          expect([...b.why].sort()).toEqual([...a.why].sort());
+          const sorted = (xs: number[]): number[] => xs.map((x) => (Number.isNaN(x) ? Infinity : x)).sort((x, y) => x - y);
+          expect(sorted(b.trialP99)).toEqual(sorted(a.trialP99));
+        }),
+      );
+    });
+
+    it("the pooled p99 lies between the trials' own p99s, and the pooled step passes only if some trial would", () => {
+      fc.assert(
+        fc.property(trialsArb, (spec) => {
+          const p = pool(build(spec));
+          const finished = p.trialP99.filter(Number.isFinite);
+          if (finished.length > 0) {
+            expect(p.outcome.p99).toBeGreaterThanOrEqual(Math.min(...finished) - 1e-9);
+            expect(p.outcome.p99).toBeLessThanOrEqual(Math.max(...finished) + 1e-9);
+          }
+          if (p.met) expect(p.trialsPassed).toBeGreaterThan(0);
+          expect(p.outcome.sends).toBe(spec.reduce((n, t) => n + (t === 'error' ? 0 : t[0].length), 0));
+        }),
+      );
+    });
   });
 });
