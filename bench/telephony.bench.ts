@@ -826,7 +826,8 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
   const { ladder } = rule;
   const ladderText =
     `ladder ${ladder.coarse.join(', ')} (${ladder.below.join(' then ')} only while all below ${ladder.coarse[0]} fail), ` +
-    `then ≤ ${ladder.maxFine} geometric bisections to within ${SEARCH_RESOLUTION * 100} %; ${rule.trials} trial(s) per step, pooled`;
+    `then ≤ ${ladder.maxFine} geometric bisections to within ${Math.round(SEARCH_RESOLUTION * 100)} %; ` +
+    `${trialsText(rule.trials)} a step, pooled`;
   const common =
     `calls opened at seeded random times over ${spec.spreadMs} ms; window per trial ≥ ${spec.window.baseMs / 1000} s and ≥ ` +
     `${spec.window.minSends} sends (at most ${spec.window.capMs / 1000} s); peers in a worker thread on the same machine; ` +
@@ -843,7 +844,8 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
     const isProvider = c.callers === 'silent';
     const share = twilio > 0 ? n / twilio : 0;
     out.push({
-      scenario: `telephony bridge / ${c.label}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms (${rule.trials} trials a step, pooled)`,
+      scenario:
+        `telephony bridge / ${c.label}: largest N with p99 lateness ≤ ${TARGET_P99_MS} ms ` + `(${trialsText(rule.trials)} a step, pooled)`,
       figures: {
         calls: n,
         'first failing N': search.failed ?? 'none',
@@ -883,7 +885,9 @@ function triedText(search: CallSearch, steps: Map<number, JudgedStep>): string {
     .join(', ');
 }
 
-/** What {@link judgeStep} reads of one trial. */
+const trialsText = (n: number): string => `${n} trial${n === 1 ? '' : 's'}`;
+
+/** What bench/lib/callStep.ts `judgeStep` reads of one trial. */
 function trialOutcome(r: StepResult): StepOutcome {
   return {
     p99: r.p99,
@@ -1103,7 +1107,7 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
     },
     anchor: 'bare timer p99 (this round)',
     ratio: round(s.pooled.outcome.p99 / Math.max(s.bare, 0.1), 2),
-    target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${s.trials.length} trial(s) pooled`,
+    target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${trialsText(s.trials.length)} pooled`,
     met: s.pooled.met,
     command: COMMAND,
     ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0

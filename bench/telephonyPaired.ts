@@ -13,7 +13,8 @@
  * round by round. It prints each step and then, per N and for all N, the b / a ratio of each
  * figure per pair with its spread (bench/lib/pairedSteps.ts): bridge-thread CPU per call-second
  * (load-robust), process and peer-thread CPU, bridge loop busy share, and p99 lateness (its
- * direction only under load). `--json FILE` also writes the steps and the spreads.
+ * direction only under load); each step's line also gives the bridge thread's run-queue wait
+ * (bench/lib/threadStats.ts), and `--json` keeps every step's per-thread figures. `--json FILE` also writes the steps and the spreads.
  * Takes about 8 s a step: 2 N × 2 contenders × 4 rounds ≈ 2.5 min.
  *
  * `--adapters` first measures the two providers' adapters alone (Twilio and Telnyx only), CPU per
@@ -27,6 +28,7 @@ import { PAIRED_FIGURES, pairOrder, ratioSpread, type PairedSample, type StepFig
 import { round } from './lib/stats.js';
 import { interleave } from './lib/measure.js';
 import { createProviderAdapter } from '../src/telephony/mediaStream.js';
+import type { ThreadWindow } from './lib/threadStats.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 
 const DEFAULT_FIXED = [60, 100];
@@ -94,7 +96,15 @@ if (process.argv.includes('--adapters')) await adapterCost();
 if (rounds === 0) process.exit(0);
 const spec = stepSpec({ quick: false });
 const samples: PairedSample[] = [];
-const steps: { round: number; contender: string; calls: number; load: number; figures: StepFigures; sends: number }[] = [];
+const steps: {
+  round: number;
+  contender: string;
+  calls: number;
+  load: number;
+  figures: StepFigures;
+  sends: number;
+  threads: ThreadWindow;
+}[] = [];
 const fmt = (f: StepFigures): string =>
   `bridge ${f.bridgeCpuPerCallSecond.toFixed(2)} process ${f.cpuPerCallSecond.toFixed(2)} peer ${f.peerCpuPerCallSecond.toFixed(2)} ` +
   `ms/call-s, busy ${(f.busy * 100).toFixed(1)} %, p99 ${f.p99.toFixed(2)} ms`;
@@ -114,8 +124,11 @@ for (let r = 0; r < rounds; r++) {
         p99: s.p99,
       };
       got.set(c.key, figures);
-      steps.push({ round: r + 1, contender: c.key, calls, load, figures, sends: s.sends });
-      process.stdout.write(`round ${r + 1} ${c.key.padEnd(7)} N=${calls} (load ${load.toFixed(1)}): ${fmt(figures)}\n`);
+      steps.push({ round: r + 1, contender: c.key, calls, load, figures, sends: s.sends, threads: s.threads });
+      process.stdout.write(
+        `round ${r + 1} ${c.key.padEnd(7)} N=${calls} (load ${load.toFixed(1)}): ${fmt(figures)}, ` +
+          `bridge run-queue wait ${s.threads.mainWaitMsPerS.toFixed(1)} ms/s\n`,
+      );
     }
     samples.push({ round: r + 1, calls, a: got.get(a.key)!, b: got.get(b.key)! });
   }
