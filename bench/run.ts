@@ -3,7 +3,7 @@
  * `bench/results.json` (`--quick`: a smoke run written to `bench/out/results.quick.json`, never a
  * timing claim: it fails only when a module crashes, never on a missed target).
  *
- *   npm run bench                 # full suite (over an hour on the 2-core reference machine: telephony.bench
+ *   npm run bench                 # full suite (long on the 2-core reference machine: telephony.bench
  *                                 #   alone takes ~20 min, concurrency ~15 min; each module's time is in bench/README.md)
  *   npm run bench -- --quick      # about three minutes; what CI runs
  *   npm run bench -- eventStage   # only modules whose file name contains 'eventStage'
