@@ -45,6 +45,7 @@ import {
   type CallerTurn,
 } from './bargeIn/index.js';
 import { detectorThreads } from './bargeIn/DetectorThreads.js';
+import { FrameRing } from './bargeIn/frameRing.js';
 import type { FromDetector, PortableDetectorOptions, PortableError } from './bargeIn/detectorMessages.js';
 import { bytesPerSample, decodeLineAudio, type LineFormat } from './lineFormat.js';
 import type { VadBackend } from './vad/types.js';
@@ -472,17 +473,28 @@ const TRANSFER_FRAMES = true;
 /** How a call's wait for its detector thread at call end ended. */
 type CloseOutcome = 'answered' | 'notLoaded' | 'timeout' | 'threadStopped';
 
-/** A call's detector on a detector thread: posts its audio and notes, hands back what the thread decides. */
+/**
+ * A call's detector on a detector thread: hands it its audio and notes, hands back what the thread
+ * decides. With the shared transport (the default, `configureDetectorThreads({ transport })`) the
+ * audio, notes and bot changes go through the call's ring in shared memory (./bargeIn/frameRing.ts)
+ * and the thread is rung on the threads' tick; else each goes as a message.
+ */
 class RemoteDetector implements BargeInReady {
   private readonly id: number;
+  /** The call's ring (shared transport), or null (messages). */
+  private readonly ring: FrameRing | null;
+  /** A bot change the full ring refused: written before the next record (order kept). */
+  private botBacklog: boolean | null = null;
+  /** The thread is gone or the call released: nothing is in flight any more. */
+  private detached = false;
   private ready = false;
   private closing = false;
   /** At call end: called once the thread has answered (or not in time, or died). */
   private onClosed: ((outcome: CloseOutcome) => void) | null = null;
   private closeTimer: unknown = null;
   backend: VadBackend | null = null;
-  /** Samples posted and not yet answered (inbound and played). */
-  private inFlight = 0;
+  /** Samples posted and not yet answered (inbound and played; messages transport). */
+  private posted = 0;
   private waiters: (() => void)[] = [];
   private readonly maxInFlight = (MAX_IN_FLIGHT_MS * DETECTOR_RATE) / MS_PER_SECOND;
 
@@ -492,8 +504,18 @@ class RemoteDetector implements BargeInReady {
     private readonly clock: TelephonyClock,
     private readonly events: RemoteEvents,
   ) {
+    this.ring = detectorThreads.transport === 'shared' ? new FrameRing() : null;
     this.id = detectorThreads.attach({ message: (m) => this.message(m), failed: (e) => this.failed(e) });
-    detectorThreads.post(this.id, { t: 'open', id: this.id, options });
+    detectorThreads.post(
+      this.id,
+      this.ring === null ? { t: 'open', id: this.id, options } : { t: 'open', id: this.id, options, ring: this.ring.buffer },
+    );
+  }
+
+  /** Samples handed to the thread and not yet taken by it (inbound and played). */
+  private get inFlight(): number {
+    if (this.detached) return 0;
+    return this.ring === null ? this.posted : this.ring.inFlight;
   }
 
   /**
@@ -507,7 +529,14 @@ class RemoteDetector implements BargeInReady {
   }
 
   setBotSpeaking(speaking: boolean): void {
-    detectorThreads.post(this.id, { t: 'bot', id: this.id, speaking });
+    const ring = this.ring;
+    if (ring === null) {
+      detectorThreads.post(this.id, { t: 'bot', id: this.id, speaking });
+      return;
+    }
+    // The latest change supersedes a refused one (no audio was written after it: send writes it first).
+    this.botBacklog = ring.writeBot(speaking) ? null : speaking;
+    detectorThreads.ring(this.id);
   }
 
   /** false: the thread is {@link MAX_IN_FLIGHT_MS} behind and the audio was not sent. */
@@ -520,7 +549,9 @@ class RemoteDetector implements BargeInReady {
   }
 
   settled(): Promise<void> {
-    if (this.inFlight === 0 && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
+    // With a ring, the thread is asked to answer once it has emptied it, decisions or not.
+    const taken = this.inFlight === 0 || this.ring?.wantAnswer() === true;
+    if (taken && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
     detectorThreads.flushNow(this.id); // a waiter does not wait for the tick
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -557,7 +588,17 @@ class RemoteDetector implements BargeInReady {
 
   private send(t: 'in' | 'played', pcm: Uint8Array | Int16Array, atMs: number): boolean {
     if (this.inFlight + pcm.length > this.maxInFlight) return false;
-    this.inFlight += pcm.length;
+    const ring = this.ring;
+    if (ring !== null) {
+      if (this.botBacklog !== null) {
+        if (!ring.writeBot(this.botBacklog)) return false;
+        this.botBacklog = null;
+      }
+      if (!ring.writeAudio(t === 'in', pcm, atMs)) return false;
+      detectorThreads.ring(this.id);
+      return true;
+    }
+    this.posted += pcm.length;
     // A frame of its own: a view on the socket's pooled buffer would clone the whole pool.
     const own = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
     detectorThreads.post(
@@ -580,7 +621,7 @@ class RemoteDetector implements BargeInReady {
         this.events.failed(m.error);
         break;
       case 'decisions':
-        this.inFlight -= m.samples;
+        this.posted -= m.samples;
         this.events.decisions(m.decisions);
         break;
       case 'warning':
@@ -599,7 +640,8 @@ class RemoteDetector implements BargeInReady {
   }
 
   private failed(error: PortableError): void {
-    this.inFlight = 0;
+    this.posted = 0;
+    this.detached = true;
     this.events.failed({ ...error, message: `its detector thread stopped: ${error.message}` });
     this.closed('threadStopped'); // a dead thread does not hold the call's close back
     this.wake();
@@ -607,11 +649,15 @@ class RemoteDetector implements BargeInReady {
 
   private release(): void {
     detectorThreads.release(this.id);
-    this.inFlight = 0;
+    this.posted = 0;
+    this.detached = true;
   }
 
   private wake(): void {
-    if (this.inFlight > 0 || (this.closing && detectorThreads.has(this.id))) return;
+    if (this.waiters.length === 0) return;
+    // More came after the answer: ask again (the doorbell for it is on its way).
+    if (this.inFlight > 0 && this.ring?.wantAnswer() !== true) return;
+    if (this.closing && detectorThreads.has(this.id)) return;
     for (const w of this.waiters.splice(0)) w();
   }
 }
