@@ -120,6 +120,8 @@ export class DetectorThreads {
   transport: DetectorTransport = DEFAULT_DETECTOR_TRANSPORT;
   /** Messages posted to threads so far (each carries one or more calls' messages): the threads' wakes. */
   posts = 0;
+  /** Messages the threads sent back so far (each one batch of answers), for the benches. */
+  answers = 0;
 
   /** `clock`: the tick's time and timers (tests inject one). */
   constructor(private readonly clock: Clock = systemClock) {}
@@ -298,6 +300,7 @@ export class DetectorThreads {
       postedAt: Number.NEGATIVE_INFINITY,
     };
     worker.on('message', (batch: FromDetector[]) => {
+      this.answers++;
       for (const m of batch) thread.calls.get(m.id)?.message(m);
     });
     worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
