@@ -494,7 +494,8 @@ export async function detectorTransport(opts: BenchOptions): Promise<BenchResult
     for (const [transport, r] of samples) {
       out.push({
         scenario:
-          `barge-in audio to the detector thread: ${calls} calls fed the bridge's way, ${seconds} s, tick ${DEFAULT_DETECTOR_TICK_MS} ms / ` +
+          `barge-in audio to the detector thread: ${calls} calls fed the bridge's way, ${seconds} s, ` +
+          `tick ${DEFAULT_DETECTOR_TICK_MS} ms / ` +
           (transport === 'shared' ? 'shared-memory ring per call (default)' : 'a message per frame (before the ring)'),
         figures: {
           'bridge thread CPU ms per call-second': each(r, (x) => x.bridgeCpu / callSeconds),
