@@ -85,4 +85,5 @@ for (const [key, rows] of figures) {
   NAMES.forEach((name, i) => process.stdout.write(`    ${name.padEnd(22)} ${rows.map((x) => x[i]!.toFixed(2)).join(' · ')}\n`));
 }
 process.stdout.write(`load ${loadavg()[0]!.toFixed(1)} at the end\n`);
-process.exit(0);
+// No process.exit(): the idle detector thread must end first (DetectorThreads does it on
+// beforeExit; a thread torn down with the process while onnxruntime-node is loaded aborts it).
