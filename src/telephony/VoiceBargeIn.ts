@@ -10,8 +10,9 @@
  *
  * ## Where the detector runs (`detectorThread`)
  * `'worker'` (the default): on a detector thread (./bargeIn/DetectorThreads.ts), so neither its
- * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
- * audio and notes there (on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
+ * loading nor its VAD windows delay the timers that pace every call's media. The call hands its
+ * audio and notes there (by default through its ring in shared memory, ./bargeIn/frameRing.ts,
+ * the thread woken on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
  * and gets the decisions back one message hop later, in the same order and on the same sample
  * timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
  * The thread keeps a call's audio while its detector loads there (the loading queue below is the
@@ -655,8 +656,11 @@ class RemoteDetector implements BargeInReady {
 
   private wake(): void {
     if (this.waiters.length === 0) return;
-    // More came after the answer: ask again (the doorbell for it is on its way).
-    if (this.inFlight > 0 && this.ring?.wantAnswer() !== true) return;
+    // More came after the answer: ask again, and send the doorbell for it now rather than at the tick's end.
+    if (this.inFlight > 0 && this.ring?.wantAnswer() !== true) {
+      detectorThreads.flushNow(this.id);
+      return;
+    }
     if (this.closing && detectorThreads.has(this.id)) return;
     for (const w of this.waiters.splice(0)) w();
   }
