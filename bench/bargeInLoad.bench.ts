@@ -15,12 +15,20 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LatenessHistogram } from '../src/telephony/LatenessHistogram.js';
-import { configureDetectorThreads, DEFAULT_DETECTOR_TICK_MS, detectorThreads } from '../src/telephony/bargeIn/DetectorThreads.js';
+import {
+  configureDetectorThreads,
+  DEFAULT_DETECTOR_TICK_MS,
+  DEFAULT_DETECTOR_TRANSPORT,
+  detectorThreads,
+  type DetectorTransport,
+} from '../src/telephony/bargeIn/DetectorThreads.js';
 import type { ModelRunStats } from '../src/telephony/bargeIn/detectorMessages.js';
 import { VoiceBargeIn, type DetectorThread } from '../src/telephony/VoiceBargeIn.js';
 import { MULAW_8K } from '../src/telephony/lineFormat.js';
 import type { BenchOptions, BenchResult } from './types.js';
 import { processCpuMs, threadClock, threadCpuMs } from './lib/measure.js';
+import { sampleThreads, threadWindow } from './lib/threadStats.js';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { callMix } from './vad.bench.js';
 
 const COMMAND =
@@ -71,6 +79,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   out.push(...(await frameHandoff(opts)));
   out.push(...(await detectorLoopCost(opts, seconds)));
   out.push(...(await detectorTick(opts)));
+  out.push(...(await detectorTransport(opts)));
   return out;
 }
 
@@ -251,6 +260,15 @@ interface TickSample {
   p99: number;
   decisions: number;
   dropped: number;
+  /** Messages the threads sent back (answers) in the window. */
+  answers: number;
+  /** The main (feeding) thread's CPU and run-queue wait, ms per wall second (/proc schedstat). */
+  mainRunMsPerS: number;
+  mainWaitMsPerS: number;
+  /** Every thread but the main and the detector thread (V8's GC and compiler helpers, libuv's pool), ms per wall second. */
+  helpersMsPerS: number;
+  /** Main-thread GC pauses (perf_hooks 'gc' entries), ms per wall second. */
+  gcPauseMsPerS: number;
 }
 
 /**
@@ -363,7 +381,14 @@ async function tickRound(calls: number, seconds: number, track: Uint8Array): Pro
   await Promise.all(voices.map((v) => v.settled()));
   const before = await threadStats();
   const posts0 = detectorThreads.posts;
+  const answers0 = detectorThreads.answers;
   const lateness = new LatenessHistogram();
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  const threads0 = sampleThreads();
   const bridge0 = threadCpuMs();
   const cpu0 = processCpuMs();
   const t0 = performance.now();
@@ -399,7 +424,16 @@ async function tickRound(calls: number, seconds: number, track: Uint8Array): Pro
   await Promise.all(voices.map((v) => v.settled()));
   const bridgeCpu = threadCpuMs() - bridge0;
   const processCpu = processCpuMs() - cpu0;
+  const window = threadWindow(
+    threads0,
+    sampleThreads(),
+    performance.now() - t0,
+    new Map(before.tid === undefined ? [] : [[before.tid, 'detector']]),
+  );
+  gc.disconnect();
+  const wallS = (performance.now() - t0) / 1000;
   const posts = detectorThreads.posts - posts0;
+  const answers = detectorThreads.answers - answers0;
   const after = await threadStats();
   const dropped = voices.reduce((a, v) => a + v.droppedSamples, 0);
   for (const v of voices) v.close();
@@ -416,5 +450,74 @@ async function tickRound(calls: number, seconds: number, track: Uint8Array): Pro
     p99: lateness.quantile(0.99),
     decisions,
     dropped,
+    answers,
+    mainRunMsPerS: window.mainRunMsPerS,
+    mainWaitMsPerS: window.mainWaitMsPerS,
+    helpersMsPerS: window.otherRunMsPerS,
+    gcPauseMsPerS: gcMs / wallS,
   };
+}
+
+/** Calls in the transport rows: where the detector thread's cost was read (50) and the ON step that waited for a core (80). */
+const TRANSPORT_CALLS = [50, 80];
+const TRANSPORT_QUICK_CALLS = [10];
+const TRANSPORTS: DetectorTransport[] = ['messages', 'shared'];
+const TRANSPORT_ROUNDS = 2;
+
+/**
+ * How a call's audio reaches its detector thread, paired: a message per frame batched per tick
+ * (`'messages'`, before) against the call's ring in shared memory (`'shared'`,
+ * src/telephony/bargeIn/frameRing.ts), the same feed as the tick rows (each call's frames in
+ * turns of their own, the bot speaking, callers on the ~30 % speech mix, the default tick), at
+ * {@link TRANSPORT_CALLS} calls, transports alternating (order reversed every other round).
+ * Per-thread CPU and the main thread's run-queue wait from bench/lib/threadStats.ts: the
+ * load-robust figures (the feeding timers' p99 is reported for direction only).
+ */
+export async function detectorTransport(opts: BenchOptions): Promise<BenchResult[]> {
+  const seconds = opts.quick ? TICK_QUICK_SECONDS : TICK_SECONDS;
+  const track = callMix(CALLER_TRACK_SECONDS);
+  configureDetectorThreads({ threads: 1, tickMs: DEFAULT_DETECTOR_TICK_MS });
+  await warmDetectorThread();
+  const out: BenchResult[] = [];
+  for (const calls of opts.quick ? TRANSPORT_QUICK_CALLS : TRANSPORT_CALLS) {
+    const samples = new Map<DetectorTransport, TickSample[]>();
+    for (let round = 0; round < TRANSPORT_ROUNDS; round++) {
+      for (const transport of round % 2 === 0 ? TRANSPORTS : [...TRANSPORTS].reverse()) {
+        process.stderr.write(`bargeInLoad bench: detector transport ${transport}, ${calls} calls, round ${round + 1} …\n`);
+        configureDetectorThreads({ transport });
+        samples.set(transport, [...(samples.get(transport) ?? []), await tickRound(calls, seconds, track)]);
+      }
+    }
+    configureDetectorThreads({ transport: DEFAULT_DETECTOR_TRANSPORT });
+    const callSeconds = calls * seconds;
+    const each = (r: TickSample[], f: (x: TickSample) => number): string => r.map((x) => round(f(x))).join(' · ');
+    for (const [transport, r] of samples) {
+      out.push({
+        scenario:
+          `barge-in audio to the detector thread: ${calls} calls fed the bridge's way, ${seconds} s, ` +
+          `tick ${DEFAULT_DETECTOR_TICK_MS} ms / ` +
+          (transport === 'shared' ? 'shared-memory ring per call (default)' : 'a message per frame (before the ring)'),
+        figures: {
+          'bridge thread CPU ms per call-second': each(r, (x) => x.bridgeCpu / callSeconds),
+          'bridge thread run-queue wait ms per s': each(r, (x) => x.mainWaitMsPerS),
+          'V8 helper threads CPU ms per s': each(r, (x) => x.helpersMsPerS),
+          'main-thread GC pauses ms per s': each(r, (x) => x.gcPauseMsPerS),
+          'detector thread CPU ms per call-second': each(r, (x) => x.detectorCpu / callSeconds),
+          'process CPU ms per call-second': each(r, (x) => x.processCpu / callSeconds),
+          'detector thread wakes per second': each(r, (x) => x.wakes / seconds),
+          'answers from the thread per second': each(r, (x) => x.answers / seconds),
+          'Silero windows per run': each(r, (x) => x.rows / Math.max(1, x.runs)),
+          'feeding timers p99 lateness ms (direction only under load)': each(r, (x) => x.p99),
+          'decisions per run': r.map((x) => x.decisions).join(' / '),
+          'caller samples dropped': r.reduce((a, x) => a + x.dropped, 0),
+          '1-min load average': round(loadavg()[0]!),
+        },
+        command: 'npm run bench -- bargeInLoad',
+        notes:
+          `${TRANSPORT_ROUNDS} rounds (figures "first · second"), transports alternating; thread figures from /proc schedstat ` +
+          `(bench/lib/threadStats.ts); ${opts.quick ? 'quick' : 'full'} run`,
+      });
+    }
+  }
+  return out;
 }

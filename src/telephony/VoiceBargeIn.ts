@@ -10,8 +10,9 @@
  *
  * ## Where the detector runs (`detectorThread`)
  * `'worker'` (the default): on a detector thread (./bargeIn/DetectorThreads.ts), so neither its
- * loading nor its VAD windows delay the timers that pace every call's media. The call posts its
- * audio and notes there (on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
+ * loading nor its VAD windows delay the timers that pace every call's media. The call hands its
+ * audio and notes there (by default through its ring in shared memory, ./bargeIn/frameRing.ts,
+ * the thread woken on the threads' tick: at most one tick later, `DEFAULT_DETECTOR_TICK_MS`)
  * and gets the decisions back one message hop later, in the same order and on the same sample
  * timeline as in-thread (native-notes/vad.md, "Detectors off the pacing loop").
  * The thread keeps a call's audio while its detector loads there (the loading queue below is the
@@ -45,6 +46,7 @@ import {
   type CallerTurn,
 } from './bargeIn/index.js';
 import { detectorThreads } from './bargeIn/DetectorThreads.js';
+import { FrameRing } from './bargeIn/frameRing.js';
 import type { FromDetector, PortableDetectorOptions, PortableError } from './bargeIn/detectorMessages.js';
 import { bytesPerSample, decodeLineAudio, type LineFormat } from './lineFormat.js';
 import type { VadBackend } from './vad/types.js';
@@ -472,17 +474,28 @@ const TRANSFER_FRAMES = true;
 /** How a call's wait for its detector thread at call end ended. */
 type CloseOutcome = 'answered' | 'notLoaded' | 'timeout' | 'threadStopped';
 
-/** A call's detector on a detector thread: posts its audio and notes, hands back what the thread decides. */
+/**
+ * A call's detector on a detector thread: hands it its audio and notes, hands back what the thread
+ * decides. With the shared transport (the default, `configureDetectorThreads({ transport })`) the
+ * audio, notes and bot changes go through the call's ring in shared memory (./bargeIn/frameRing.ts)
+ * and the thread is rung on the threads' tick; else each goes as a message.
+ */
 class RemoteDetector implements BargeInReady {
   private readonly id: number;
+  /** The call's ring (shared transport), or null (messages). */
+  private readonly ring: FrameRing | null;
+  /** A bot change the full ring refused: written before the next record (order kept). */
+  private botBacklog: boolean | null = null;
+  /** The thread is gone or the call released: nothing is in flight any more. */
+  private detached = false;
   private ready = false;
   private closing = false;
   /** At call end: called once the thread has answered (or not in time, or died). */
   private onClosed: ((outcome: CloseOutcome) => void) | null = null;
   private closeTimer: unknown = null;
   backend: VadBackend | null = null;
-  /** Samples posted and not yet answered (inbound and played). */
-  private inFlight = 0;
+  /** Samples posted and not yet answered (inbound and played; messages transport). */
+  private posted = 0;
   private waiters: (() => void)[] = [];
   private readonly maxInFlight = (MAX_IN_FLIGHT_MS * DETECTOR_RATE) / MS_PER_SECOND;
 
@@ -492,8 +505,18 @@ class RemoteDetector implements BargeInReady {
     private readonly clock: TelephonyClock,
     private readonly events: RemoteEvents,
   ) {
+    this.ring = detectorThreads.transport === 'shared' ? new FrameRing() : null;
     this.id = detectorThreads.attach({ message: (m) => this.message(m), failed: (e) => this.failed(e) });
-    detectorThreads.post(this.id, { t: 'open', id: this.id, options });
+    detectorThreads.post(
+      this.id,
+      this.ring === null ? { t: 'open', id: this.id, options } : { t: 'open', id: this.id, options, ring: this.ring.buffer },
+    );
+  }
+
+  /** Samples handed to the thread and not yet taken by it (inbound and played). */
+  private get inFlight(): number {
+    if (this.detached) return 0;
+    return this.ring === null ? this.posted : this.ring.inFlight;
   }
 
   /**
@@ -507,7 +530,14 @@ class RemoteDetector implements BargeInReady {
   }
 
   setBotSpeaking(speaking: boolean): void {
-    detectorThreads.post(this.id, { t: 'bot', id: this.id, speaking });
+    const ring = this.ring;
+    if (ring === null) {
+      detectorThreads.post(this.id, { t: 'bot', id: this.id, speaking });
+      return;
+    }
+    // The latest change supersedes a refused one (no audio was written after it: send writes it first).
+    this.botBacklog = ring.writeBot(speaking) ? null : speaking;
+    detectorThreads.ring(this.id);
   }
 
   /** false: the thread is {@link MAX_IN_FLIGHT_MS} behind and the audio was not sent. */
@@ -520,7 +550,9 @@ class RemoteDetector implements BargeInReady {
   }
 
   settled(): Promise<void> {
-    if (this.inFlight === 0 && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
+    // With a ring, the thread is asked to answer once it has emptied it, decisions or not.
+    const taken = this.inFlight === 0 || this.ring?.wantAnswer() === true;
+    if (taken && (!this.closing || !detectorThreads.has(this.id))) return Promise.resolve();
     detectorThreads.flushNow(this.id); // a waiter does not wait for the tick
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -557,7 +589,17 @@ class RemoteDetector implements BargeInReady {
 
   private send(t: 'in' | 'played', pcm: Uint8Array | Int16Array, atMs: number): boolean {
     if (this.inFlight + pcm.length > this.maxInFlight) return false;
-    this.inFlight += pcm.length;
+    const ring = this.ring;
+    if (ring !== null) {
+      if (this.botBacklog !== null) {
+        if (!ring.writeBot(this.botBacklog)) return false;
+        this.botBacklog = null;
+      }
+      if (!ring.writeAudio(t === 'in', pcm, atMs)) return false;
+      detectorThreads.ring(this.id);
+      return true;
+    }
+    this.posted += pcm.length;
     // A frame of its own: a view on the socket's pooled buffer would clone the whole pool.
     const own = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
     detectorThreads.post(
@@ -580,7 +622,7 @@ class RemoteDetector implements BargeInReady {
         this.events.failed(m.error);
         break;
       case 'decisions':
-        this.inFlight -= m.samples;
+        this.posted -= m.samples;
         this.events.decisions(m.decisions);
         break;
       case 'warning':
@@ -599,7 +641,8 @@ class RemoteDetector implements BargeInReady {
   }
 
   private failed(error: PortableError): void {
-    this.inFlight = 0;
+    this.posted = 0;
+    this.detached = true;
     this.events.failed({ ...error, message: `its detector thread stopped: ${error.message}` });
     this.closed('threadStopped'); // a dead thread does not hold the call's close back
     this.wake();
@@ -607,11 +650,18 @@ class RemoteDetector implements BargeInReady {
 
   private release(): void {
     detectorThreads.release(this.id);
-    this.inFlight = 0;
+    this.posted = 0;
+    this.detached = true;
   }
 
   private wake(): void {
-    if (this.inFlight > 0 || (this.closing && detectorThreads.has(this.id))) return;
+    if (this.waiters.length === 0) return;
+    // More came after the answer: ask again, and send the doorbell for it now rather than at the tick's end.
+    if (this.inFlight > 0 && this.ring?.wantAnswer() !== true) {
+      detectorThreads.flushNow(this.id);
+      return;
+    }
+    if (this.closing && detectorThreads.has(this.id)) return;
     for (const w of this.waiters.splice(0)) w();
   }
 }

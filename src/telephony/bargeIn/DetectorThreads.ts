@@ -30,7 +30,23 @@ export interface DetectorThreadOptions {
    * for the tick's end and go together. @defaultValue {@link DEFAULT_DETECTOR_TICK_MS}
    */
   tickMs?: number | undefined;
+  /**
+   * @internal How a call's audio reaches its thread: `'shared'`, a ring in shared memory per call
+   * (./frameRing.ts) and one empty message per tick at most as the doorbell; `'messages'`, a
+   * message per frame batched per tick (the transport before the ring, kept for the benches'
+   * pairing). Calls already placed keep theirs. @defaultValue {@link DEFAULT_DETECTOR_TRANSPORT}
+   */
+  transport?: DetectorTransport | undefined;
 }
+
+/** How calls' audio reaches the detector threads (see {@link DetectorThreadOptions.transport}). */
+export type DetectorTransport = 'shared' | 'messages';
+
+/**
+ * The shared-memory ring: no message, array or object per frame on either thread, and no answer
+ * without decisions (native-notes/vad.md, "Audio to the detector thread in shared memory").
+ */
+export const DEFAULT_DETECTOR_TRANSPORT: DetectorTransport = 'shared';
 
 /**
  * A thread with no call waits this long for the next one before it ends: starting a thread and
@@ -70,11 +86,18 @@ interface Thread {
   /** Messages waiting for the thread's next post (one postMessage per thread per tick). */
   outbox: ToDetector[];
   transfer: ArrayBuffer[];
+  /** A call wrote to its ring since the last post: the next post goes even if {@link outbox} is empty. */
+  rung: boolean;
   /** The next post is scheduled: at the end of this turn (`setImmediate`), or at the tick's end (a clock timer). */
   flush: { immediate: NodeJS.Immediate } | { timer: unknown } | null;
+  /** Posts what is queued (made once per thread: scheduling a post allocates no closure). */
+  flushFn: () => void;
   /** Clock time of the last post ({@link DetectorThreadOptions.tickMs} apart at most one). */
   postedAt: number;
 }
+
+/** The message that only says "look at your calls' rings" (nothing queued; posting copies it, so it is shared). */
+const DOORBELL: readonly ToDetector[] = [];
 
 /** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -93,8 +116,12 @@ export class DetectorThreads {
   private maxThreads = defaultDetectorThreads();
   private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
   private tickMs = DEFAULT_DETECTOR_TICK_MS;
+  /** How new calls' audio goes to their thread. */
+  transport: DetectorTransport = DEFAULT_DETECTOR_TRANSPORT;
   /** Messages posted to threads so far (each carries one or more calls' messages): the threads' wakes. */
   posts = 0;
+  /** Messages the threads sent back so far (each one batch of answers), for the benches. */
+  answers = 0;
 
   /** `clock`: the tick's time and timers (tests inject one). */
   constructor(private readonly clock: Clock = systemClock) {}
@@ -119,6 +146,12 @@ export class DetectorThreads {
         throw new InvalidOptionError('tickMs', `tickMs must be a finite number ≥ 0, got ${options.tickMs}`);
       }
       this.tickMs = options.tickMs;
+    }
+    if (options.transport !== undefined) {
+      if (options.transport !== 'shared' && options.transport !== 'messages') {
+        throw new InvalidOptionError('transport', `transport must be 'shared' or 'messages', got ${String(options.transport)}`);
+      }
+      this.transport = options.transport;
     }
   }
 
@@ -165,19 +198,38 @@ export class DetectorThreads {
     if (thread === undefined) return;
     thread.outbox.push(message);
     if (transfer !== undefined) thread.transfer.push(transfer);
+    this.schedule(thread);
+  }
+
+  /**
+   * The call wrote to its ring (./frameRing.ts): its thread is told to look, on the same tick as
+   * {@link post} (at the end of this turn after an idle tick, else at the tick's end with whatever
+   * else is queued), by an empty message when nothing else is queued.
+   */
+  ring(id: number): void {
+    const thread = this.placed.get(id);
+    if (thread === undefined) return;
+    thread.rung = true;
+    this.schedule(thread);
+  }
+
+  private schedule(thread: Thread): void {
     if (thread.flush !== null) return;
     const wait = thread.postedAt + this.tickMs - this.clock.now();
-    if (wait <= 0) thread.flush = { immediate: setImmediate(() => this.flush(thread)) };
-    else thread.flush = { timer: this.clock.setTimeout(() => this.flush(thread), wait) };
+    if (wait <= 0) thread.flush = { immediate: setImmediate(thread.flushFn) };
+    else thread.flush = { timer: this.clock.setTimeout(thread.flushFn, wait) };
   }
 
   private flush(thread: Thread): void {
     thread.flush = null;
-    if (thread.outbox.length === 0 || thread.ending) return;
-    const batch = thread.outbox;
+    if ((thread.outbox.length === 0 && !thread.rung) || thread.ending) return;
+    thread.rung = false;
+    const batch = thread.outbox.length === 0 ? DOORBELL : thread.outbox;
     const transfer = thread.transfer;
-    thread.outbox = [];
-    thread.transfer = [];
+    if (batch !== DOORBELL) {
+      thread.outbox = [];
+      thread.transfer = [];
+    }
     thread.postedAt = this.clock.now();
     this.posts++;
     try {
@@ -206,6 +258,7 @@ export class DetectorThreads {
     thread.flush = null;
     thread.outbox = [];
     thread.transfer = [];
+    thread.rung = false;
     if (f === null) return;
     if ('immediate' in f) clearImmediate(f.immediate);
     else this.clock.clearTimeout(f.timer);
@@ -241,10 +294,13 @@ export class DetectorThreads {
       ending: false,
       outbox: [],
       transfer: [],
+      rung: false,
       flush: null,
+      flushFn: () => this.flush(thread),
       postedAt: Number.NEGATIVE_INFINITY,
     };
     worker.on('message', (batch: FromDetector[]) => {
+      this.answers++;
       for (const m of batch) thread.calls.get(m.id)?.message(m);
     });
     worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));

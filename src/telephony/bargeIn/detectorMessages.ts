@@ -18,9 +18,14 @@ export type PortableDetectorOptions = Omit<BargeInDetectorOptions, 'vad'> & {
   batchModel?: boolean | undefined;
 };
 
-/** The call → its detector thread. `pcm`: μ-law bytes or L16 at 8 kHz, an array of its own (copied off the socket's buffer). */
+/**
+ * The call → its detector thread. `pcm`: μ-law bytes or L16 at 8 kHz, an array of its own (copied
+ * off the socket's buffer). With the shared transport (`ring` in `open`: a ./frameRing.ts buffer)
+ * the call's audio and bot changes go through the ring instead, and an empty batch is the
+ * thread's doorbell ("look at the rings"); only `open` and `close` are messages.
+ */
 export type ToDetector =
-  | { t: 'open'; id: number; options: PortableDetectorOptions }
+  | { t: 'open'; id: number; options: PortableDetectorOptions; ring?: SharedArrayBuffer | undefined }
   | { t: 'in'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
   | { t: 'played'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
   | { t: 'bot'; id: number; speaking: boolean }
@@ -40,7 +45,11 @@ export interface PortableError {
 export type FromDetector =
   | { t: 'ready'; id: number; backend: VadBackend }
   | { t: 'failed'; id: number; error: PortableError }
-  /** Decisions of the audio taken since the last reply, and how many of the call's samples (inbound and played) it took. */
+  /**
+   * Decisions of the audio taken since the last reply, and how many of the call's samples (inbound
+   * and played) it took. A call on the shared transport gets it only with decisions, or when it
+   * asked (its ring counts what was taken; `samples` is 0).
+   */
   | { t: 'decisions'; id: number; decisions: BargeInDecision[]; samples: number }
   /** A push or a note failed (bad input): a warning, the detector goes on. */
   | { t: 'warning'; id: number; error: PortableError }
@@ -56,6 +65,8 @@ export interface ModelRunStats {
   wakes?: number | undefined;
   /** The thread's own CPU ms so far (Linux `/proc/thread-self/schedstat`; absent elsewhere), for the benches. */
   cpuMs?: number | undefined;
+  /** The thread's id (Linux `/proc/thread-self/stat`), so a bench can tell its CPU from V8's helpers'. */
+  tid?: number | undefined;
 }
 
 export function portableError(err: unknown): PortableError {

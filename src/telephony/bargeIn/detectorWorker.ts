@@ -27,6 +27,7 @@ import { parentPort } from 'node:worker_threads';
 import { SileroBatch } from '../vad/silero.js';
 import { createSteppedBargeInDetector, type SteppedBargeInDetector } from './createBargeInDetector.js';
 import { portableError, type FromDetector, type ToDetector } from './detectorMessages.js';
+import { FrameRing, RecordKind } from './frameRing.js';
 import type { BargeInDecision } from './types.js';
 
 interface Hosted {
@@ -35,19 +36,38 @@ interface Hosted {
   /** Messages not handled yet: they came while the detector loaded, or behind a push under way. */
   waiting: ToDetector[];
   closed: boolean;
-  /** A push waiting on the batch: its steps, and the decisions made so far. */
-  active: { steps: Generator<void, void, void>; out: BargeInDecision[] } | null;
+  /** A push waiting on the batch: its steps (its decisions go to {@link out}). */
+  active: Generator<void, void, void> | null;
+  /** The push under way came from the call's ring: its record is released when the push is done. */
+  activeFromRing: boolean;
+  /** The decisions of the push under way (reused: emptied once they are in the reply). */
+  out: BargeInDecision[];
+  /** The call's shared-memory ring (./frameRing.ts), or null when its audio comes as messages. */
+  ring: FrameRing | null;
+  /** Where a ring record's audio is copied for the detector, and views of them by length (reused). */
+  mulaw: Uint8Array;
+  mulawView: Uint8Array;
+  s16: Int16Array;
+  s16View: Int16Array;
+  /** This turn's answer (reused). */
+  reply: Reply;
 }
 
 interface Reply {
   decisions: BargeInDecision[];
   samples: number;
+  /** Queued in {@link replying} this turn. */
+  queued: boolean;
 }
+
+/** A ring record's audio is copied into a scratch array of this many samples at first (a 20 ms frame; grown as needed). */
+const SCRATCH_SAMPLES = 160;
 
 const port = parentPort;
 if (port === null) throw new Error('detectorWorker runs in a worker thread');
 const calls = new Map<number, Hosted>();
-const replies = new Map<number, Reply>();
+/** Calls with an answer this turn, in the order they got one. */
+const replying: Hosted[] = [];
 let flushScheduled = false;
 /** The thread's Silero windows waiting for a run (one session per thread, see ../vad/silero.ts). */
 const modelBatch = new SileroBatch();
@@ -67,6 +87,15 @@ function threadCpuMs(): number | undefined {
   }
 }
 
+/** This thread's id (Linux; undefined elsewhere): the first field of `/proc/thread-self/stat`. */
+function threadId(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/stat', 'latin1').split(' ', 1)[0]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Replies of this turn, posted together by {@link flushReplies}. */
 let outbox: FromDetector[] = [];
 
@@ -81,27 +110,55 @@ function schedule(): void {
   setImmediate(flushReplies);
 }
 
-function reply(id: number): Reply {
-  let r = replies.get(id);
-  if (r === undefined) {
-    r = { decisions: [], samples: 0 };
-    replies.set(id, r);
+function reply(hosted: Hosted): Reply {
+  const r = hosted.reply;
+  if (!r.queued) {
+    r.queued = true;
+    replying.push(hosted);
     schedule();
   }
   return r;
 }
 
+/**
+ * The calls' answers of this turn go in one message. A call fed by messages answers whenever it
+ * took anything (the samples it took are the call's in-flight count); a call fed by its ring
+ * answers only with decisions, or once its ring is empty when the call asked for an answer
+ * (`settled()`): what it took is counted in the ring itself.
+ */
 function flushReplies(): void {
   flushScheduled = false;
-  for (const [id, r] of replies) outbox.push({ t: 'decisions', id, decisions: r.decisions, samples: r.samples });
-  replies.clear();
+  for (const hosted of replying) {
+    const r = hosted.reply;
+    r.queued = false;
+    const ring = hosted.ring;
+    const answer = ring === null || r.decisions.length > 0 || (ring.empty && hosted.active === null && ring.takeAnswerRequest());
+    if (answer) outbox.push({ t: 'decisions', id: hosted.id, decisions: r.decisions, samples: r.samples });
+    if (r.decisions.length > 0) r.decisions = [];
+    r.samples = 0;
+  }
+  replying.length = 0;
   const batch = outbox;
   outbox = [];
   if (batch.length > 0) port!.postMessage(batch);
 }
 
 function open(id: number, message: ToDetector & { t: 'open' }): void {
-  const hosted: Hosted = { id, detector: null, waiting: [], closed: false, active: null };
+  const hosted: Hosted = {
+    id,
+    detector: null,
+    waiting: [],
+    closed: false,
+    active: null,
+    activeFromRing: false,
+    out: [],
+    ring: message.ring === undefined ? null : new FrameRing(message.ring),
+    mulaw: new Uint8Array(SCRATCH_SAMPLES),
+    mulawView: new Uint8Array(0),
+    s16: new Int16Array(SCRATCH_SAMPLES),
+    s16View: new Int16Array(0),
+    reply: { decisions: [], samples: 0, queued: false },
+  };
   calls.set(id, hosted);
   const { batchModel, ...options } = message.options;
   const vad = { ...options.vad, onNotice: (text: string) => post({ t: 'notice', id, message: text }) };
@@ -139,55 +196,110 @@ function drive(hosts: Hosted[]): void {
     } catch (err) {
       // The runtime failed on a run: the waiting pushes are dropped with a warning, the calls go on.
       for (const h of round) {
-        h.active!.steps.return();
-        h.active = null;
+        h.active!.return();
+        endPush(h);
         post({ t: 'warning', id: h.id, error: portableError(err) });
       }
-      round = round.filter((h) => h.waiting.length > 0);
+      round = round.filter((h) => h.waiting.length > 0 || (h.ring !== null && !h.ring.empty));
     }
   }
 }
 
-/** Resumes the call's push under way, then handles its waiting messages until one waits on the batch. */
+/**
+ * Resumes the call's push under way, then handles what waits for it until a push waits on the
+ * batch: its ring's records first (all written before any message still waiting: the call's
+ * `close`), then its waiting messages.
+ */
 function advance(hosted: Hosted): void {
   const detector = hosted.detector;
   if (detector === null) return;
   if (hosted.active !== null && !step(hosted, detector)) return;
-  while (hosted.waiting.length > 0 && hosted.active === null) handle(hosted, detector, hosted.waiting.shift()!);
+  while (hosted.active === null) {
+    const ring = hosted.ring;
+    if (ring !== null && !hosted.closed && ring.next()) handleRecord(hosted, detector, ring);
+    else if (hosted.waiting.length > 0) handle(hosted, detector, hosted.waiting.shift()!);
+    else return;
+  }
+}
+
+/** The push under way is over (done, failed or dropped): its ring record is freed. */
+function endPush(hosted: Hosted): void {
+  hosted.active = null;
+  hosted.out.length = 0;
+  if (hosted.activeFromRing) hosted.ring!.release();
+  hosted.activeFromRing = false;
 }
 
 /** One step of the push under way; true when it is done (its decisions taken). */
 function step(hosted: Hosted, detector: SteppedBargeInDetector): boolean {
-  const active = hosted.active!;
   let done: boolean;
   try {
-    done = active.steps.next().done === true;
+    done = hosted.active!.next().done === true;
   } catch (err) {
-    hosted.active = null;
+    endPush(hosted);
     post({ t: 'warning', id: hosted.id, error: portableError(err) });
     return true;
   }
   if (!done) return false;
-  hosted.active = null;
-  const r = reply(hosted.id);
-  for (const d of active.out) {
+  const r = reply(hosted);
+  for (const d of hosted.out) {
     r.decisions.push(d);
     if (d.type === 'interrupt') detector.setBotSpeaking(false);
   }
+  endPush(hosted);
   return true;
+}
+
+/** The ring record just read: its audio is copied out (the ring's bytes are the call's to reuse once released). */
+function handleRecord(hosted: Hosted, detector: SteppedBargeInDetector, ring: FrameRing): void {
+  reply(hosted);
+  const kind = ring.kind;
+  if (kind === RecordKind.BotSpeaking || kind === RecordKind.BotStopped) {
+    detector.setBotSpeaking(kind === RecordKind.BotSpeaking);
+    ring.release();
+    return;
+  }
+  const pcm = ring.isS16 ? s16Payload(hosted, ring) : mulawPayload(hosted, ring);
+  if (kind === RecordKind.InMulaw || kind === RecordKind.InS16) {
+    hosted.active = detector.steps(pcm, ring.atMs, hosted.out);
+    hosted.activeFromRing = true;
+    step(hosted, detector);
+    return;
+  }
+  try {
+    detector.notePlayed(pcm, ring.atMs);
+  } catch (err) {
+    post({ t: 'warning', id: hosted.id, error: portableError(err) });
+  }
+  ring.release();
+}
+
+function mulawPayload(hosted: Hosted, ring: FrameRing): Uint8Array {
+  const n = ring.samples;
+  if (hosted.mulaw.length < n) hosted.mulaw = new Uint8Array(n);
+  ring.copyMulaw(hosted.mulaw);
+  if (hosted.mulawView.length !== n || hosted.mulawView.buffer !== hosted.mulaw.buffer) hosted.mulawView = hosted.mulaw.subarray(0, n);
+  return hosted.mulawView;
+}
+
+function s16Payload(hosted: Hosted, ring: FrameRing): Int16Array {
+  const n = ring.samples;
+  if (hosted.s16.length < n) hosted.s16 = new Int16Array(n);
+  ring.copyS16(hosted.s16);
+  if (hosted.s16View.length !== n || hosted.s16View.buffer !== hosted.s16.buffer) hosted.s16View = hosted.s16.subarray(0, n);
+  return hosted.s16View;
 }
 
 function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector): void {
   switch (m.t) {
     case 'in': {
-      reply(m.id).samples += m.pcm.length;
-      const out: BargeInDecision[] = [];
-      hosted.active = { steps: detector.steps(m.pcm, m.atMs, out), out };
+      reply(hosted).samples += m.pcm.length;
+      hosted.active = detector.steps(m.pcm, m.atMs, hosted.out);
       step(hosted, detector);
       return;
     }
     case 'played':
-      reply(m.id).samples += m.pcm.length;
+      reply(hosted).samples += m.pcm.length;
       try {
         detector.notePlayed(m.pcm, m.atMs);
       } catch (err) {
@@ -208,12 +320,15 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
       }
       detector.close();
       // What this turn took goes first, so the call sees its decisions in order.
-      const pending = replies.get(m.id);
-      if (pending !== undefined) {
-        replies.delete(m.id);
+      const pending = hosted.reply;
+      if (pending.queued) {
+        replying.splice(replying.indexOf(hosted), 1);
+        pending.queued = false;
         outbox.push({ t: 'decisions', id: m.id, decisions: pending.decisions, samples: pending.samples });
+        pending.decisions = [];
+        pending.samples = 0;
       }
-      post({ t: 'closed', id: m.id, decisions, model: { ...modelBatch.stats, wakes, cpuMs: threadCpuMs() } });
+      post({ t: 'closed', id: m.id, decisions, model: { ...modelBatch.stats, wakes, cpuMs: threadCpuMs(), tid: threadId() } });
       return;
     }
     case 'open':
@@ -243,5 +358,7 @@ port.on('message', (batch: ToDetector[]) => {
     if (m.t === 'close' && hosted.detector === null) hosted.closed = true;
     touched.add(hosted);
   }
+  // Every call whose ring has records: a message (the doorbell, or a control message) means "look".
+  for (const hosted of calls.values()) if (hosted.ring !== null && !hosted.ring.empty) touched.add(hosted);
   drive([...touched]);
 });

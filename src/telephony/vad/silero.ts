@@ -250,19 +250,27 @@ export class SileroVad {
     }
     input.set(this.context, offset);
     input.set(this.queued[this.head]!, offset + this.contextSamples);
+    // Element by element, not `set(subarray(…))`: a view per layer per window is garbage on the detector thread.
+    const own = this.state;
     for (let l = 0; l < STATE_LAYERS; l++) {
-      state.set(this.state.subarray(l * STATE_WIDTH, (l + 1) * STATE_WIDTH), (l * rows + row) * STATE_WIDTH);
+      const from = l * STATE_WIDTH;
+      const to = (l * rows + row) * STATE_WIDTH;
+      for (let i = 0; i < STATE_WIDTH; i++) state[to + i] = own[from + i]!;
     }
   }
 
   /** Takes row `row`'s results: the new state, the context for the next window, the probability. */
   store(probability: number, stateN: Float32Array, row: number, rows: number): void {
+    const own = this.state;
     for (let l = 0; l < STATE_LAYERS; l++) {
       const from = (l * rows + row) * STATE_WIDTH;
-      this.state.set(stateN.subarray(from, from + STATE_WIDTH), l * STATE_WIDTH);
+      const to = l * STATE_WIDTH;
+      for (let i = 0; i < STATE_WIDTH; i++) own[to + i] = stateN[from + i]!;
     }
     const window = this.queued[this.head]!;
-    this.context.set(window.subarray(window.length - this.contextSamples));
+    const context = this.context;
+    const tail = window.length - this.contextSamples;
+    for (let i = 0; i < this.contextSamples; i++) context[i] = window[tail + i]!;
     const done = this.queuedDone[this.head];
     this.queuedDone[this.head] = null;
     this.head = (this.head + 1) % this.queued.length;
@@ -306,23 +314,38 @@ export class SileroBatch {
     return this.waiting.length > 0;
   }
 
+  /** Scratch lists of {@link run} (reused: a run allocates no array). */
+  private rest: SileroVad[] = [];
+  private others: SileroVad[] = [];
+  private readonly rows: SileroVad[] = [];
+
   /** Runs every queued window (each stream's in order) and calls their `done`s. */
   run(): void {
+    const rows = this.rows;
     while (this.waiting.length > 0) {
-      let rest = this.waiting.filter((v) => v.pending > 0);
-      this.waiting = [];
+      // The waiting streams become the rest to run (swapped, not copied); new waiters go to an empty list.
+      let rest = this.waiting;
+      this.waiting = this.rest;
+      this.waiting.length = 0;
+      let n = 0;
+      for (const v of rest) if (v.pending > 0) rest[n++] = v;
+      rest.length = n;
       while (rest.length > 0) {
         // One run per runner (session and rate: all the same in practice), at most SILERO_MAX_BATCH rows.
         const runner = rest[0]!.runner;
-        const rows: SileroVad[] = [];
-        const others: SileroVad[] = [];
+        const others = this.others;
+        rows.length = 0;
+        others.length = 0;
         for (const v of rest) (v.runner === runner && rows.length < SILERO_MAX_BATCH ? rows : others).push(v);
         runner.run(rows, rows.length);
         this.stats.runs++;
         this.stats.rows += rows.length;
         for (const v of rows) if (v.pending > 0) this.waiting.push(v);
+        // The list just run becomes the next scratch for the others.
+        this.others = rest;
         rest = others;
       }
+      this.rest = rest;
     }
   }
 }
