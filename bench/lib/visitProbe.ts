@@ -142,7 +142,8 @@ try {
           `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
           `mean residual visit ${round(row.residual, 0)} µs ` +
           `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}\n    ` +
-          `main thread run ${round(t.mainRunMsPerS, 1)} wait ${round(t.mainWaitMsPerS, 1)} ms/s, preempted ${round(t.mainPreemptionsPerS, 0)}/s; ` +
+          `main thread run ${round(t.mainRunMsPerS, 1)} wait ${round(t.mainWaitMsPerS, 1)} ms/s, ` +
+          `preempted ${round(t.mainPreemptionsPerS, 0)}/s; ` +
           `helper threads ${round(t.otherRunMsPerS, 1)} ms/s = ${round(row.helpers, 3)} ms per stream-s; ` +
           `GC ${round(res.gc.count / streamSec, 3)}/stream-s (${res.gc.count}, ${res.gc.major} major), ` +
           `pauses ${round(row.gcPause, 4)} ms per stream-s; allocated heap ${round(row.heapKiB, 1)} KiB, ` +
@@ -168,7 +169,8 @@ try {
         `feed-visit p99 ${round(median(rs.map((x) => x.feed.quantile(0.99))), 0)} µs  ` +
         `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs  ` +
         `wait ${round(median(rs.map((x) => x.wait)), 1)} ms/s  helpers ${round(median(rs.map((x) => x.helpers)), 3)} ms/stream-s  ` +
-        `GC pauses ${round(median(rs.map((x) => x.gcPause)), 4)} ms/stream-s  heap ${round(median(rs.map((x) => x.heapKiB)), 1)} KiB/stream-s` +
+        `GC pauses ${round(median(rs.map((x) => x.gcPause)), 4)} ms/stream-s  ` +
+        `heap ${round(median(rs.map((x) => x.heapKiB)), 1)} KiB/stream-s` +
         (MODEL ?? []).map((m, k) => `  model N=${m * N} p99 ${round(median(rs.map((x) => x.model[k]!)), 2)} ms`).join(''),
     );
   }
