@@ -82,6 +82,18 @@ interface Step {
   /** How long one stream's timer callback held the loop (wall time, µs): frame ticks and feed ticks. */
   frameVisits: VisitHistogram;
   feedVisits: VisitHistogram;
+  /**
+   * The streams' thread (ms per wall second): its CPU and its run-queue wait (ready, no core
+   * free); the other threads' CPU (V8's GC and compiler helpers), per stream-second; collections,
+   * their pauses and the heap allocated, per stream-second (StreamsResult.threads and .gc; the
+   * mean over a pool's workers, whose "other threads" then include each other).
+   */
+  mainRunMsPerS: number;
+  mainWaitMsPerS: number;
+  helperMsPerStreamSec: number;
+  gcPerStreamSec: number;
+  gcPauseMsPerStreamSec: number;
+  heapKiBPerStreamSec: number;
 }
 
 function hasTaskset(): boolean {
@@ -107,6 +119,9 @@ function toStep(n: number, parts: StreamsResult[]): Step {
   const cpu = parts.reduce((a, p) => a + p.cpuMs, 0) / parts.length;
   const errors = parts.flatMap((p) => p.errors);
   const p99 = h.quantile(0.99);
+  const windowSec = Math.max(...parts.map((p) => p.windowMs)) / 1000;
+  const streamSec = n * windowSec;
+  const mean = (f: (p: StreamsResult) => number): number => parts.reduce((a, p) => a + f(p), 0) / parts.length;
   return {
     n,
     p50: h.quantile(0.5),
@@ -116,11 +131,18 @@ function toStep(n: number, parts: StreamsResult[]): Step {
     underruns: parts.reduce((a, p) => a + p.underruns, 0),
     errors,
     // Stream-seconds inside the window: every one of the N streams runs throughout it.
-    cpuMsPerStreamSec: cpu / (n * (Math.max(...parts.map((p) => p.windowMs)) / 1000)),
+    cpuMsPerStreamSec: cpu / streamSec,
     rssMiB: Math.max(...parts.map((p) => p.rssMiB)),
     pass: p99 <= TARGET_P99_MS && errors.length === 0 && h.count > 0,
     frameVisits,
     feedVisits,
+    mainRunMsPerS: mean((p) => p.threads.mainRunMsPerS),
+    mainWaitMsPerS: mean((p) => p.threads.mainWaitMsPerS),
+    helperMsPerStreamSec: (mean((p) => p.threads.otherRunMsPerS) * windowSec) / streamSec,
+    // Each worker's heap is its own: their collections and allocations add up.
+    gcPerStreamSec: parts.reduce((a, p) => a + p.gc.count, 0) / streamSec,
+    gcPauseMsPerStreamSec: parts.reduce((a, p) => a + p.gc.pauseMs, 0) / streamSec,
+    heapKiBPerStreamSec: parts.reduce((a, p) => a + p.gc.heapBytes, 0) / 1024 / streamSec,
   };
 }
 
@@ -241,7 +263,11 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
         `  concurrency ${label}: N=${s.n} p50=${round(s.p50, 2)} p99=${round(s.p99, 2)} max=${round(s.max, 1)} ms ` +
           `cpu/stream-s=${round(s.cpuMsPerStreamSec, 3)} ${s.pass ? 'pass' : 'MISS'}${s.errors.length ? ` errors: ${s.errors[0]}` : ''} ` +
           `visits p50/p90/p99/p99.9/max: frame ${s.frameVisits.describe()}, feed ${s.feedVisits.describe()}, ` +
-          `mean residual ${Math.round(residualOf(s))} µs\n`,
+          `mean residual ${Math.round(residualOf(s))} µs; main thread run ${round(s.mainRunMsPerS, 1)} ` +
+          `wait ${round(s.mainWaitMsPerS, 1)} ms/s, helper threads ${round(s.helperMsPerStreamSec, 3)} ms, ` +
+          `GC ${round(s.gcPerStreamSec, 4)} (pauses ${round(s.gcPauseMsPerStreamSec, 4)} ms), ` +
+          `heap ${round(s.heapKiBPerStreamSec, 1)} KiB ` +
+          `per stream-second\n`,
       );
     };
   const one =
@@ -325,6 +351,9 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
         meanOf('engine-alt', (s) => s.p99),
         2,
       ),
+      // Where the CPU beside the streams' own goes, engine against floor in the same trials.
+      ...threadFigures('engine', meanOf),
+      ...threadFigures('floor', meanOf),
     },
     anchor:
       `the floor (raw libopus at 8 kHz + the same timers): ` +
@@ -368,6 +397,28 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
   return results;
 }
 
+/** A contender's thread and garbage figures, mean of the CPU trials (see Step). */
+function threadFigures(c: PairContender, meanOf: (c: PairContender, f: (s: Step) => number) => number): Record<string, number> {
+  return {
+    [`${c}: main thread run-queue wait ms/s (CPU trials, mean)`]: round(
+      meanOf(c, (s) => s.mainWaitMsPerS),
+      1,
+    ),
+    [`${c}: helper threads CPU ms per stream-second (CPU trials, mean)`]: round(
+      meanOf(c, (s) => s.helperMsPerStreamSec),
+      3,
+    ),
+    [`${c}: GC pause ms per stream-second (CPU trials, mean)`]: round(
+      meanOf(c, (s) => s.gcPauseMsPerStreamSec),
+      4,
+    ),
+    [`${c}: heap KiB allocated per stream-second (CPU trials, mean)`]: round(
+      meanOf(c, (s) => s.heapKiBPerStreamSec),
+      1,
+    ),
+  };
+}
+
 /** Frame and feed visits together: their mean residual (VisitHistogram.residualUs). */
 function residualOf(s: Step): number {
   const both = new VisitHistogram();
@@ -391,6 +442,12 @@ function stepResult(scenario: string, s: Step, bare: Step | null): BenchResult {
       'frame visit p99 µs': Math.round(s.frameVisits.quantile(0.99)),
       'feed visit p99 µs': Math.round(s.feedVisits.quantile(0.99)),
       'mean residual visit µs': Math.round(residualOf(s)),
+      'main thread CPU ms/s': round(s.mainRunMsPerS, 1),
+      'main thread run-queue wait ms/s': round(s.mainWaitMsPerS, 1),
+      'helper threads CPU ms per stream-second': round(s.helperMsPerStreamSec, 3),
+      'GC per stream-second': round(s.gcPerStreamSec, 4),
+      'GC pause ms per stream-second': round(s.gcPauseMsPerStreamSec, 4),
+      'heap KiB allocated per stream-second': round(s.heapKiBPerStreamSec, 1),
       ...(bare ? { 'bare-clock p99 ms': round(bare.p99, 2) } : {}),
     },
     command: COMMAND,

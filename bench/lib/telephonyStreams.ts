@@ -28,12 +28,15 @@
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import * as v8 from 'node:v8';
 import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
-import { createSpeechPipeline } from '../../src/engine/SpeechPipeline.js';
+import * as thisEngine from '../../src/engine/SpeechPipeline.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 import { parseCapture, type RealCapture } from './realCapture.js';
 import { LatencyHistogram } from './stats.js';
+import { ownThreadId, sampleThreads, threadWindow, type ThreadCounters, type ThreadWindow } from './threadStats.js';
 import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
 import { goldenFraction, modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
@@ -74,6 +77,12 @@ export interface StreamsSpec {
    */
   visitClock?: 'wall' | 'cpu';
   /**
+   * Another checkout's engine for the `engine` contenders (before/after in one run): the path of
+   * its `src/engine/SpeechPipeline.ts`; this tree's when absent. Its conversion stage's resampler
+   * (`src/dsp/Resampler.ts` beside it) is loaded before the run, as this tree's is.
+   */
+  engineModule?: string;
+  /**
    * Record every visit inside the window (due time, CPU) and replay it as a queue at each of these
    * multiples of the run's streams (bench/lib/visitQueue.ts); implies `visitClock: 'cpu'`.
    */
@@ -99,7 +108,101 @@ export interface StreamsResult {
   feedVisits: VisitHistogramJSON;
   /** With StreamsSpec.modelCopies: the queue model at each multiple. */
   queueModel?: QueueModelRow[];
+  /**
+   * Inside the window, from Linux schedstat (bench/lib/threadStats.ts): the streams' thread's CPU
+   * and run-queue wait, and every other thread's CPU (V8's GC and compiler helpers, libuv's pool),
+   * ms per wall second. NaN figures where /proc is missing.
+   */
+  threads: ThreadWindow;
+  /** Inside the window: V8's collections (PerformanceObserver 'gc' entries) and what was allocated. */
+  gc: GcWindow;
 }
+
+/** Garbage collection and allocation inside the measuring window. */
+export interface GcWindow {
+  /** Collections that started inside the window (every kind). */
+  count: number;
+  /** Of them, full (mark-compact) collections. */
+  major: number;
+  /** Their summed durations (the main thread's pauses), ms. */
+  pauseMs: number;
+  /**
+   * Bytes allocated on V8's heap: the growth of the used heap between collections (each one's
+   * heap before it minus the previous one's after it; v8.GCProfiler), plus the growth after the last.
+   */
+  heapBytes: number;
+  /**
+   * Bytes of ArrayBuffer backing stores (external memory) allocated, counted the same way: a
+   * lower bound, since a store allocated and freed between two collections is not seen.
+   */
+  externalBytes: number;
+}
+
+/**
+ * Counts the collections and the bytes allocated between {@link GcMeter.open} and
+ * {@link GcMeter.close}. The 'gc' observer is delivered asynchronously (after the collection),
+ * outside the visits; the GCProfiler records the heap's size around each collection.
+ */
+class GcMeter {
+  private readonly entries: { start: number; duration: number; major: boolean }[] = [];
+  private readonly observer = new PerformanceObserver((list) => this.keep(list.getEntries()));
+  private profiler: v8.GCProfiler | null = null;
+  private heap0 = 0;
+  private external0 = 0;
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  open(): void {
+    const h = v8.getHeapStatistics();
+    this.heap0 = h.used_heap_size;
+    this.external0 = h.external_memory;
+    this.profiler = new v8.GCProfiler();
+    this.profiler.start();
+  }
+
+  /** The window [from, to] in performance.now() terms. */
+  close(from: number, to: number): GcWindow {
+    const h = v8.getHeapStatistics();
+    const stats = this.profiler?.stop()?.statistics ?? [];
+    let heapBytes = 0;
+    let externalBytes = 0;
+    let heapPrev = this.heap0;
+    let externalPrev = this.external0;
+    for (const g of stats) {
+      heapBytes += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - heapPrev);
+      externalBytes += Math.max(0, g.beforeGC.heapStatistics.externalMemory - externalPrev);
+      heapPrev = g.afterGC.heapStatistics.usedHeapSize;
+      externalPrev = g.afterGC.heapStatistics.externalMemory;
+    }
+    heapBytes += Math.max(0, h.used_heap_size - heapPrev);
+    externalBytes += Math.max(0, h.external_memory - externalPrev);
+    return { ...this.collections(from, to), heapBytes, externalBytes };
+  }
+
+  private keep(entries: PerformanceEntry[]): void {
+    for (const e of entries) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } | null }).detail?.kind;
+      this.entries.push({ start: e.startTime, duration: e.duration, major: kind === MAJOR_GC_KIND });
+    }
+  }
+
+  /** The observed collections that started inside [from, to]; stops observing. */
+  collections(from: number, to: number): Pick<GcWindow, 'count' | 'major' | 'pauseMs'> {
+    this.keep(this.observer.takeRecords());
+    this.observer.disconnect();
+    const inside = this.entries.filter((e) => e.start >= from && e.start < to);
+    return {
+      count: inside.length,
+      major: inside.filter((e) => e.major).length,
+      pauseMs: inside.reduce((a, e) => a + e.duration, 0),
+    };
+  }
+}
+
+/** perf_hooks.constants.NODE_PERFORMANCE_GC_MAJOR: a mark-compact collection. */
+const MAJOR_GC_KIND = 4;
 
 /** Playback starts this long after a stream starts. */
 const PLAYOUT_DELAY_MS = 40;
@@ -129,11 +232,21 @@ async function loadWire(path: string): Promise<Wire> {
 
 const mulaw = { sampleRate: TELEPHONY_RATE, encoding: 'mulaw', channels: 1 } as const;
 
+type EngineModule = Pick<typeof thisEngine, 'createSpeechPipeline'>;
+
+/** The engine under test: this tree's, or another checkout's (StreamsSpec.engineModule) with its resampler loaded. */
+async function loadEngine(spec: StreamsSpec): Promise<EngineModule> {
+  if (spec.engineModule === undefined) return thisEngine;
+  const dsp = new URL('../dsp/Resampler.ts', `file://${spec.engineModule}`).pathname;
+  await ((await import(dsp)) as { loadResampler(): Promise<void> }).loadResampler();
+  return (await import(spec.engineModule)) as EngineModule;
+}
+
 /** Loads the conversion stage's wasm and runs the capture through once flat out, so the measured run starts warm. */
-async function warmUp(wire: Wire, contender: StreamsContender): Promise<void> {
+async function warmUp(wire: Wire, contender: StreamsContender, engine: EngineModule): Promise<void> {
   if (contender === 'engine' || contender === 'engine-read') {
     await loadResampler();
-    const p = createSpeechPipeline({ format: 'opus', output: mulaw });
+    const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
     p.on('data', () => undefined);
     const ended = once(p, 'end');
     for (const e of wire.reads) for (const r of e) p.write(r);
@@ -176,11 +289,11 @@ interface Recorder {
   trace: VisitTrace | null;
 }
 
-function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean): StreamBody {
+function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean, engine: EngineModule): StreamBody {
   const { dueSec } = wire.capture;
   return (i, start, win, rec) =>
     new Promise((resolve) => {
-      const p = createSpeechPipeline({
+      const p = engine.createSpeechPipeline({
         format: 'opus',
         output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
@@ -338,11 +451,12 @@ function bareStream(audioSec: number): StreamBody {
 
 export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   const wire = await loadWire(spec.capturePath);
-  await warmUp(wire, spec.contender);
+  const engine = await loadEngine(spec);
+  await warmUp(wire, spec.contender, engine);
   const audioSec = wire.capture.audioSec;
   const body =
     spec.contender === 'engine' || spec.contender === 'engine-read'
-      ? engineStream(wire, spec, spec.contender === 'engine')
+      ? engineStream(wire, spec, spec.contender === 'engine', engine)
       : spec.contender === 'floor'
         ? floorStream(wire)
         : bareStream(audioSec);
@@ -370,11 +484,28 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   if (win.to <= win.from) throw new Error(`streams: a ${audioSec.toFixed(1)} s capture leaves no steady-state window`);
   // The CPU clock is read when the window opens and closes (the timers' own lateness is taken
   // from the window's length, so the stream-seconds match the CPU read).
+  // Thread counters and the GC meter are read at the same two moments (a few /proc reads, ~1 ms, at
+  // each edge of the window, outside any visit).
   const cpu: { from?: NodeJS.CpuUsage; to?: NodeJS.CpuUsage } = {};
   let w0 = NaN;
   let w1 = NaN;
-  setTimeout(() => ((cpu.from = process.cpuUsage()), (w0 = performance.now())), win.from - performance.now());
-  setTimeout(() => ((cpu.to = process.cpuUsage()), (w1 = performance.now())), win.to - performance.now());
+  const gcMeter = new GcMeter();
+  const mainTid = ownThreadId();
+  let threads0: Map<number, ThreadCounters> = new Map();
+  let threads1: Map<number, ThreadCounters> = new Map();
+  let gc: GcWindow | null = null;
+  setTimeout(() => {
+    threads0 = sampleThreads();
+    gcMeter.open();
+    cpu.from = process.cpuUsage();
+    w0 = performance.now();
+  }, win.from - performance.now());
+  setTimeout(() => {
+    cpu.to = process.cpuUsage();
+    w1 = performance.now();
+    gc = gcMeter.close(w0, w1);
+    threads1 = sampleThreads();
+  }, win.to - performance.now());
   const startOf = (i: number): number =>
     spec.starts === 'grid' ? (i * spec.startSpreadMs) / spec.streams : goldenFraction(i) * spec.startSpreadMs;
   await Promise.all(Array.from({ length: spec.streams }, (_, i) => body(i, t0 + startOf(i), win, rec)));
@@ -391,6 +522,9 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     rssMiB: (rec.rss || process.memoryUsage.rss()) / 2 ** 20,
     frameVisits: rec.frameVisits.toJSON(),
     feedVisits: rec.feedVisits.toJSON(),
+    // The streams' thread: this process's main thread, or the worker's own thread in a pool.
+    threads: threadWindow(threads0, threads1, w1 - w0, new Map(), Number.isNaN(mainTid) ? process.pid : mainTid),
+    gc: gc ?? { ...gcMeter.collections(w0, w1), heapBytes: NaN, externalBytes: NaN },
     ...(rec.trace !== null && cpu.from && cpu.to
       ? {
           queueModel: (spec.modelCopies ?? []).map((c) =>

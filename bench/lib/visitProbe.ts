@@ -13,6 +13,12 @@
  * Visits are timed in process CPU (VISIT_CLOCK=wall for wall time).
  * OUT=file.jsonl appends each child's raw result (with its contender and round) for later analysis.
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
+ * OLD_TREE=/path/to/checkout adds `old@<ms>` contenders: that checkout's engine at each `AHEAD`
+ * (StreamsSpec.engineModule), before/after in one run.
+ *
+ * Each line also gives the window's threads and garbage (StreamsResult.threads and .gc): the
+ * streams' thread's CPU and run-queue wait (ms per wall second), the other threads' CPU (V8's GC
+ * and compiler helpers), collections and their pauses, and heap bytes allocated, per stream-second.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +41,7 @@ const OUT = process.env['OUT'];
 const MODEL = process.env['MODEL']?.split(',').map(Number);
 /** STARTS=golden,grid: run every contender with each start pattern (StreamsSpec.starts). */
 const STARTS = (process.env['STARTS'] ?? 'golden').split(',') as ('golden' | 'grid')[];
+const OLD_TREE = process.env['OLD_TREE'];
 const streamsProcess = new URL('./streamsProcess.ts', import.meta.url);
 
 function pinned(): boolean {
@@ -67,7 +74,9 @@ if (process.env['CAPTURE'] === undefined) {
   writeFileSync(capturePath, cap!.body);
 }
 const pin = pinned();
-const contenders = STARTS.flatMap((st) => ['floor', ...AHEAD.map((a) => `engine@${a}`)].map((c) => `${c}/${st}`));
+const contenders = STARTS.flatMap((st) =>
+  ['floor', ...AHEAD.map((a) => `engine@${a}`), ...(OLD_TREE === undefined ? [] : AHEAD.map((a) => `old@${a}`))].map((c) => `${c}/${st}`),
+);
 interface Row {
   p99: number;
   cpu: number;
@@ -77,6 +86,14 @@ interface Row {
   residual: number;
   /** Queue model p99 lateness (ms) per MODEL multiple. */
   model: number[];
+  /** The streams' thread's run-queue wait, ms per second. */
+  wait: number;
+  /** Every other thread's CPU (GC and compiler helpers), ms per stream-second. */
+  helpers: number;
+  /** GC pauses, ms per stream-second. */
+  gcPause: number;
+  /** Heap allocated, KiB per stream-second. */
+  heapKiB: number;
 }
 const rows: Record<string, Row[]> = {};
 try {
@@ -93,7 +110,8 @@ try {
         ...(MODEL === undefined ? {} : { modelCopies: MODEL }),
         contender: c.startsWith('floor') ? 'floor' : 'engine',
         starts: c.endsWith('/grid') ? 'grid' : 'golden',
-        ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice('engine@'.length, c.indexOf('/'))) }),
+        ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice(c.indexOf('@') + 1, c.indexOf('/'))) }),
+        ...(c.startsWith('old@') ? { engineModule: `${OLD_TREE}/src/engine/SpeechPipeline.ts` } : {}),
       };
       const res = await child(spec, pin);
       if (OUT !== undefined) appendFileSync(OUT, JSON.stringify({ contender: c, round: r, n: N, load: loadavg()[0], res }) + '\n');
@@ -103,6 +121,7 @@ try {
       const feed = VisitHistogram.from(res.feedVisits);
       const both = VisitHistogram.from(res.frameVisits);
       both.merge(res.feedVisits);
+      const streamSec = N * (res.windowMs / 1000);
       const row: Row = {
         p99: h.quantile(0.99),
         cpu: res.cpuMs / (N * (res.windowMs / 1000)),
@@ -110,14 +129,25 @@ try {
         feed,
         residual: both.residualUs(),
         model: (res.queueModel ?? []).map((m) => m.p99Ms),
+        wait: res.threads.mainWaitMsPerS,
+        helpers: res.threads.otherRunMsPerS / N,
+        gcPause: res.gc.pauseMs / streamSec,
+        heapKiB: res.gc.heapBytes / 1024 / streamSec,
       };
+      const t = res.threads;
       (rows[c] ??= []).push(row);
       console.log(
         `round ${r} ${c.padEnd(17)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
           `frame visits p50/p90/p99/p99.9/max ${frame.describe()} feed visits ${feed.describe()} ` +
           `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
           `mean residual visit ${round(row.residual, 0)} µs ` +
-          `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}` +
+          `visits/s per stream ${round(both.count / N / (res.windowMs / 1000), 1)} load ${loadavg()[0]!.toFixed(1)}\n    ` +
+          `main thread run ${round(t.mainRunMsPerS, 1)} wait ${round(t.mainWaitMsPerS, 1)} ms/s, ` +
+          `preempted ${round(t.mainPreemptionsPerS, 0)}/s; ` +
+          `helper threads ${round(t.otherRunMsPerS, 1)} ms/s = ${round(row.helpers, 3)} ms per stream-s; ` +
+          `GC ${round(res.gc.count / streamSec, 3)}/stream-s (${res.gc.count}, ${res.gc.major} major), ` +
+          `pauses ${round(row.gcPause, 4)} ms per stream-s; allocated heap ${round(row.heapKiB, 1)} KiB, ` +
+          `external ≥ ${round(res.gc.externalBytes / 1024 / streamSec, 1)} KiB per stream-s` +
           (res.queueModel ?? [])
             .map(
               (m) =>
@@ -137,7 +167,10 @@ try {
       `${c.padEnd(17)} p99 ${round(median(rs.map((x) => x.p99)), 2)} ms  cpu ${round(median(rs.map((x) => x.cpu)), 3)} ` +
         `(${round(vsFloor, 3)}× floor, paired)  frame-visit p99 ${round(median(rs.map((x) => x.frame.quantile(0.99))), 0)} µs  ` +
         `feed-visit p99 ${round(median(rs.map((x) => x.feed.quantile(0.99))), 0)} µs  ` +
-        `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs` +
+        `mean residual visit ${round(median(rs.map((x) => x.residual)), 0)} µs  ` +
+        `wait ${round(median(rs.map((x) => x.wait)), 1)} ms/s  helpers ${round(median(rs.map((x) => x.helpers)), 3)} ms/stream-s  ` +
+        `GC pauses ${round(median(rs.map((x) => x.gcPause)), 4)} ms/stream-s  ` +
+        `heap ${round(median(rs.map((x) => x.heapKiB)), 1)} KiB/stream-s` +
         (MODEL ?? []).map((m, k) => `  model N=${m * N} p99 ${round(median(rs.map((x) => x.model[k]!)), 2)} ms`).join(''),
     );
   }

@@ -49,10 +49,12 @@ export class FormatCheckDecoder implements AudioDecoder {
     if (this.heldLength < SNIFF_BYTES) return { pcm: [], errors: [] };
     const first = this.decide(this.held.slice(), hint, this.held.slice());
     if (!this.passing() || take === bytes.length) return first;
-    // Blocks are valid until the decoder's next call (DecodedAudio): keep copies across it.
-    first.pcm = first.pcm.map((block) => block.slice());
+    // Blocks, and with `reuseOutput` the result and its arrays, are valid until the decoder's
+    // next call (DecodedAudio): keep copies of both across it.
+    const firstPcm = first.pcm.map((block) => block.slice());
+    const firstErrors = [...first.errors];
     const rest = this.inner.decode(bytes.subarray(take));
-    return { pcm: [...first.pcm, ...rest.pcm], errors: [...first.errors, ...rest.errors] };
+    return { pcm: [...firstPcm, ...rest.pcm], errors: [...firstErrors, ...rest.errors] };
   }
 
   flush(): DecodedAudio {
@@ -60,9 +62,11 @@ export class FormatCheckDecoder implements AudioDecoder {
       // Fewer bytes than a signature in the whole stream: let the decoder judge (and report) them.
       this.state = 'ok';
       const head = this.inner.decode(this.held.slice(0, this.heldLength));
-      head.pcm = head.pcm.map((block) => block.slice()); // valid until the next call: copy
+      // Valid until the next call (and the result itself, with `reuseOutput`): copy.
+      const headPcm = head.pcm.map((block) => block.slice());
+      const headErrors = [...head.errors];
       const tail = this.inner.flush();
-      return { pcm: [...head.pcm, ...tail.pcm], errors: [...head.errors, ...tail.errors] };
+      return { pcm: [...headPcm, ...tail.pcm], errors: [...headErrors, ...tail.errors] };
     }
     return this.state === 'failed' ? { pcm: [], errors: [] } : this.inner.flush();
   }

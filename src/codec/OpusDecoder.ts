@@ -38,6 +38,15 @@ export interface OggOpusDecoderOptions extends DecodeStepOptions {
    * @defaultValue 'fail'
    */
   onInvalidPage?: 'fail' | 'skip';
+  /**
+   * The caller is done with each `decode` result before its next call on this decoder (the
+   * pipeline's FrameProducer frames every block at once): the result object and its `pcm` and
+   * `errors` arrays are then one set, emptied and refilled by every `decode` call, instead of three
+   * new objects per call (at telephony rates, ~25 calls a second per stream; the blocks themselves
+   * are libopus's fresh output either way). `flush()` always returns objects of its own.
+   * @defaultValue false
+   */
+  reuseResult?: boolean;
 }
 
 type StreamState = 'tags' | 'audio';
@@ -99,6 +108,14 @@ export class OggOpusDecoder implements AudioDecoder {
   /** Samples per channel (output rate) decoded per call, at most plus one packet. */
   private readonly stepSamples: number;
   private failed = false;
+  /** The one result every `decode` call refills (OggOpusDecoderOptions.reuseResult), or null. */
+  private readonly reused: DecodedAudio | null;
+  /**
+   * Blocks written into the current result's `pcm` so far. A reused `pcm` is overwritten from
+   * index 0 and cut to this length at the end of the call, not emptied first: setting an array's
+   * length to 0 drops its backing store in V8, so every call's first block would allocate a new one.
+   */
+  private blocks = 0;
 
   constructor(options: OggOpusDecoderOptions = {}) {
     const rate = options.sampleRate ?? OPUS_RATE;
@@ -107,6 +124,7 @@ export class OggOpusDecoder implements AudioDecoder {
     const stepMs = options.stepMs ?? Infinity;
     this.stepSamples = stepMs === Infinity ? Infinity : Math.max(1, Math.round((stepMs * this.sampleRate) / MS_PER_SECOND));
     this.per48k = OPUS_RATE / this.sampleRate;
+    this.reused = options.reuseResult === true ? { pcm: [], errors: [], ownedBuffers: true } : null;
     this.reader = new OggPageReader({
       onPacketBytes: (bytes, start, end, info) => {
         this.queue.push(bytes, start, end, info);
@@ -133,18 +151,20 @@ export class OggOpusDecoder implements AudioDecoder {
   }
 
   decode(bytes: Uint8Array): DecodedAudio {
-    const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
+    const out = this.freshResult();
     this.out = out;
-    if (this.failed) return out;
-    if (bytes.length > 0) {
-      try {
-        this.reader.push(bytes);
-      } catch (error) {
-        // Reported once the packets of the pages before the bad one are decoded.
-        this.deferred ??= error;
+    if (!this.failed) {
+      if (bytes.length > 0) {
+        try {
+          this.reader.push(bytes);
+        } catch (error) {
+          // Reported once the packets of the pages before the bad one are decoded.
+          this.deferred ??= error;
+        }
       }
+      this.drain(this.stepSamples);
     }
-    this.drain(this.stepSamples);
+    if (out.pcm.length !== this.blocks) out.pcm.length = this.blocks; // a reused result's blocks from before
     this.out = IDLE_OUT;
     return out;
   }
@@ -180,6 +200,16 @@ export class OggOpusDecoder implements AudioDecoder {
     }
   }
 
+  /** The reused result, emptied (OggOpusDecoderOptions.reuseResult), else a new one. */
+  private freshResult(): DecodedAudio {
+    this.blocks = 0;
+    const out = this.reused;
+    if (out === null) return { pcm: [], errors: [], ownedBuffers: true };
+    if (out.errors.length > 0) out.errors.length = 0;
+    out.ownedBuffers = true;
+    return out;
+  }
+
   /** Gives out the sequence faults found before packet number `done` was queued. */
   private faultsUpTo(done: number): void {
     const faults = this.faults;
@@ -190,6 +220,7 @@ export class OggOpusDecoder implements AudioDecoder {
 
   flush(): DecodedAudio {
     const out: DecodedAudio = { pcm: [], errors: [], ownedBuffers: true };
+    this.blocks = 0;
     this.out = out;
     if (this.failed) return out;
     this.drain(Infinity);
@@ -340,7 +371,9 @@ export class OggOpusDecoder implements AudioDecoder {
     }
     if (count === 0) return;
     this.linkOut += count;
-    this.out.pcm.push(from === 0 && count * channels === pcm.length ? pcm : pcm.subarray(from * channels, (from + count) * channels));
+    // At index `blocks`, not push(): see {@link blocks} (a fresh result's array grows the same way).
+    this.out.pcm[this.blocks++] =
+      from === 0 && count * channels === pcm.length ? pcm : pcm.subarray(from * channels, (from + count) * channels);
   }
 
   private toOutputRate(samples48k: number): number {

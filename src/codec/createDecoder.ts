@@ -26,7 +26,8 @@ export interface CreateDecoderOptions {
   stepMs?: number;
   /**
    * The caller copies every PCM block before its next call (the pipeline's framer does): a
-   * decoder may then hand out views of memory it reuses (mp3) instead of copies.
+   * decoder may then hand out views of memory it reuses (mp3) instead of copies, and refill one
+   * result object (opus: `OggOpusDecoderOptions.reuseResult`) instead of making one per call.
    * @defaultValue false
    */
   reuseOutput?: boolean;
@@ -63,6 +64,7 @@ export function createUncheckedDecoder(format: AudioFormat, opts: CreateDecoderO
         ...(opts.outputSampleRate === undefined ? {} : { sampleRate: opts.outputSampleRate }),
         ...(opts.stepMs === undefined ? {} : { stepMs: opts.stepMs }),
         ...(opts.onInvalidPage === undefined ? {} : { onInvalidPage: opts.onInvalidPage }),
+        reuseResult: opts.reuseOutput ?? false,
       });
     default:
       throw new InvalidOptionError(

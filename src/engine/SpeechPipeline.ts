@@ -60,6 +60,20 @@ const READABLE_HIGH_WATER_FRAMES = 1;
  */
 export const PULL_AHEAD_MS = 200;
 
+/**
+ * The frame queue's slots kept when it empties: slots below `queueHead` are spent (already
+ * delivered), and one of them holds {@link SPENT_FRAME}, never a frame the consumer has.
+ */
+const SPENT_SLOTS = 1;
+const SPENT_FRAME: AudioFrame = Object.freeze({
+  samples: new Uint8Array(0),
+  encoding: 'mulaw',
+  sampleRate: 0,
+  channels: 0,
+  startSample: 0,
+  sampleCount: 0,
+});
+
 // Typed events: the interface merges overloads into the class's Duplex methods (the rule's concern, members
 // declared but not implemented, does not apply: Duplex implements them).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -389,9 +403,13 @@ export class SpeechPipeline extends Duplex {
           while (this.queueHead < this.queue.length && !this.destroyed) more = this.push(this.queue[this.queueHead++] as AudioFrame);
           this.wantFrames = more;
         }
-        if (this.queueHead === this.queue.length && this.queueHead > 0) {
-          this.queue.length = 0; // reused: no stage or decoder keeps a reference to it
-          this.queueHead = 0;
+        if (this.queueHead === this.queue.length && this.queueHead > SPENT_SLOTS) {
+          // Reused (no stage or decoder keeps a reference to it), cut to one spent slot rather
+          // than emptied: an array cut to length 0 drops its backing store in V8, so each pulling
+          // visit's first frame allocated a new one (~150 B per visit per stream).
+          this.queue[0] = SPENT_FRAME;
+          this.queue.length = SPENT_SLOTS;
+          this.queueHead = SPENT_SLOTS;
         }
         // Frames for readFrame(): a batch when it is decodable, so later calls take them from the queue.
         if (this.pulling && this.queue.length - this.queueHead >= this.pullFrames) return;

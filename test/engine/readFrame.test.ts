@@ -127,6 +127,28 @@ describe('SpeechPipeline.readFrame', () => {
     expect(a.words.length).toBeGreaterThan(20);
   });
 
+  it('frames handed out keep their bytes to the end of the stream while the frame queue is reused visit after visit', async () => {
+    const body = opusCapture();
+    await loadResampler();
+    const onReceipt: Buffer[] = [];
+    const got = await consume(createSpeechPipeline({ format: 'opus', output: mulaw }), splitRandom(body, 7, 1460), (p) => {
+      const frame = p.readFrame();
+      if (frame !== null) onReceipt.push(Buffer.from(frame.samples.slice().buffer));
+      return frame;
+    });
+    expect(got.error).toBeNull();
+    expect(got.frames.length).toBeGreaterThan(500);
+    // Every frame is a real one (never the queue's spent slot), each starting where the last ended.
+    let next = 0;
+    for (const f of got.frames) {
+      expect([f.sampleRate, f.encoding, f.startSample]).toEqual([8000, 'mulaw', next]);
+      expect(f.sampleCount).toBeGreaterThan(0);
+      next += f.sampleCount;
+    }
+    // Held to the end, their bytes are still those they had when they were taken.
+    expect(Buffer.concat(got.frames.map((f) => f.samples as Uint8Array)).equals(Buffer.concat(onReceipt))).toBe(true);
+  });
+
   it('pcm capture: exactly the reference audio, whatever the splits and however read() and readFrame() alternate', async () => {
     const body = capture('speech.pcm.sse');
     const reference = await runPipeline(createSpeechPipeline({ format: 'pcm', sampleRate: 22050 }), [body]);
