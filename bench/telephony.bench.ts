@@ -349,6 +349,8 @@ export interface StepSpec {
   /** The bot's speech per provider, long enough for the openings, the warm-up and the longest window. */
   speech: (provider: ProviderName) => Uint8Array | Int16Array;
   caller: CallerAudio;
+  /** The phones' worker script (omitted: bench/providerPeers.worker.mjs); a probe may pair two versions of it. */
+  peersWorker?: URL;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -451,7 +453,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       dbg('detector thread warm');
     }
     if (beforeWarmUp !== null) for (const tid of sampleThreads().keys()) if (!beforeWarmUp.has(tid)) detectorThreadIds.add(tid);
-    const w = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
+    const w = new Worker(spec.peersWorker ?? new URL('./providerPeers.worker.mjs', import.meta.url), {
       workerData: {
         url: bridge.url,
         count: calls,
@@ -789,6 +791,7 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
           rule.voidRule,
           (_r, share) =>
             process.stderr.write(`  void: host steal ${percent(share)} > ${percent(rule.voidRule.stealShare)} of the window; run again\n`),
+          () => !overBudget(), // no rerun starts past the run's budget either
         );
         trials[i]!.push(settled.trial);
         voids[i]!.push(settled.voids);

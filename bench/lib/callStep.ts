@@ -194,8 +194,9 @@ export interface SettledTrial<T> {
   /** Each voided run's steal share, in order. */
   voidShares: number[];
   /**
-   * The kept run was itself over the limit: every allowed rerun was void, and the last run counts
-   * as it came out (so a step always has its trials; the row says so).
+   * The kept run was itself over the limit: every allowed rerun was void (or the run's budget
+   * allowed no more), and the last run counts as it came out (so a step always has its trials; the
+   * row says so).
    */
   disturbed: boolean;
 }
@@ -203,14 +204,17 @@ export interface SettledTrial<T> {
 /**
  * Runs one trial slot under the void rule: a run whose window lost more than
  * {@link VoidRule.stealShare} to the host is run again, at most {@link VoidRule.maxReruns} times.
- * The first run within the limit is kept; when every run was void, the last one. Which run is kept
- * depends only on the runs' steal shares, never on their outcome: no "better of two".
+ * The first run within the limit is kept; when every run was void, the last one. `mayRerun` is
+ * asked before each rerun (the bench's time budget): when it says no, the void run is kept, flagged.
+ * Which run is kept depends only on the runs' steal shares and the budget, never on their outcome:
+ * no "better of two".
  */
 export async function settleTrial<T>(
   run: () => Promise<T>,
   stealShareOf: (t: T) => number,
   rule: VoidRule = VOID_RULE,
   onVoid: (t: T, share: number) => void = () => {},
+  mayRerun: () => boolean = () => true,
 ): Promise<SettledTrial<T>> {
   const voidShares: number[] = [];
   // Bounded: at most 1 + maxReruns runs.
@@ -218,7 +222,7 @@ export async function settleTrial<T>(
     const t = await run();
     const share = stealShareOf(t);
     if (!trialVoid(share, rule)) return { trial: t, voids: voidShares.length, voidShares, disturbed: false };
-    if (attempt >= rule.maxReruns) return { trial: t, voids: voidShares.length, voidShares, disturbed: true };
+    if (attempt >= rule.maxReruns || !mayRerun()) return { trial: t, voids: voidShares.length, voidShares, disturbed: true };
     voidShares.push(share);
     onVoid(t, share);
   }

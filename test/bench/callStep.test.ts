@@ -284,6 +284,23 @@ describe('telephony bench step rule', () => {
       expect(r.disturbed).toBe(true);
     });
 
+    it('a void run is kept, flagged, when the budget allows no rerun', async () => {
+      const runs = [
+        { steal: 0.09, p99: 3 },
+        { steal: 0, p99: 3 },
+      ];
+      let ran = 0;
+      const s = await settleTrial(
+        async () => runs[ran++]!,
+        (r) => r.steal,
+        VOID_RULE,
+        () => {},
+        () => false,
+      );
+      expect(ran).toBe(1);
+      expect(s).toEqual({ trial: runs[0], voids: 0, voidShares: [], disturbed: true });
+    });
+
     const runsArb = fc.array(
       fc.record({
         steal: fc.oneof(fc.double({ min: 0, max: 0.2, noNaN: true }), fc.constant(NaN)),
