@@ -8,42 +8,63 @@
  */
 import { Buffer } from 'node:buffer';
 
-/** `"payload":"`: where a JSON media message's base64 audio starts (Twilio, Telnyx, Plivo, Exotel). */
+/** `"payload":"`: the key before a JSON media message's base64 audio (Twilio, Telnyx, Plivo, Exotel). */
 const PAYLOAD_KEY = Buffer.from('"payload":"');
-/** `"`: where the base64 ends (base64 has no quote and JSON.stringify escapes none in it). */
+/** `"}}`: how the bridge's JSON media messages end, the payload being the last member of `media`. */
+const MEDIA_END = Buffer.from('"}}');
+/** `{`: the first byte of a JSON object. */
+const OPEN_BRACE = 0x7b;
+/** `"`: base64 holds no quote, so the last quote before the end opens the payload. */
 const QUOTE = 0x22;
 /** `=`: base64 padding. */
 const PAD = 0x3d;
 /** Base64 packs 3 bytes in 4 characters. */
 const BASE64_BYTES = 3;
 const BASE64_CHARS = 4;
+/** At most two `=` end a base64 text. */
+const MAX_PAD = 2;
 
 /**
- * The `"event":"<name>"` bytes a provider's media message carries at its top level. The substring
- * cannot occur inside a JSON string value: a quote there is always escaped (`\"`).
+ * The `"event":"<name>"` bytes a provider's media message opens with. The substring cannot occur
+ * inside a JSON string value: a quote there is always escaped (`\"`).
+ *
+ * @param {string} name @returns {Buffer}
  */
-/** @param {string} name @returns {Buffer} */
 export function eventTag(name) {
   return Buffer.from(`"event":${JSON.stringify(name)}`);
 }
 
 /**
- * The audio bytes a JSON media message carries, read from its bytes: the message must hold `tag`
- * ({@link eventTag}) and a `"payload":"<base64>"`. Null for any other message (an acknowledgement
- * request, a clear, or a media message written another way): parse that one in full.
+ * Whether `data` holds `bytes` at `at` (a byte loop: cheaper than a native call for a dozen bytes).
+ *
+ * @param {Buffer} data @param {number} at @param {Buffer} bytes @returns {boolean}
  */
-/** @param {Buffer} data @param {Buffer} tag @returns {number | null} */
+function holdsAt(data, at, bytes) {
+  if (at < 0 || at + bytes.length > data.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (data[at + k] !== bytes[k]) return false;
+  return true;
+}
+
+/**
+ * The audio bytes a JSON media message carries, read from its bytes as the bridge writes it: it
+ * opens with `{` and `tag` ({@link eventTag}) and ends with `"payload":"<base64>"}}`. Null for any
+ * other message (an acknowledgement request, a clear, or a media message written another way):
+ * parse that one in full. One native search (the payload's opening quote, from the end); the rest
+ * are byte compares.
+ *
+ * @param {Buffer} data @param {Buffer} tag @returns {number | null}
+ */
 export function mediaPayloadBytes(data, tag) {
-  if (data.indexOf(tag) < 0) return null;
-  const key = data.indexOf(PAYLOAD_KEY);
-  if (key < 0) return null;
-  const start = key + PAYLOAD_KEY.length;
-  const end = data.indexOf(QUOTE, start);
-  if (end < 0) return null;
+  if (data[0] !== OPEN_BRACE || !holdsAt(data, 1, tag)) return null;
+  const end = data.length - MEDIA_END.length; // the payload's closing quote
+  if (!holdsAt(data, end, MEDIA_END)) return null;
+  const open = end === 0 ? -1 : data.lastIndexOf(QUOTE, end - 1);
+  if (!holdsAt(data, open - PAYLOAD_KEY.length + 1, PAYLOAD_KEY)) return null;
+  const start = open + 1;
   let chars = end - start;
   // Padding ('=' or '==') at the end carries no bytes.
   let pad = 0;
-  while (pad < 2 && chars > 0 && data[start + chars - 1] === PAD) {
+  while (pad < MAX_PAD && chars > 0 && data[start + chars - 1] === PAD) {
     pad++;
     chars--;
   }
@@ -58,8 +79,9 @@ const HOLE = '\u0001';
  * cut around it, so each message is two concatenations and `JSON.stringify(name)`. The output is
  * `JSON.stringify(answer(name))` exactly, when the placeholder appears once in the message (the
  * writer checks that when it is made and throws otherwise).
+ *
+ * @param {(name: string) => unknown} answer @returns {(name: string) => string}
  */
-/** @param {(name: string) => unknown} answer @returns {(name: string) => string} */
 export function stringTemplate(answer) {
   const whole = JSON.stringify(answer(HOLE));
   const hole = JSON.stringify(HOLE);
@@ -74,8 +96,9 @@ export function stringTemplate(answer) {
  * A Twilio inbound media message (the caller's 20 ms frame `chunk`, 1-based, of stream `streamSid`)
  * as `JSON.stringify` writes `{ event, sequenceNumber, streamSid, media: { track, chunk, timestamp,
  * payload } }`. `streamSid` and `payload` (base64) hold no character JSON escapes.
+ *
+ * @param {string} streamSid @param {number} chunk @param {string} payload @param {number} frameMs @returns {string}
  */
-/** @param {string} streamSid @param {number} chunk @param {string} payload @param {number} frameMs @returns {string} */
 export function twilioInbound(streamSid, chunk, payload, frameMs) {
   return (
     `{"event":"media","sequenceNumber":"${chunk + 1}","streamSid":"${streamSid}","media":{"track":"inbound",` +
