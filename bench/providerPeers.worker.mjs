@@ -11,7 +11,7 @@
 // frames on its own absolute schedule from when it connected, phone i starting at frame
 // `caller.startFrame[i]` of the caller track (pre-encoded base64 frames, looped): the bench draws
 // the track and the starting frames from a seed.
-// Per message the phones do only what playing needs (bench/lib/peerWire.ts): a media message's
+// Per message the phones do only what playing needs (bench/lib/peerWire.mjs): a media message's
 // audio length is read from its bytes (no UTF-8 check or decode, no JSON.parse, no base64 decode);
 // acknowledgements and inbound frames are written from templates made once per phone, byte for
 // byte what JSON.stringify writes. Acknowledgement requests and clears are parsed in full.

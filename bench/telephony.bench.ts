@@ -22,7 +22,7 @@
  * then at most 4 geometric bisections, which bring its largest pass within 7 % of its first fail
  * (8 % with the rounding to whole calls). Each step, a (contender, N), is judged on 3 trials
  * pooled (p99 over all their sends; counts summed), decided before the run: every trial counts,
- * none is retried for its outcome, no best of three; a trial run whose window lost more than 2 % of
+ * none is retried for its outcome, no best of three; a trial run whose window lost more than 5 % of
  * the VM's CPU time to the host (steal) is void and run again, at most twice (`settleTrial`), and
  * every row gives each trial's steal and the voids. The contenders run in rounds: each round opens with a bare
  * 20 ms timer (the machine's floor in that round, reported beside each of the round's steps), then
@@ -69,7 +69,6 @@ import {
   FULL_WINDOW,
   poolTrials,
   settleTrial,
-  STEAL_VOID_SHARE,
   TARGET_P99_MS,
   TRIALS_PER_STEP,
   unexplainedUnderruns,
@@ -889,7 +888,7 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
       'trials kept with every run void': disturbedInRun,
     },
     notes:
-      `a trial run is void when the host took more than ${STEAL_VOID_SHARE * 100} % of the VM's CPU time (steal, /proc/stat) ` +
+      `a trial run is void when the host took more than ${rule.voidRule.stealShare * 100} % of the VM's CPU time (steal, /proc/stat) ` +
       `over its window; it is run again at most ${rule.voidRule.maxReruns} times, the first run within the limit counts ` +
       `(when every run was void, the last), whatever its lateness`,
     command: COMMAND,
@@ -909,7 +908,7 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
     `${cut ? ' (cut by the run budget: searches may be unfinished)' : ''}; ` +
     `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
     (bareOver > 0 ? `; the bare timer itself missed ${TARGET_P99_MS} ms in ${bareOver} of ${bareP99.length} rounds` : '') +
-    `; ${voidsInRun} trial run(s) voided for host steal over ${STEAL_VOID_SHARE * 100} % and run again` +
+    `; ${voidsInRun} trial run(s) voided for host steal over ${rule.voidRule.stealShare * 100} % and run again` +
     (disturbedInRun > 0 ? `, ${disturbedInRun} trial(s) kept with every run void` : '');
   for (const c of CONTENDERS) {
     const search = searches.get(c.key)!;
@@ -1215,7 +1214,7 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
             ...(s.pooled.met ? [] : [`failed: ${s.pooled.why.join('; ')}`]),
             ...(s.disturbed === 0
               ? []
-              : [`${s.disturbed} trial(s) kept though every run lost over ${STEAL_VOID_SHARE * 100} % to host steal`]),
+              : [`${s.disturbed} trial(s) kept though every run was void (host steal over the limit) or the budget allowed no rerun`]),
             ...(r?.notices ?? []),
           ].join('; '),
         }),

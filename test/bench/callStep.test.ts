@@ -248,9 +248,11 @@ describe('telephony bench step rule', () => {
       return { kept: s.trial, voids: s.voids, disturbed: s.disturbed, ran, voidShares: s.voidShares };
     }
 
-    it('a window that lost 2 % or less of the CPU time to steal counts; more is void', () => {
+    it('a window that lost 5 % or less of the CPU time to steal counts; more is void', () => {
+      expect(STEAL_VOID_SHARE).toBe(0.05);
       expect(trialVoid(STEAL_VOID_SHARE)).toBe(false);
-      expect(trialVoid(0.021)).toBe(true);
+      expect(trialVoid(0.026)).toBe(false); // the worst ordinary window seen on the bench VM
+      expect(trialVoid(0.051)).toBe(true);
       expect(trialVoid(0)).toBe(false);
     });
 
@@ -260,12 +262,12 @@ describe('telephony bench step rule', () => {
 
     it('a void run is run again and the next clean run counts, though the void one had the better p99', async () => {
       const r = await settle([
-        { steal: 0.05, p99: 2 },
+        { steal: 0.08, p99: 2 },
         { steal: 0.01, p99: 7 },
       ]);
       expect(r.kept).toEqual({ steal: 0.01, p99: 7 });
       expect(r.voids).toBe(1);
-      expect(r.voidShares).toEqual([0.05]);
+      expect(r.voidShares).toEqual([0.08]);
       expect(r.disturbed).toBe(false);
       expect(r.ran).toBe(2);
     });
@@ -273,13 +275,13 @@ describe('telephony bench step rule', () => {
     it('after two reruns that are all void, the third run counts, flagged as disturbed', async () => {
       const r = await settle([
         { steal: 0.1, p99: 9 },
-        { steal: 0.04, p99: 1 },
-        { steal: 0.03, p99: 12 },
+        { steal: 0.07, p99: 1 },
+        { steal: 0.06, p99: 12 },
         { steal: 0, p99: 1 },
       ]);
       expect(MAX_VOID_RERUNS).toBe(2);
       expect(r.ran).toBe(3);
-      expect(r.kept).toEqual({ steal: 0.03, p99: 12 });
+      expect(r.kept).toEqual({ steal: 0.06, p99: 12 });
       expect(r.voids).toBe(2);
       expect(r.disturbed).toBe(true);
     });
