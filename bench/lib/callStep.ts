@@ -161,14 +161,13 @@ export function poolTrials<H extends PoolableHistogram<H>>(
 /**
  * A trial is **void** when the host took more than this share of the VM's CPU time during its
  * window (steal, bench/lib/hostSteal.ts): 5 %, 100 ms a second over the 2 vCPUs. Where the value
- * comes from (2026-11-29, 02:40–03:08 UTC, this VM): in ordinary minutes a 1.5–20 s trial window
- * lost 0–2.6 % to steal (median ~1.1 %, 33 windows of one reduced run; the 14.6 h average was 0.8 %), and trials at
- * 2.0–2.6 % read the same p99 as their reruns at 1.5–1.7 % (2.3–3.3 ms at 20 calls). 5 % is about
- * twice the worst ordinary window, and 100 ms a second is the size of the run-queue waits
- * (49–113 ms/s) that capped every contender at 65–74 calls in the quiet run of 01:31. A first
- * limit of 2 % (twice the 1 % of sends a p99 may lose) voided a quarter of ordinary trials,
- * three times over in a row for the busiest contender: it measured the host's usual share, not a
- * disturbance.
+ * comes from (2026-11-29, 02:40–03:08 UTC, this VM): in ordinary minutes a trial window lost
+ * 0–2.6 % to steal (median ~1.1 % over the 33 windows of one reduced run; the 14.6 h average was
+ * 0.8 %), and runs at 2.0–2.6 % read the same p99 as their reruns (2.3–3.3 ms at 5 and 20 calls).
+ * 5 % is about twice the worst ordinary window, and 100 ms a second is the size of the run-queue
+ * waits (49–113 ms/s) that capped every contender at 65–74 calls in the quiet run of 01:31. A
+ * first limit of 2 % (twice the 1 % of sends a p99 may lose) voided 5 of those 33 runs, three in
+ * a row for the busiest contender: it measured the host's usual share, not a disturbance.
  */
 export const STEAL_VOID_SHARE = 0.05;
 /** A void trial is run again at most this many times (then the last run counts, flagged). */
