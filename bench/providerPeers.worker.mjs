@@ -11,9 +11,14 @@
 // frames on its own absolute schedule from when it connected, phone i starting at frame
 // `caller.startFrame[i]` of the caller track (pre-encoded base64 frames, looped): the bench draws
 // the track and the starting frames from a seed.
+// Per message the phones do only what playing needs (bench/lib/peerWire.mjs): a media message's
+// audio length is read from its bytes (no UTF-8 check or decode, no JSON.parse, no base64 decode);
+// acknowledgements and inbound frames are written from templates made once per phone, byte for
+// byte what JSON.stringify writes. Acknowledgement requests and clears are parsed in full.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { eventTag, mediaPayloadBytes, stringTemplate, twilioInbound } from './lib/peerWire.mjs';
 
 const { url, count, provider, openAtMs, caller } = workerData;
 const FRAME_MS = 20;
@@ -22,6 +27,7 @@ const FRAME_MS = 20;
 const PROVIDERS = {
   twilio: {
     bytesPerMs: 8, // μ-law 8 kHz
+    mediaEvent: 'media',
     open: (i) => [
       { event: 'connected', protocol: 'Call', version: '1.0.0' },
       {
@@ -45,15 +51,13 @@ const PROVIDERS = {
       return {};
     },
     answer: (i, name) => ({ event: 'mark', sequenceNumber: '0', streamSid: `MZbench${i}`, mark: { name } }),
-    inbound: (i, chunk, payload) => ({
-      event: 'media',
-      sequenceNumber: String(chunk + 1),
-      streamSid: `MZbench${i}`,
-      media: { track: 'inbound', chunk: String(chunk), timestamp: String((chunk - 1) * FRAME_MS), payload },
-    }),
+    // The caller's frame as JSON.stringify writes { event: 'media', sequenceNumber: String(chunk + 1),
+    // streamSid, media: { track: 'inbound', chunk: String(chunk), timestamp: String((chunk - 1) * 20), payload } }.
+    inbound: (i, chunk, payload) => twilioInbound(`MZbench${i}`, chunk, payload, FRAME_MS),
   },
   telnyx: {
     bytesPerMs: 8, // PCMA 8 kHz
+    mediaEvent: 'media',
     open: (i) => [
       { event: 'connected', version: '1.0.0' },
       {
@@ -77,6 +81,7 @@ const PROVIDERS = {
   },
   plivo: {
     bytesPerMs: 32, // L16 16 kHz
+    mediaEvent: 'playAudio',
     open: (i) => [
       {
         event: 'start',
@@ -110,6 +115,7 @@ const PROVIDERS = {
   },
   exotel: {
     bytesPerMs: 16, // L16 8 kHz
+    mediaEvent: 'media',
     open: (i) => [
       { event: 'connected' },
       {
@@ -135,6 +141,8 @@ const PROVIDERS = {
 };
 
 const p = PROVIDERS[provider];
+/** The `"event":"…"` bytes of the provider's JSON media messages (none for Vonage: its media is binary). */
+const mediaTag = p.mediaEvent === undefined ? null : eventTag(p.mediaEvent);
 if (caller !== undefined && p.inbound === undefined) throw new Error(`bench phones: no caller audio for ${provider}`);
 const peers = [];
 let opened = 0;
@@ -147,8 +155,9 @@ let underruns = 0;
 
 /** Opens phone `i`: its connection, its playback clock and its answers. */
 function openPhone(i) {
-  const ws = new WebSocket(`${url}?phone=${i}`); // the bench matches calls to phones by this
+  const ws = new WebSocket(`${url}?phone=${i}`, { skipUTF8Validation: true }); // the bench matches calls to phones by this
   const peer = { ws, busyUntil: 0, started: false, timers: new Set(), underruns: 0, mic: null };
+  const answer = stringTemplate((name) => p.answer(i, name)); // JSON.stringify(p.answer(i, name)), byte for byte
   peer.index = i;
   peers.push(peer);
   const played = (bytes) => {
@@ -173,11 +182,16 @@ function openPhone(i) {
       played(data.length);
       return;
     }
+    const bytes = mediaTag === null ? null : mediaPayloadBytes(data, mediaTag);
+    if (bytes !== null) {
+      played(bytes);
+      return;
+    }
     const r = p.read(JSON.parse(data.toString()));
     const now = performance.now();
     if (r.media !== undefined) played(r.media);
     else if (r.ack !== undefined) {
-      const echo = () => ws.readyState === ws.OPEN && ws.send(JSON.stringify(p.answer(i, r.ack)));
+      const echo = () => ws.readyState === ws.OPEN && ws.send(answer(r.ack));
       const wait = peer.busyUntil - now;
       if (wait <= 0) echo();
       else {
@@ -213,7 +227,7 @@ function speak(peer, i) {
     if (peer.ws.readyState !== peer.ws.OPEN) return;
     const payload = frames[(caller.startFrame[i] + k) % frames.length];
     k++;
-    peer.ws.send(JSON.stringify(p.inbound(i, k, payload)));
+    peer.ws.send(p.inbound(i, k, payload));
     peer.mic = setTimeout(tick, Math.max(0, t0 + (k + 1) * FRAME_MS - performance.now()));
   };
   peer.mic = setTimeout(tick, FRAME_MS);

@@ -22,7 +22,9 @@
  * then at most 4 geometric bisections, which bring its largest pass within 7 % of its first fail
  * (8 % with the rounding to whole calls). Each step, a (contender, N), is judged on 3 trials
  * pooled (p99 over all their sends; counts summed), decided before the run: every trial counts,
- * none is retried, no best of three. The contenders run in rounds: each round opens with a bare
+ * none is retried for its outcome, no best of three; a trial run whose window lost more than 5 % of
+ * the VM's CPU time to the host (steal) is void and run again, at most twice (`settleTrial`), and
+ * every row gives each trial's steal and the voids. The contenders run in rounds: each round opens with a bare
  * 20 ms timer (the machine's floor in that round, reported beside each of the round's steps), then
  * runs trial 1 of every contender's next step, the order rotating, then trial 2 in the next
  * rotation, then trial 3, so drift of the machine hits every contender alike; contenders whose
@@ -66,16 +68,20 @@ import { median, round } from './lib/stats.js';
 import {
   FULL_WINDOW,
   poolTrials,
+  settleTrial,
   TARGET_P99_MS,
   TRIALS_PER_STEP,
   unexplainedUnderruns,
   type PooledStep,
   type StepOutcome,
   type TrialOutcome,
+  type VoidRule,
+  VOID_RULE,
   type WindowRule,
   windowClosed,
 } from './lib/callStep.js';
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
+import { hostWindow, sampleHostCpu, type HostWindow } from './lib/hostSteal.js';
 import { sampleThreads, threadWindow, type ThreadWindow } from './lib/threadStats.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -263,6 +269,8 @@ interface StepResult {
    * (V8's GC and compiler helpers, libuv's pool) together.
    */
   threads: ThreadWindow;
+  /** What the host took from the VM in the window (steal, bench/lib/hostSteal.ts): decides whether the trial is void. */
+  host: HostWindow;
 }
 
 /** Labels of the threads whose ids the bench learns, in {@link ThreadWindow.named}. */
@@ -340,6 +348,8 @@ export interface StepSpec {
   /** The bot's speech per provider, long enough for the openings, the warm-up and the longest window. */
   speech: (provider: ProviderName) => Uint8Array | Int16Array;
   caller: CallerAudio;
+  /** The phones' worker script (omitted: bench/providerPeers.worker.mjs); a probe may pair two versions of it. */
+  peersWorker?: URL;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -442,7 +452,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       dbg('detector thread warm');
     }
     if (beforeWarmUp !== null) for (const tid of sampleThreads().keys()) if (!beforeWarmUp.has(tid)) detectorThreadIds.add(tid);
-    const w = new Worker(new URL('./providerPeers.worker.mjs', import.meta.url), {
+    const w = new Worker(spec.peersWorker ?? new URL('./providerPeers.worker.mjs', import.meta.url), {
       workerData: {
         url: bridge.url,
         count: calls,
@@ -492,12 +502,14 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
     const cpu0 = processCpuMs();
     const bridgeCpu0 = threadCpuMs();
     const threads0 = sampleThreads();
+    const host0 = sampleHostCpu();
     const wall0 = performance.now();
     const sent = (): number => live().reduce((a, c) => a + c.stats.lateness.count, 0);
     await sleep(spec.window.baseMs);
     while (!windowClosed(performance.now() - wall0, sent(), spec.window)) await sleep(WINDOW_POLL_MS);
     const wallMs = performance.now() - wall0;
     const threads = threadWindow(threads0, sampleThreads(), wallMs, named);
+    const host = hostWindow(host0, sampleHostCpu(), wallMs);
     const busy = performance.eventLoopUtilization(elu0).utilization;
     const cpu = processCpuMs() - cpu0;
     const bridgeCpu = threadCpuMs() - bridgeCpu0;
@@ -541,6 +553,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       peerBusy: peerEnd.busy ?? 0,
       lateness: merged,
       threads,
+      host,
     };
   }
 }
@@ -664,6 +677,7 @@ export async function runWithRule(opts: BenchOptions, override: Partial<RunRule>
     ladder: opts.quick ? QUICK_LADDER : FULL_LADDER,
     trials: opts.quick ? QUICK_TRIALS : TRIALS_PER_STEP,
     bareSeconds: opts.quick ? QUICK_BARE_SECONDS : FULL_BARE_SECONDS,
+    voidRule: VOID_RULE,
     ...override,
   };
   configureDetectorThreads({ idleMs: RUN_DETECTOR_IDLE_MS });
@@ -680,6 +694,8 @@ export interface RunRule {
   /** Trials per (contender, N), pooled (bench/lib/callStep.ts `poolTrials`). */
   trials: number;
   bareSeconds: number;
+  /** When a trial is void and run again (host steal over its window; bench/lib/callStep.ts `settleTrial`). */
+  voidRule: VoidRule;
 }
 
 /** A trial that could not run to its end (phones that could not connect, the step's deadline). */
@@ -696,6 +712,10 @@ interface JudgedStep {
   /** The trials that ran to their end, combined (null: none did). */
   combined: StepResult | null;
   bare: number;
+  /** Per trial slot, in the order run: runs voided and run again before the kept one. */
+  voids: number[];
+  /** Trial slots whose every run was void (the last run counts, as it came out). */
+  disturbed: number;
 }
 
 /** What a round runs: a contender at N, recorded in `search` (null: an anchor, reported only). */
@@ -715,6 +735,9 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
   const searches = new Map(CONTENDERS.map((c) => [c.key, new CallSearch(rule.ladder)]));
   const judged = new Map(CONTENDERS.map((c) => [c.key, new Map<number, JudgedStep>()])); // the search's own steps, by N
   const bareP99: number[] = [];
+  const bareSteal: number[] = []; // host steal share during each round's bare timer
+  let voidsInRun = 0;
+  let disturbedInRun = 0;
   const backends = new Set<string>(); // the VAD backend of every barge-in ON trial
   const startedAt = performance.now();
   let cut = false;
@@ -726,9 +749,18 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
    * its search. A round cut by the budget leaves its steps unjudged (reported, not recorded).
    */
   const runRound = async (plans: Plan[], roundNo: number): Promise<void> => {
+    const host0 = sampleHostCpu();
+    const bare0 = performance.now();
     const bare = (await bareTimerLateness(rule.bareSeconds)).quantile(0.99);
+    const bareHost = hostWindow(host0, sampleHostCpu(), performance.now() - bare0);
     bareP99.push(bare);
+    bareSteal.push(bareHost.stealShare);
+    process.stderr.write(
+      `telephony bench: round ${roundNo + 1}, bare timer p99 ${bare.toFixed(1)} ms, host steal ${percent(bareHost.stealShare)}\n`,
+    );
     const trials = plans.map((): (StepResult | TrialError)[] => []);
+    const voids = plans.map((): number[] => []);
+    const disturbed = plans.map(() => 0);
     const indices = plans.map((_, i) => i);
     for (let t = 0; t < rule.trials && !cut; t++) {
       for (const i of trialOrder(indices, roundNo, t)) {
@@ -737,21 +769,43 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
           break;
         }
         const p = plans[i]!;
+        const label = `round ${roundNo + 1}, trial ${t + 1}/${rule.trials}, ${p.contender.key}, ${p.calls} calls`;
         process.stderr.write(
-          `telephony bench: round ${roundNo + 1}, trial ${t + 1}/${rule.trials}, ${p.contender.key}, ${p.calls} calls ` +
-            `(load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms)${p.note === undefined ? '' : ` [${p.note}]`} …\n`,
+          `telephony bench: ${label} (load ${loadavg()[0]!.toFixed(1)}, bare p99 ${bare.toFixed(1)} ms)` +
+            `${p.note === undefined ? '' : ` [${p.note}]`} …\n`,
         );
-        try {
-          trials[i]!.push(await step(p.calls, p.contender, spec));
-        } catch (err) {
-          trials[i]!.push({ error: (err as Error).message });
+        // A run whose window lost more than the rule's share to the host is void and run again
+        // (at most twice); which run counts depends only on the steal, never on its lateness.
+        const settled = await settleTrial(
+          async (): Promise<StepResult | TrialError> => {
+            try {
+              const r = await step(p.calls, p.contender, spec);
+              process.stderr.write(`  ${trialLine(r)}\n`);
+              return r;
+            } catch (err) {
+              return { error: (err as Error).message };
+            }
+          },
+          (r) => (isResult(r) ? r.host.stealShare : NaN),
+          rule.voidRule,
+          (_r, share) =>
+            process.stderr.write(`  void: host steal ${percent(share)} > ${percent(rule.voidRule.stealShare)} of the window; run again\n`),
+          () => !overBudget(), // no rerun starts past the run's budget either
+        );
+        trials[i]!.push(settled.trial);
+        voids[i]!.push(settled.voids);
+        voidsInRun += settled.voids;
+        if (settled.disturbed) {
+          disturbed[i]!++;
+          disturbedInRun++;
+          process.stderr.write(`  every run was void: the last counts, flagged\n`);
         }
       }
     }
     plans.forEach((p, i) => {
       const run = trials[i]!;
       if (run.length < rule.trials) {
-        out.push(unjudgedRow(p, run, rule.trials, bare));
+        out.push(unjudgedRow(p, run, rule.trials, bare, voids[i]!));
         return;
       }
       const pooled = poolTrials(
@@ -761,7 +815,16 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
       p.search?.record(p.calls, pooled.met);
       const done = run.filter(isResult);
       if (p.contender.callers === 'bargeInOn') for (const r of done) backends.add(r.backend ?? 'not loaded / mixed');
-      const s: JudgedStep = { contender: p.contender, calls: p.calls, trials: run, pooled, combined: combine(done, pooled), bare };
+      const s: JudgedStep = {
+        contender: p.contender,
+        calls: p.calls,
+        trials: run,
+        pooled,
+        combined: combine(done, pooled),
+        bare,
+        voids: voids[i]!,
+        disturbed: disturbed[i]!,
+      };
       if (p.search !== null) judged.get(p.contender.key)!.set(p.calls, s);
       out.push(stepRow(s, p.note));
     });
@@ -820,7 +883,14 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
       'p99 lateness ms, median of rounds': round(median(bareP99), 2),
       'p99 lateness ms, worst round': round(bareP99.length === 0 ? NaN : Math.max(...bareP99), 2),
       'rounds over 5 ms': bareOver,
+      'host steal % during the bare timer, per round': bareSteal.map((x) => round(x * 100, 2)).join(' / '),
+      'trial runs voided for host steal and run again': voidsInRun,
+      'trials kept with every run void': disturbedInRun,
     },
+    notes:
+      `a trial run is void when the host took more than ${rule.voidRule.stealShare * 100} % of the VM's CPU time (steal, /proc/stat) ` +
+      `over its window; it is run again at most ${rule.voidRule.maxReruns} times, the first run within the limit counts ` +
+      `(when every run was void, the last), whatever its lateness`,
     command: COMMAND,
   });
   const largest = (c: Contender): number => searches.get(c.key)!.largest;
@@ -837,7 +907,9 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
     `bot speech pre-rendered from memory; search ${minutes.toFixed(1)} min` +
     `${cut ? ' (cut by the run budget: searches may be unfinished)' : ''}; ` +
     `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
-    (bareOver > 0 ? `; the bare timer itself missed ${TARGET_P99_MS} ms in ${bareOver} of ${bareP99.length} rounds` : '');
+    (bareOver > 0 ? `; the bare timer itself missed ${TARGET_P99_MS} ms in ${bareOver} of ${bareP99.length} rounds` : '') +
+    `; ${voidsInRun} trial run(s) voided for host steal over ${rule.voidRule.stealShare * 100} % and run again` +
+    (disturbedInRun > 0 ? `, ${disturbedInRun} trial(s) kept with every run void` : '');
   for (const c of CONTENDERS) {
     const search = searches.get(c.key)!;
     const n = search.largest;
@@ -950,6 +1022,7 @@ function combine(rs: readonly StepResult[], pooled: PooledStep<LatenessHistogram
       named: Object.fromEntries([...names].map((n) => [n, mean((r) => r.threads.named[n] ?? 0)])),
       otherRunMsPerS: mean((r) => r.threads.otherRunMsPerS),
     },
+    host: { stealShare: mean((r) => r.host.stealShare), stealMsPerS: mean((r) => r.host.stealMsPerS) },
   };
 }
 
@@ -1053,7 +1126,27 @@ function trialFigures(s: JudgedStep, suffix: string): Record<string, string | nu
     [`p99 lateness ms, pooled${suffix}`]: round(s.pooled.outcome.p99, 2),
     [`trials passed${suffix}`]: `${s.pooled.trialsPassed}/${s.pooled.trials}`,
     [`p99 lateness ms per trial${suffix}`]: s.pooled.trialP99.map((x) => (Number.isFinite(x) ? round(x, 2) : 'error')).join(' / '),
+    [`host steal % per trial${suffix}`]: perTrial(s.trials, (r) => r.host.stealShare * 100),
+    [`bridge thread run-queue wait ms/s per trial${suffix}`]: perTrial(s.trials, (r) => r.threads.mainWaitMsPerS),
+    [`trial runs voided for host steal${suffix}`]: s.voids.reduce((a, v) => a + v, 0),
+    ...(s.disturbed === 0 ? {} : { [`trials kept with every run void${suffix}`]: s.disturbed }),
   };
+}
+
+/** One figure of each trial that ran to its end ('error' for one that did not), in the order run. */
+function perTrial(trials: readonly (StepResult | TrialError)[], f: (r: StepResult) => number): string {
+  return trials.map((t) => (isResult(t) ? round(f(t), 2) : 'error')).join(' / ');
+}
+
+const percent = (share: number): string => (Number.isFinite(share) ? `${(share * 100).toFixed(2)} %` : 'n/a');
+
+/** A trial's line on stderr: its verdict figures and what the machine did meanwhile. */
+function trialLine(r: StepResult): string {
+  return (
+    `p99 ${r.p99.toFixed(2)} ms over ${r.sends} sends; host steal ${percent(r.host.stealShare)} ` +
+    `(${r.host.stealMsPerS.toFixed(1)} ms/s); bridge thread run-queue wait ${r.threads.mainWaitMsPerS.toFixed(1)} ms/s, ` +
+    `CPU ${r.threads.mainRunMsPerS.toFixed(0)} ms/s`
+  );
 }
 
 function decisionFigures(r: StepResult, suffix: string): Record<string, string | number> {
@@ -1113,12 +1206,15 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${trialsText(s.trials.length)} pooled`,
     met: s.pooled.met,
     command: COMMAND,
-    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0
+    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0 && s.disturbed === 0
       ? {}
       : {
           notes: [
             ...(note === undefined ? [] : [note]),
             ...(s.pooled.met ? [] : [`failed: ${s.pooled.why.join('; ')}`]),
+            ...(s.disturbed === 0
+              ? []
+              : [`${s.disturbed} trial(s) kept though every run was void (host steal over the limit) or the budget allowed no rerun`]),
             ...(r?.notices ?? []),
           ].join('; '),
         }),
@@ -1126,13 +1222,21 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
 }
 
 /** A step the run budget cut before its last trial: its trials so far, not judged and not recorded in its search. */
-function unjudgedRow(p: Plan, run: readonly (StepResult | TrialError)[], trials: number, bare: number): BenchResult {
+function unjudgedRow(
+  p: Plan,
+  run: readonly (StepResult | TrialError)[],
+  trials: number,
+  bare: number,
+  voids: readonly number[],
+): BenchResult {
   return {
     scenario: stepScenario(p.contender, p.calls),
     figures: {
       'trials run': `${run.length}/${trials}`,
       'p99 lateness ms per trial': run.map((t) => (isResult(t) ? round(t.p99, 2) : 'error')).join(' / ') || 'none',
       'bare timer p99 ms (this round)': round(bare, 2),
+      'host steal % per trial': perTrial(run, (r) => r.host.stealShare * 100) || 'none',
+      'trial runs voided for host steal': voids.reduce((a, v) => a + v, 0),
     },
     command: COMMAND,
     notes: `cut by the run budget before its last trial: not judged, not part of its search${p.note === undefined ? '' : `; ${p.note}`}`,

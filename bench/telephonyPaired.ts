@@ -127,7 +127,7 @@ for (let r = 0; r < rounds; r++) {
       steps.push({ round: r + 1, contender: c.key, calls, load, figures, sends: s.sends, threads: s.threads });
       process.stdout.write(
         `round ${r + 1} ${c.key.padEnd(7)} N=${calls} (load ${load.toFixed(1)}): ${fmt(figures)}, ` +
-          `bridge run-queue wait ${s.threads.mainWaitMsPerS.toFixed(1)} ms/s\n`,
+          `bridge run-queue wait ${s.threads.mainWaitMsPerS.toFixed(1)} ms/s, host steal ${(s.host.stealShare * 100).toFixed(2)} %\n`,
       );
     }
     samples.push({ round: r + 1, calls, a: got.get(a.key)!, b: got.get(b.key)! });

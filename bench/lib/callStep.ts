@@ -10,6 +10,11 @@
  * - **Pass** when p99 ≤ the target, every call stayed live through the window with no failed
  *   utterance, no phone ran dry except where the bridge held its media back on purpose (a
  *   barge-in pause or clear), and no call's barge-in detector fell behind.
+ * - **Void when the host took the CPU.** A trial run whose window lost more than
+ *   {@link STEAL_VOID_SHARE} of the VM's CPU time to the host (steal in `/proc/stat`,
+ *   bench/lib/hostSteal.ts) is void and run again, at most {@link MAX_VOID_RERUNS} times; the first
+ *   run within the limit counts, and when every run was void the last one counts, flagged
+ *   ({@link settleTrial}). The rule reads only the steal, never the lateness: no "better of two".
  */
 
 /** Target of every step: p99 media-send lateness (issues 22 and 23). */
@@ -151,4 +156,77 @@ export function poolTrials<H extends PoolableHistogram<H>>(
   const why = [...errors.map((e) => `a trial did not run to its end: ${e}`), ...verdict.why];
   if (trials.length === 0) why.push('no trial');
   return { outcome: pooled, lateness, met: why.length === 0, why, trialP99, trialsPassed, trials: trials.length };
+}
+
+/**
+ * A trial is **void** when the host took more than this share of the VM's CPU time during its
+ * window (steal, bench/lib/hostSteal.ts): 5 %, 100 ms a second over the 2 vCPUs. Where the value
+ * comes from (2026-11-29, 02:40–03:08 UTC, this VM): in ordinary minutes a trial window lost
+ * 0–2.6 % to steal (median ~1.1 % over the 33 windows of one reduced run; the 14.6 h average was
+ * 0.8 %), and runs at 2.0–2.6 % read the same p99 as their reruns (2.3–3.3 ms at 5 and 20 calls).
+ * 5 % is about twice the worst ordinary window, and 100 ms a second is the size of the run-queue
+ * waits (49–113 ms/s) that capped every contender at 65–74 calls in the quiet run of 01:31. A
+ * first limit of 2 % (twice the 1 % of sends a p99 may lose) voided 5 of those 33 runs, three in
+ * a row for the busiest contender: it measured the host's usual share, not a disturbance.
+ */
+export const STEAL_VOID_SHARE = 0.05;
+/** A void trial is run again at most this many times (then the last run counts, flagged). */
+export const MAX_VOID_RERUNS = 2;
+
+export interface VoidRule {
+  /** Steal share of the window above which a trial is void (0–1). */
+  stealShare: number;
+  maxReruns: number;
+}
+
+export const VOID_RULE: VoidRule = { stealShare: STEAL_VOID_SHARE, maxReruns: MAX_VOID_RERUNS };
+
+/**
+ * Whether a trial with this steal share is void. A share that could not be measured (NaN: no
+ * `/proc/stat`, or a trial that did not run to its end) is not void: the rule voids only what it saw.
+ */
+export function trialVoid(stealShare: number, rule: VoidRule = VOID_RULE): boolean {
+  return Number.isFinite(stealShare) && stealShare > rule.stealShare;
+}
+
+/** The trial a step keeps for one slot, and what was voided before it. */
+export interface SettledTrial<T> {
+  trial: T;
+  /** Runs voided and run again before the kept one. */
+  voids: number;
+  /** Each voided run's steal share, in order. */
+  voidShares: number[];
+  /**
+   * The kept run was itself over the limit: every allowed rerun was void (or the run's budget
+   * allowed no more), and the last run counts as it came out (so a step always has its trials; the
+   * row says so).
+   */
+  disturbed: boolean;
+}
+
+/**
+ * Runs one trial slot under the void rule: a run whose window lost more than
+ * {@link VoidRule.stealShare} to the host is run again, at most {@link VoidRule.maxReruns} times.
+ * The first run within the limit is kept; when every run was void, the last one. `mayRerun` is
+ * asked before each rerun (the bench's time budget): when it says no, the void run is kept, flagged.
+ * Which run is kept depends only on the runs' steal shares and the budget, never on their outcome:
+ * no "better of two".
+ */
+export async function settleTrial<T>(
+  run: () => Promise<T>,
+  stealShareOf: (t: T) => number,
+  rule: VoidRule = VOID_RULE,
+  onVoid: (t: T, share: number) => void = () => {},
+  mayRerun: () => boolean = () => true,
+): Promise<SettledTrial<T>> {
+  const voidShares: number[] = [];
+  // Bounded: at most 1 + maxReruns runs.
+  for (let attempt = 0; ; attempt++) {
+    const t = await run();
+    const share = stealShareOf(t);
+    if (!trialVoid(share, rule)) return { trial: t, voids: voidShares.length, voidShares, disturbed: false };
+    if (attempt >= rule.maxReruns || !mayRerun()) return { trial: t, voids: voidShares.length, voidShares, disturbed: true };
+    voidShares.push(share);
+    onVoid(t, share);
+  }
 }

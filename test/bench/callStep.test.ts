@@ -4,8 +4,13 @@ import {
   FULL_WINDOW,
   judgeStep,
   MAX_WINDOW_MS,
+  MAX_VOID_RERUNS,
   MIN_STEP_SENDS,
   poolTrials,
+  settleTrial,
+  STEAL_VOID_SHARE,
+  trialVoid,
+  VOID_RULE,
   STEADY_WINDOW_MS,
   unexplainedUnderruns,
   windowClosed,
@@ -221,6 +226,111 @@ describe('telephony bench step rule', () => {
           if (p.met) expect(p.trialsPassed).toBeGreaterThan(0);
           expect(p.outcome.sends).toBe(spec.reduce((n, t) => n + (t === 'error' ? 0 : t[0].length), 0));
         }),
+      );
+    });
+  });
+
+  describe('a trial run the host disturbed is void and run again', () => {
+    /** A run as the bench sees it: the steal share of its window and its p99. */
+    interface Run {
+      steal: number;
+      p99: number;
+    }
+    /** Runs `runs` in order through the rule; returns what was kept and how many runs it took. */
+    async function settle(
+      runs: readonly Run[],
+    ): Promise<{ kept: Run; voids: number; disturbed: boolean; ran: number; voidShares: number[] }> {
+      let ran = 0;
+      const s = await settleTrial(
+        async () => runs[Math.min(ran++, runs.length - 1)]!,
+        (r) => r.steal,
+      );
+      return { kept: s.trial, voids: s.voids, disturbed: s.disturbed, ran, voidShares: s.voidShares };
+    }
+
+    it('a window that lost 5 % or less of the CPU time to steal counts; more is void', () => {
+      expect(STEAL_VOID_SHARE).toBe(0.05);
+      expect(trialVoid(STEAL_VOID_SHARE)).toBe(false);
+      expect(trialVoid(0.026)).toBe(false); // the worst ordinary window seen on the bench VM
+      expect(trialVoid(0.051)).toBe(true);
+      expect(trialVoid(0)).toBe(false);
+    });
+
+    it('a steal share that could not be measured (no /proc/stat, a trial that failed) is not void', () => {
+      expect(trialVoid(NaN)).toBe(false);
+    });
+
+    it('a void run is run again and the next clean run counts, though the void one had the better p99', async () => {
+      const r = await settle([
+        { steal: 0.08, p99: 2 },
+        { steal: 0.01, p99: 7 },
+      ]);
+      expect(r.kept).toEqual({ steal: 0.01, p99: 7 });
+      expect(r.voids).toBe(1);
+      expect(r.voidShares).toEqual([0.08]);
+      expect(r.disturbed).toBe(false);
+      expect(r.ran).toBe(2);
+    });
+
+    it('after two reruns that are all void, the third run counts, flagged as disturbed', async () => {
+      const r = await settle([
+        { steal: 0.1, p99: 9 },
+        { steal: 0.07, p99: 1 },
+        { steal: 0.06, p99: 12 },
+        { steal: 0, p99: 1 },
+      ]);
+      expect(MAX_VOID_RERUNS).toBe(2);
+      expect(r.ran).toBe(3);
+      expect(r.kept).toEqual({ steal: 0.06, p99: 12 });
+      expect(r.voids).toBe(2);
+      expect(r.disturbed).toBe(true);
+    });
+
+    it('a void run is kept, flagged, when the budget allows no rerun', async () => {
+      const runs = [
+        { steal: 0.09, p99: 3 },
+        { steal: 0, p99: 3 },
+      ];
+      let ran = 0;
+      const s = await settleTrial(
+        async () => runs[ran++]!,
+        (r) => r.steal,
+        VOID_RULE,
+        () => {},
+        () => false,
+      );
+      expect(ran).toBe(1);
+      expect(s).toEqual({ trial: runs[0], voids: 0, voidShares: [], disturbed: true });
+    });
+
+    const runsArb = fc.array(
+      fc.record({
+        steal: fc.oneof(fc.double({ min: 0, max: 0.2, noNaN: true }), fc.constant(NaN)),
+        p99: fc.double({ min: 0, max: 50, noNaN: true }),
+      }),
+      { minLength: 3, maxLength: 3 },
+    );
+
+    it('keeps the first run within the limit (or the last allowed), runs at most 1 + 2 times, and never looks at the lateness', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          runsArb,
+          fc.array(fc.double({ min: 0, max: 50, noNaN: true }), { minLength: 3, maxLength: 3 }),
+          async (runs, otherP99) => {
+            const a = await settle(runs);
+            expect(a.ran).toBeLessThanOrEqual(1 + VOID_RULE.maxReruns);
+            const firstClean = runs.findIndex((r) => !trialVoid(r.steal));
+            const expected = firstClean === -1 ? VOID_RULE.maxReruns : firstClean;
+            expect(a.ran).toBe(expected + 1);
+            expect(a.kept).toBe(runs[expected]);
+            expect(a.voids).toBe(Math.min(expected, VOID_RULE.maxReruns));
+            expect(a.disturbed).toBe(firstClean === -1);
+            // The same steal shares with any other lateness: the same run is kept.
+            const b = await settle(runs.map((r, i) => ({ steal: r.steal, p99: otherP99[i]! })));
+            expect(b.ran).toBe(a.ran);
+            expect(b.kept.steal).toBe(a.kept.steal);
+          },
+        ),
       );
     });
   });
