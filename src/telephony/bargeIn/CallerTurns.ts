@@ -20,6 +20,13 @@ export const INBOUND_SLICE_SAMPLES = 1024;
 const RING_SLACK_SAMPLES = 1024;
 /** A turn's samples are kept in chunks of this many (1 s at 8 kHz): no copy as it grows. */
 const TURN_CHUNK_SAMPLES = 8000;
+/**
+ * Chunks kept from one turn for the next (4 s, 64 KB a call): a turn's chunks are reused, not
+ * allocated anew (on the detector thread, every call's turns made fresh 16 KB arrays, whose pages
+ * the kernel zeroed; native-notes/vad.md, "The detector thread's cost inside the bridge"). A
+ * longer turn's further chunks are dropped at its end, so a call holds at most this many between turns.
+ */
+const KEPT_CHUNKS = 4;
 
 export class CallerTurns {
   readonly preRoll: number;
@@ -28,6 +35,7 @@ export class CallerTurns {
   private readonly ring: Int16Array;
   /** Samples appended so far (the line timeline's end). */
   private written = 0;
+  /** The open turn's chunks, in order (those past the turn's length are spares from earlier turns). */
   private readonly chunks: Int16Array[] = [];
   private turnFrom = -1;
   private onset = 0;
@@ -88,9 +96,14 @@ export class CallerTurns {
     this.onset = Math.max(onset, this.turnFrom);
     this.turnLength = 0;
     this.truncated = false;
-    this.chunks.length = 0;
-    const held = new Int16Array(this.written - this.turnFrom);
-    this.toTurn(this.read(this.turnFrom, held));
+    // The held samples go from the ring into the turn's chunks directly (no copy in between).
+    const size = this.ring.length;
+    for (let from = this.turnFrom; from < this.written;) {
+      const at = from % size;
+      const n = Math.min(this.written - from, size - at);
+      this.toTurn(this.ring.subarray(at, at + n));
+      from += n;
+    }
   }
 
   private toTurn(pcm: Int16Array): void {
@@ -100,6 +113,7 @@ export class CallerTurns {
         return;
       }
       const k = Math.floor(this.turnLength / TURN_CHUNK_SAMPLES);
+      // A chunk is written from its start before any of it is read, so a spare one needs no clearing.
       if (k === this.chunks.length) this.chunks.push(new Int16Array(TURN_CHUNK_SAMPLES));
       const at = this.turnLength % TURN_CHUNK_SAMPLES;
       const n = Math.min(pcm.length - i, TURN_CHUNK_SAMPLES - at, this.maxTurn - this.turnLength);
@@ -121,7 +135,7 @@ export class CallerTurns {
     for (let k = 0; k * TURN_CHUNK_SAMPLES < length; k++) {
       audio.set(this.chunks[k]!.subarray(0, Math.min(TURN_CHUNK_SAMPLES, length - k * TURN_CHUNK_SAMPLES)), k * TURN_CHUNK_SAMPLES);
     }
-    this.chunks.length = 0;
+    if (this.chunks.length > KEPT_CHUNKS) this.chunks.length = KEPT_CHUNKS;
     return {
       startSample: from,
       endSample: from + length,
@@ -135,7 +149,7 @@ export class CallerTurns {
   reset(): void {
     this.written = 0;
     this.turnFrom = -1;
-    this.chunks.length = 0;
+    if (this.chunks.length > KEPT_CHUNKS) this.chunks.length = KEPT_CHUNKS;
   }
 }
 

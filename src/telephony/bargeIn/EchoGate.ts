@@ -7,6 +7,7 @@
  * Why an energy bound rather than an echo canceller: native-notes/vad.md, "Barge-in".
  */
 import { InvalidOptionError } from '../../errors.js';
+import { MULAW_DECODE_TABLE } from '../../dsp/mulaw.js';
 import {
   DEFAULT_ECHO_MAX_DELAY_MS,
   DEFAULT_ECHO_MIN_DELAY_MS,
@@ -23,6 +24,8 @@ export const ECHO_BLOCK_SAMPLES = 80;
  */
 export const ECHO_HISTORY_BLOCKS = 200;
 const MS_PER_SECOND = 1000;
+/** Each μ-law code's decoded sample squared: a played block's energy without decoding it (the same sums, exactly: integers). */
+const MULAW_SQUARES: Float64Array = Float64Array.from(MULAW_DECODE_TABLE, (x) => x * x);
 
 export class EchoGate {
   private readonly sums = new Float64Array(ECHO_HISTORY_BLOCKS);
@@ -56,14 +59,33 @@ export class EchoGate {
       const n = Math.min(pcm.length - i, (block + 1) * ECHO_BLOCK_SAMPLES - at);
       let sum = 0;
       for (let k = i; k < i + n; k++) sum += pcm[k]! * pcm[k]!;
-      const slot = ((block % ECHO_HISTORY_BLOCKS) + ECHO_HISTORY_BLOCKS) % ECHO_HISTORY_BLOCKS;
-      if (this.tags[slot] !== block) {
-        this.tags[slot] = block;
-        this.sums[slot] = 0;
-      }
-      this.sums[slot]! += sum;
+      this.add(block, sum);
       i += n;
     }
+  }
+
+  /** The same as {@link notePlayed} for μ-law codes (8 kHz): each block's energy from the codes, nothing decoded. */
+  notePlayedMulaw(codes: Uint8Array, startSample: number): void {
+    const start = Math.round(startSample);
+    const squares = MULAW_SQUARES;
+    for (let i = 0; i < codes.length;) {
+      const at = start + i;
+      const block = Math.floor(at / ECHO_BLOCK_SAMPLES);
+      const n = Math.min(codes.length - i, (block + 1) * ECHO_BLOCK_SAMPLES - at);
+      let sum = 0;
+      for (let k = i; k < i + n; k++) sum += squares[codes[k]!]!;
+      this.add(block, sum);
+      i += n;
+    }
+  }
+
+  private add(block: number, sum: number): void {
+    const slot = ((block % ECHO_HISTORY_BLOCKS) + ECHO_HISTORY_BLOCKS) % ECHO_HISTORY_BLOCKS;
+    if (this.tags[slot] !== block) {
+      this.tags[slot] = block;
+      this.sums[slot] = 0;
+    }
+    this.sums[slot]! += sum;
   }
 
   /** The highest energy (mean square, s16 units) the echo of what was played can have in [start, start + length). */

@@ -186,8 +186,8 @@ interface WindowFeatures extends WindowEvidence {
 
 class Detector implements SteppedBargeInDetector {
   private readonly decoded = new Int16Array(INBOUND_SLICE_SAMPLES);
-  private readonly playedDecoded = new Int16Array(INBOUND_SLICE_SAMPLES);
   private readonly windowBuf = new Int16Array(INBOUND_SLICE_SAMPLES);
+  private lastDecodedView = new Int16Array(0);
   private closed = false;
   private readonly floor = new NoiseFloor(LINE_RATE);
   private vad!: Vad;
@@ -251,7 +251,7 @@ class Detector implements SteppedBargeInDetector {
     f.presentEnd = -1;
     const blocks = this.blockDb;
     for (let i = 0; i < window.length; i += PEAK_BLOCK_SAMPLES) {
-      const e = meanSquare(window.subarray(i, i + PEAK_BLOCK_SAMPLES));
+      const e = meanSquareOf(window, i, Math.min(window.length, i + PEAK_BLOCK_SAMPLES));
       const db = this.floor.overRecent(e);
       blocks[this.blocksDone++ % blocks.length] = db;
       if (e > peak) peak = e;
@@ -304,12 +304,23 @@ class Detector implements SteppedBargeInDetector {
     if (this.closed) return;
     checkAudio('audio', audio);
     if (atMs !== undefined) yield* this.fillGap(atMs, out);
+    if (audio.length <= INBOUND_SLICE_SAMPLES) {
+      // One slice (a 20 ms frame: always): no views of the audio, and the decoded view is kept while the length stays.
+      yield* this.slice(audio instanceof Int16Array ? audio : mulawDecode(audio, this.decodedView(audio.length)), out);
+      return;
+    }
     for (let i = 0; i < audio.length; i += INBOUND_SLICE_SAMPLES) {
       const end = Math.min(audio.length, i + INBOUND_SLICE_SAMPLES);
       const pcm =
         audio instanceof Int16Array ? audio.subarray(i, end) : mulawDecode(audio.subarray(i, end), this.decoded.subarray(0, end - i));
       yield* this.slice(pcm, out);
     }
+  }
+
+  /** The first `n` samples of {@link decoded} (the same view while `n` stays the same). */
+  private decodedView(n: number): Int16Array {
+    if (this.lastDecodedView.length !== n) this.lastDecodedView = this.decoded.subarray(0, n);
+    return this.lastDecodedView;
   }
 
   private *fillGap(atMs: number, out: BargeInDecision[]): Generator<void, void, void> {
@@ -395,12 +406,9 @@ class Detector implements SteppedBargeInDetector {
     checkAudio('audio', audio);
     if (!Number.isFinite(atMs)) throw new InvalidOptionError('atMs', `atMs must be a finite number, got ${atMs}`);
     const start = (atMs * LINE_RATE) / MS_PER_SECOND;
-    for (let i = 0; i < audio.length; i += INBOUND_SLICE_SAMPLES) {
-      const end = Math.min(audio.length, i + INBOUND_SLICE_SAMPLES);
-      const pcm =
-        audio instanceof Int16Array ? audio.subarray(i, end) : mulawDecode(audio.subarray(i, end), this.playedDecoded.subarray(0, end - i));
-      this.gate.notePlayed(pcm, start + i);
-    }
+    // μ-law: the gate sums each block's energy from the codes (no decode, no views per frame).
+    if (audio instanceof Uint8Array) this.gate.notePlayedMulaw(audio, start);
+    else this.gate.notePlayed(audio, start);
   }
 
   setBotSpeaking(speaking: boolean): void {
@@ -435,9 +443,14 @@ class Detector implements SteppedBargeInDetector {
 }
 
 function meanSquare(x: Int16Array): number {
+  return meanSquareOf(x, 0, x.length);
+}
+
+/** {@link meanSquare} of `x[from, to)` (no view made). */
+function meanSquareOf(x: Int16Array, from: number, to: number): number {
   let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += x[i]! * x[i]!;
-  return sum / Math.max(1, x.length);
+  for (let i = from; i < to; i++) sum += x[i]! * x[i]!;
+  return sum / Math.max(1, to - from);
 }
 
 function checkAudio(field: string, audio: unknown): void {

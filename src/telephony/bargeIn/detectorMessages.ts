@@ -63,6 +63,9 @@ export interface ModelRunStats {
   rows: number;
   /** Messages the thread has taken so far (each one batch of calls' messages): its wakes. */
   wakes?: number | undefined;
+  /** VAD windows of the calls closed on this thread so far, and how many of them ran Silero (rows / windows is the model's share). */
+  windows?: number | undefined;
+  modelWindows?: number | undefined;
   /** The thread's own CPU ms so far (Linux `/proc/thread-self/schedstat`; absent elsewhere), for the benches. */
   cpuMs?: number | undefined;
   /** The thread's id (Linux `/proc/thread-self/stat`), so a bench can tell its CPU from V8's helpers'. */

@@ -74,6 +74,8 @@ const modelBatch = new SileroBatch();
 
 /** Messages taken from the port so far (each a batch): the thread's wakes, reported at a call's close. */
 let wakes = 0;
+/** VAD windows of the detectors closed so far, and those that ran Silero: reported at a call's close, for the benches. */
+const closedWindows = { windows: 0, modelWindows: 0 };
 
 /**
  * This thread's CPU ms so far: the first field of `/proc/thread-self/schedstat` (ns on a CPU;
@@ -318,6 +320,8 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
       } catch (err) {
         post({ t: 'warning', id: m.id, error: portableError(err) });
       }
+      closedWindows.windows += detector.stats.windows;
+      closedWindows.modelWindows += detector.stats.modelWindows;
       detector.close();
       // What this turn took goes first, so the call sees its decisions in order.
       const pending = hosted.reply;
@@ -328,7 +332,12 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
         pending.decisions = [];
         pending.samples = 0;
       }
-      post({ t: 'closed', id: m.id, decisions, model: { ...modelBatch.stats, wakes, cpuMs: threadCpuMs(), tid: threadId() } });
+      post({
+        t: 'closed',
+        id: m.id,
+        decisions,
+        model: { ...modelBatch.stats, ...closedWindows, wakes, cpuMs: threadCpuMs(), tid: threadId() },
+      });
       return;
     }
     case 'open':

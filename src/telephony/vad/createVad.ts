@@ -172,12 +172,17 @@ class Detector implements Vad {
     return out;
   }
 
+  /** The events of the push under way (a field, so {@link onWindow} is made once and not per push). */
+  private out: VadEvent[] = [];
+  private readonly onWindow = (sample: number, samples: number, probability: number): void => {
+    if (this.probabilities) this.out.push({ type: 'probability', sample, samples, probability });
+    this.hysteresis.window(sample, samples, probability, this.out);
+  };
+
   private feed(pcm: Int16Array, out: VadEvent[]): void {
     this.position += pcm.length;
-    this.scorer.feed(pcm, (sample, samples, probability) => {
-      if (this.probabilities) out.push({ type: 'probability', sample, samples, probability });
-      this.hysteresis.window(sample, samples, probability, out);
-    });
+    this.out = out;
+    this.scorer.feed(pcm, this.onWindow);
   }
 
   flush(): VadEvent[] {

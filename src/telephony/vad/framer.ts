@@ -18,7 +18,9 @@ export class Framer {
     let i = 0;
     while (i < pcm.length) {
       const n = Math.min(size - this.fill, pcm.length - i);
-      this.buf.set(pcm.subarray(i, i + n), this.fill);
+      // Element by element: a `subarray` view per push is garbage on a thread hosting many calls.
+      const buf = this.buf;
+      for (let k = 0, at = this.fill; k < n; k++) buf[at + k] = pcm[i + k]!;
       this.fill += n;
       i += n;
       if (this.fill === size) {

@@ -138,14 +138,22 @@ export class GatedScorer implements Scorer {
     this.history = Array.from({ length: GATE_WARM_WINDOWS }, () => new Int16Array(silero.windowSamples));
   }
 
+  /** The caller's `onWindow` during {@link feed} (kept in a field so the framers' callbacks are made once, not per push). */
+  private onWindow: OnWindow | null = null;
+  private readonly onFrame = (frame: Int16Array): void => {
+    this.flags[this.framesDone++ % this.flags.length] = this.gate.process(frame);
+  };
+  private readonly onModelWindow = (window: Int16Array, start: number): void => this.window(window, start, this.onWindow!);
+
   feed(pcm: Int16Array, onWindow: OnWindow): void {
+    this.onWindow = onWindow;
     for (let i = 0; i < pcm.length; i += GATE_SLICE_SAMPLES) {
-      const slice = pcm.subarray(i, Math.min(pcm.length, i + GATE_SLICE_SAMPLES));
-      this.frames.push(slice, (frame) => {
-        this.flags[this.framesDone++ % this.flags.length] = this.gate.process(frame);
-      });
-      this.windows.push(slice, (window, start) => this.window(window, start, onWindow));
+      // A push within one slice (a 20 ms frame: always) goes as it is, without a view.
+      const slice = pcm.length <= GATE_SLICE_SAMPLES ? pcm : pcm.subarray(i, Math.min(pcm.length, i + GATE_SLICE_SAMPLES));
+      this.frames.push(slice, this.onFrame);
+      this.windows.push(slice, this.onModelWindow);
     }
+    this.onWindow = null;
   }
 
   private window(window: Int16Array, start: number, onWindow: OnWindow): void {

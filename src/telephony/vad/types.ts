@@ -68,7 +68,8 @@ export interface VadOptions extends HysteresisOptions {
   /**
    * @internal Gated backend only: Silero's windows wait on this batch and run with other calls'
    * windows when the owner runs it (the barge-in detector thread); a window's probability event
-   * is appended to the array `push()` returned, once the batch has run. Omitted: at once.
+   * is appended to the array `push()` returned, once the batch has run, so the batch must run
+   * before the next `push()` on this VAD (the barge-in detector's steps wait for it). Omitted: at once.
    */
   modelBatch?: SileroBatch | undefined;
   /**
