@@ -27,7 +27,7 @@
  * visit (bench/lib/visitHistogram.ts): how long one stream's work holds the loop.
  */
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
@@ -41,6 +41,12 @@ import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
 import { goldenFraction, modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
 export const TELEPHONY_RATE = 8000;
+/**
+ * STREAMS_TRACE_MARKS=1 writes `@@window-start` and `@@window-end` to fd 1 (not through
+ * process.stdout's Writable) when the window opens and closes, so that a child run with
+ * `--trace-opt --trace-deopt` can be cut to the window (bench/lib/deoptCount.ts).
+ */
+const TRACE_MARKS = process.env['STREAMS_TRACE_MARKS'] === '1';
 export const FRAME_MS = 20;
 
 export type StreamsContender = 'engine' | 'engine-read' | 'floor' | 'bare';
@@ -499,10 +505,12 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     gcMeter.open();
     cpu.from = process.cpuUsage();
     w0 = performance.now();
+    if (TRACE_MARKS) writeSync(1, '@@window-start\n');
   }, win.from - performance.now());
   setTimeout(() => {
     cpu.to = process.cpuUsage();
     w1 = performance.now();
+    if (TRACE_MARKS) writeSync(1, `@@window-end inWindow=0\n`);
     gc = gcMeter.close(w0, w1);
     threads1 = sampleThreads();
   }, win.to - performance.now());
