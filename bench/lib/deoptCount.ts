@@ -26,8 +26,8 @@ const add = (key: string, ms: number): void => {
   rows.set(key, r);
 };
 /** Per `@@hundred` bucket (every 100 stream starts, whether in the window or not): events that are not compilations, and compilations. */
-const buckets: { label: string; deopts: string[]; compiles: number; ms: number }[] = [
-  { label: 'before the first 100 starts', deopts: [], compiles: 0, ms: 0 },
+const buckets: { label: string; deopts: string[]; compiled: string[]; compiles: number; ms: number }[] = [
+  { label: 'before the first 100 starts', deopts: [], compiled: [], compiles: 0, ms: 0 },
 ];
 let inside = false;
 let starts = NaN;
@@ -45,13 +45,14 @@ for (const line of lines) {
     continue;
   }
   if (line.startsWith('@@hundred')) {
-    buckets.push({ label: `after ${line.split(' ')[1]} starts`, deopts: [], compiles: 0, ms: 0 });
+    buckets.push({ label: `after ${line.split(' ')[1]} starts`, deopts: [], compiled: [], compiles: 0, ms: 0 });
     continue;
   }
   const bucket = buckets.at(-1)!;
   const c = /^\[completed compiling .* - took ([\d.]+), ([\d.]+), ([\d.]+) ms\]/.exec(line);
   if (c) {
     bucket.compiles++;
+    bucket.compiled.push(/<JSFunction ([^ >(]*)/.exec(line)?.[1] || '(anonymous)');
     bucket.ms += Number(c[1]) + Number(c[2]) + Number(c[3]);
   } else if (/^\[(bailout \(kind|marking dependent code)/.test(line)) {
     const f = /<JSFunction ([^ >]*)/.exec(line)?.[1] ?? /<SharedFunctionInfo ?([^>]*)>/.exec(line)?.[1] ?? '?';
@@ -90,7 +91,8 @@ if (buckets.length > 1) {
   for (const b of buckets)
     console.log(
       `  ${b.label.padEnd(28)} ${String(b.compiles).padStart(4)} compiled (${b.ms.toFixed(1)} ms)  ${b.deopts.length} deopts: ` +
-        b.deopts.join(', '),
+        b.deopts.join(', ') +
+        (b.label.startsWith('before') ? '' : `; compiled: ${b.compiled.join(', ')}`),
     );
 }
 console.log(`total events ${total} (${(total * per).toFixed(2)} per 100 starts), compile ${totalMs.toFixed(1)} ms`);

@@ -48,6 +48,20 @@ export const TELEPHONY_RATE = 8000;
  */
 const TRACE_MARKS = process.env['STREAMS_TRACE_MARKS'] === '1';
 export const FRAME_MS = 20;
+/**
+ * Streams the warm-up runs side by side (StreamsSpec.warmupStreams). With one stream, V8 had
+ * compiled only what one pipeline's 41 s makes hot: functions that run per changed snapshot or
+ * per chunk (`WordClock.update`, `SnapshotMemo.parseChanged`, `onSpeechEvent`) and `readFrame()`'s
+ * decode path (the old warm-up read with `read()`) were compiled inside the measuring window, and
+ * code that had inlined the one warm-up pipeline's objects was thrown away there when it died:
+ * ~0.3–0.45 s of compiler-thread CPU per run in the window, a cost a process pays once. With a
+ * process whose calls come and go (bench/lib/churnStreams.ts), no engine function was
+ * de-optimised after the first 100 stream starts and the compilations after it were first
+ * compilations of late-hot functions, each once (native-notes/engine-performance.md, fifteenth
+ * pass). 8 streams side by side give the window's functions as many calls as ~8 streams' worth
+ * of the run before it opens.
+ */
+export const WARMUP_STREAMS = 8;
 
 export type StreamsContender = 'engine' | 'engine-read' | 'floor' | 'bare';
 
@@ -72,6 +86,12 @@ export interface StreamsSpec {
    * groups of 50 when N is a multiple of 50 (native-notes/engine-performance.md, thirteenth pass).
    */
   starts?: 'golden' | 'grid';
+  /**
+   * Streams the warm-up runs the capture through, side by side, before the calls start (flat out,
+   * frames taken as the contender takes them); {@link WARMUP_STREAMS} when absent. 1 is the
+   * warm-up before 2026-11-29 (one pipeline, frames by `read()`).
+   */
+  warmupStreams?: number;
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
   /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
@@ -248,20 +268,58 @@ async function loadEngine(spec: StreamsSpec): Promise<EngineModule> {
   return (await import(spec.engineModule)) as EngineModule;
 }
 
-/** Loads the conversion stage's wasm and runs the capture through once flat out, so the measured run starts warm. */
-async function warmUp(wire: Wire, contender: StreamsContender, engine: EngineModule): Promise<void> {
+/**
+ * Loads the conversion stage's wasm and runs the capture through `spec.warmupStreams` streams side
+ * by side, flat out, so the measured run starts warm (WARMUP_STREAMS). The engine's streams take
+ * their frames as the contender does (`readFrame()` at its decode-ahead, or `read()`), event by
+ * event; they are destroyed before the calls start. No forced GC.
+ */
+async function warmUp(wire: Wire, spec: StreamsSpec, engine: EngineModule): Promise<void> {
+  const { contender } = spec;
+  const streams = spec.warmupStreams ?? WARMUP_STREAMS;
   if (contender === 'engine' || contender === 'engine-read') {
     await loadResampler();
-    const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
-    p.on('data', () => undefined);
-    const ended = once(p, 'end');
-    for (const e of wire.reads) for (const r of e) p.write(r);
-    p.end();
-    await ended;
+    if (streams === 1 && spec.warmupStreams === 1) {
+      // The warm-up before 2026-11-29, kept for before/after runs: one pipeline, frames by read().
+      const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
+      p.on('data', () => undefined);
+      const ended = once(p, 'end');
+      for (const e of wire.reads) for (const r of e) p.write(r);
+      p.end();
+      await ended;
+      return;
+    }
+    const pull = contender === 'engine';
+    const ps = Array.from({ length: streams }, () => {
+      const p = engine.createSpeechPipeline({
+        format: 'opus',
+        output: mulaw,
+        ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
+        ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
+      });
+      p.on('word', () => undefined);
+      return p;
+    });
+    for (const e of wire.reads) {
+      for (const p of ps) {
+        for (const r of e) p.write(r);
+        if (pull) while (p.readFrame() !== null);
+        else while (p.read() !== null);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    for (const p of ps) {
+      p.end();
+      if (pull) while (p.readFrame() !== null);
+      else while (p.read() !== null);
+      p.destroy();
+    }
   } else if (contender === 'floor') {
-    const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
-    for (const page of wire.capture.packets!) for (const packet of page) dec.decode(packet);
-    dec.free();
+    for (let k = 0; k < streams; k++) {
+      const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
+      for (const page of wire.capture.packets!) for (const packet of page) dec.decode(packet);
+      dec.free();
+    }
   }
 }
 
@@ -458,7 +516,7 @@ function bareStream(audioSec: number): StreamBody {
 export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   const wire = await loadWire(spec.capturePath);
   const engine = await loadEngine(spec);
-  await warmUp(wire, spec.contender, engine);
+  await warmUp(wire, spec, engine);
   const audioSec = wire.capture.audioSec;
   const body =
     spec.contender === 'engine' || spec.contender === 'engine-read'
