@@ -74,10 +74,16 @@ function child(spec: StreamsSpec, pin: boolean, traceFile?: string): Promise<Str
       env: traceFile === undefined ? process.env : { ...process.env, STREAMS_TRACE_MARKS: '1' },
     });
     let out = '';
+    /** The result line (`[{…}]`): trace lines may follow it. */
+    let result: string | undefined;
+    const keepResult = (text: string): void => {
+      result = /^\[\{.*$/m.exec(text)?.[0] ?? result;
+    };
     c.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (traceFile !== undefined && out.length > TRACE_FLUSH_CHARS) {
-        const cut = out.lastIndexOf('\n', out.length - 2) + 1; // the last line may be the result: kept
+        const cut = out.lastIndexOf('\n') + 1;
+        keepResult(out.slice(0, cut));
         appendFileSync(traceFile, out.slice(0, cut));
         out = out.slice(cut);
       }
@@ -85,8 +91,9 @@ function child(spec: StreamsSpec, pin: boolean, traceFile?: string): Promise<Str
     c.on('error', reject);
     c.on('close', (code) => {
       if (traceFile !== undefined) appendFileSync(traceFile, out);
-      return code === 0
-        ? resolve((JSON.parse(out.trim().split('\n').at(-1)!) as StreamsResult[])[0]!)
+      keepResult(out);
+      return code === 0 && result !== undefined
+        ? resolve((JSON.parse(result) as StreamsResult[])[0]!)
         : reject(new Error(`child exited ${code}`));
     });
   });
