@@ -49,17 +49,15 @@ export const TELEPHONY_RATE = 8000;
 const TRACE_MARKS = process.env['STREAMS_TRACE_MARKS'] === '1';
 export const FRAME_MS = 20;
 /**
- * Streams the warm-up runs side by side (StreamsSpec.warmupStreams). With one stream, V8 had
- * compiled only what one pipeline's 41 s makes hot: functions that run per changed snapshot or
- * per chunk (`WordClock.update`, `SnapshotMemo.parseChanged`, `onSpeechEvent`) and `readFrame()`'s
- * decode path (the old warm-up read with `read()`) were compiled inside the measuring window, and
- * code that had inlined the one warm-up pipeline's objects was thrown away there when it died:
- * ~0.3–0.45 s of compiler-thread CPU per run in the window, a cost a process pays once. With a
- * process whose calls come and go (bench/lib/churnStreams.ts), no engine function was
- * de-optimised after the first 100 stream starts and the compilations after it were first
- * compilations of late-hot functions, each once (native-notes/engine-performance.md, fifteenth
- * pass). 8 streams side by side give the window's functions as many calls as ~8 streams' worth
- * of the run before it opens.
+ * Streams the warm-up runs side by side (StreamsSpec.warmupStreams). With one stream read by
+ * `read()`, V8 compiled inside the measuring window what one pipeline leaves cold (functions run
+ * per changed snapshot or per chunk, `readFrame()`'s decode path), and threw away there the code
+ * that had inlined the warm-up pipeline's objects when it died: 0.3–0.9 s of background compile
+ * per run at N = 60. Those are once per process: where calls come and go
+ * (bench/lib/churnStreams.ts) no engine function was de-optimised after the first 100 call
+ * starts. 8 streams, taking frames as the measured ones do, halved the window's compile time
+ * (924 → 487 ms, traced, N = 60); what is left is pretenuring decisions and functions first
+ * reached late (native-notes/engine-performance.md, fifteenth pass).
  */
 export const WARMUP_STREAMS = 8;
 
