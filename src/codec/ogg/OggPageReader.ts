@@ -85,10 +85,10 @@ export interface OggPageReaderOptions {
   /**
    * As `onPacketBytes`, called as `packetSink.push(bytes, start, end, info)`: a method of an
    * object instead of a function of the reader's own. For a consumer that makes many readers (one
-   * per stream): a closure made per reader is a new function each time, and while one stream runs
-   * alone V8's optimized `readPage` inlines that very function; when its stream is dropped the
-   * code is thrown away ("weak objects") and compiled again. A method of one class (OggPacketQueue)
-   * is the same function for every reader (native-notes/engine-performance.md, fifteenth pass).
+   * per stream): a closure made per reader is a new function each time, which optimized code can
+   * inline while one stream runs alone and must throw away ("weak objects") when that stream is
+   * dropped; a method of one class (OggPacketQueue) is the same function for every reader. No CPU
+   * change is claimed for it (native-notes/engine-performance.md, fifteenth pass).
    * Taken before `onPacketBytes` when both are given.
    */
   packetSink?: OggPacketSink;
