@@ -71,7 +71,7 @@ export { PcmDecoder } from './codec/PcmDecoder.js';
 export { WavDecoder } from './codec/WavDecoder.js';
 export { OggOpusDecoder, type OggOpusDecoderOptions } from './codec/OpusDecoder.js';
 export { Mp3Decoder, MP3_UNTAGGED_DELAY, type Mp3DecoderOptions } from './codec/Mp3Decoder.js';
-export { OggPageReader, type OggPacket, type OggPageReaderOptions } from './codec/ogg/OggPageReader.js';
+export { OggPageReader, type OggPacket, type OggPacketSink, type OggPageReaderOptions } from './codec/ogg/OggPageReader.js';
 export { sniffContainer, checkDeclaredFormat, type SniffedContainer } from './codec/sniff.js';
 export { Framer, DEFAULT_FRAME_MS } from './codec/Framer.js';
 

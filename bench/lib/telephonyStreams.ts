@@ -27,7 +27,7 @@
  * visit (bench/lib/visitHistogram.ts): how long one stream's work holds the loop.
  */
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
@@ -41,7 +41,25 @@ import { VisitHistogram, type VisitHistogramJSON } from './visitHistogram.js';
 import { goldenFraction, modelQueue, newTrace, traceVisit, type QueueModelRow, type VisitTrace } from './visitQueue.js';
 
 export const TELEPHONY_RATE = 8000;
+/**
+ * STREAMS_TRACE_MARKS=1 writes `@@window-start` and `@@window-end` to fd 1 (not through
+ * process.stdout's Writable) when the window opens and closes, so that a child run with
+ * `--trace-opt --trace-deopt` can be cut to the window (bench/lib/deoptCount.ts).
+ */
+const TRACE_MARKS = process.env['STREAMS_TRACE_MARKS'] === '1';
 export const FRAME_MS = 20;
+/**
+ * Streams the warm-up runs side by side (StreamsSpec.warmupStreams). With one stream read by
+ * `read()`, V8 compiled inside the measuring window what one pipeline leaves cold (functions run
+ * per changed snapshot or per chunk, `readFrame()`'s decode path), and threw away there the code
+ * that had inlined the warm-up pipeline's objects when it died: 0.3–0.9 s of background compile
+ * per run at N = 60. Those are once per process: where calls come and go
+ * (bench/lib/churnStreams.ts) no engine function was de-optimised after the first 100 call
+ * starts. 8 streams, taking frames as the measured ones do, halved the window's compile time
+ * (924 → 487 ms, traced, N = 60); what is left is pretenuring decisions and functions first
+ * reached late (native-notes/engine-performance.md, fifteenth pass).
+ */
+export const WARMUP_STREAMS = 8;
 
 export type StreamsContender = 'engine' | 'engine-read' | 'floor' | 'bare';
 
@@ -66,6 +84,12 @@ export interface StreamsSpec {
    * groups of 50 when N is a multiple of 50 (native-notes/engine-performance.md, thirteenth pass).
    */
   starts?: 'golden' | 'grid';
+  /**
+   * Streams the warm-up runs the capture through, side by side, before the calls start (flat out,
+   * frames taken as the contender takes them); {@link WARMUP_STREAMS} when absent. 1 is the
+   * warm-up before 2026-11-29 (one pipeline, frames by `read()`).
+   */
+  warmupStreams?: number;
   /** Ring per pipeline (bounded memory per call). */
   ringCapacity?: number;
   /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
@@ -242,20 +266,58 @@ async function loadEngine(spec: StreamsSpec): Promise<EngineModule> {
   return (await import(spec.engineModule)) as EngineModule;
 }
 
-/** Loads the conversion stage's wasm and runs the capture through once flat out, so the measured run starts warm. */
-async function warmUp(wire: Wire, contender: StreamsContender, engine: EngineModule): Promise<void> {
+/**
+ * Loads the conversion stage's wasm and runs the capture through `spec.warmupStreams` streams side
+ * by side, flat out, so the measured run starts warm (WARMUP_STREAMS). The engine's streams take
+ * their frames as the contender does (`readFrame()` at its decode-ahead, or `read()`), event by
+ * event; they are destroyed before the calls start. No forced GC.
+ */
+async function warmUp(wire: Wire, spec: StreamsSpec, engine: EngineModule): Promise<void> {
+  const { contender } = spec;
+  const streams = spec.warmupStreams ?? WARMUP_STREAMS;
   if (contender === 'engine' || contender === 'engine-read') {
     await loadResampler();
-    const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
-    p.on('data', () => undefined);
-    const ended = once(p, 'end');
-    for (const e of wire.reads) for (const r of e) p.write(r);
-    p.end();
-    await ended;
+    if (streams === 1 && spec.warmupStreams === 1) {
+      // The warm-up before 2026-11-29, kept for before/after runs: one pipeline, frames by read().
+      const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
+      p.on('data', () => undefined);
+      const ended = once(p, 'end');
+      for (const e of wire.reads) for (const r of e) p.write(r);
+      p.end();
+      await ended;
+      return;
+    }
+    const pull = contender === 'engine';
+    const ps = Array.from({ length: streams }, () => {
+      const p = engine.createSpeechPipeline({
+        format: 'opus',
+        output: mulaw,
+        ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
+        ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
+      });
+      p.on('word', () => undefined);
+      return p;
+    });
+    for (const e of wire.reads) {
+      for (const p of ps) {
+        for (const r of e) p.write(r);
+        if (pull) while (p.readFrame() !== null);
+        else while (p.read() !== null);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    for (const p of ps) {
+      p.end();
+      if (pull) while (p.readFrame() !== null);
+      else while (p.read() !== null);
+      p.destroy();
+    }
   } else if (contender === 'floor') {
-    const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
-    for (const page of wire.capture.packets!) for (const packet of page) dec.decode(packet);
-    dec.free();
+    for (let k = 0; k < streams; k++) {
+      const dec = createOpusPacketDecoder(TELEPHONY_RATE, 1, 'native');
+      for (const page of wire.capture.packets!) for (const packet of page) dec.decode(packet);
+      dec.free();
+    }
   }
 }
 
@@ -452,7 +514,7 @@ function bareStream(audioSec: number): StreamBody {
 export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
   const wire = await loadWire(spec.capturePath);
   const engine = await loadEngine(spec);
-  await warmUp(wire, spec.contender, engine);
+  await warmUp(wire, spec, engine);
   const audioSec = wire.capture.audioSec;
   const body =
     spec.contender === 'engine' || spec.contender === 'engine-read'
@@ -499,10 +561,12 @@ export async function runStreams(spec: StreamsSpec): Promise<StreamsResult> {
     gcMeter.open();
     cpu.from = process.cpuUsage();
     w0 = performance.now();
+    if (TRACE_MARKS) writeSync(1, '@@window-start\n');
   }, win.from - performance.now());
   setTimeout(() => {
     cpu.to = process.cpuUsage();
     w1 = performance.now();
+    if (TRACE_MARKS) writeSync(1, `@@window-end inWindow=0\n`);
     gc = gcMeter.close(w0, w1);
     threads1 = sampleThreads();
   }, win.to - performance.now());

@@ -16,6 +16,13 @@
  * OLD_TREE=/path/to/checkout adds `old@<ms>` contenders: that checkout's engine at each `AHEAD`
  * (StreamsSpec.engineModule), before/after in one run.
  *
+ * WARMUPS=1,8 runs every contender after each of these warm-ups (StreamsSpec.warmupStreams:
+ * streams run side by side before the calls start; 1 is the warm-up before 2026-11-29), as
+ * `<contender>~w<k>`; the module's default when absent.
+ * TRACE=dir runs each child with `--trace-opt --trace-deopt` and its window marked, writing
+ * `<dir>/<contender>-<round>.txt` for bench/lib/deoptCount.ts (the trace's own cost lands in the
+ * CPU figures: compare traced runs only with traced runs).
+ *
  * Each line also gives the window's threads and garbage (StreamsResult.threads and .gc): the
  * streams' thread's CPU and run-queue wait (ms per wall second), the other threads' CPU (V8's GC
  * and compiler helpers), collections and their pauses, and heap bytes allocated, per stream-second.
@@ -42,6 +49,10 @@ const MODEL = process.env['MODEL']?.split(',').map(Number);
 /** STARTS=golden,grid: run every contender with each start pattern (StreamsSpec.starts). */
 const STARTS = (process.env['STARTS'] ?? 'golden').split(',') as ('golden' | 'grid')[];
 const OLD_TREE = process.env['OLD_TREE'];
+const WARMUPS = process.env['WARMUPS']?.split(',').map(Number);
+const TRACE = process.env['TRACE'];
+/** A traced child's stdout is moved to its trace file in pieces of about this many characters (its last line is the result). */
+const TRACE_FLUSH_CHARS = 1 << 20;
 const streamsProcess = new URL('./streamsProcess.ts', import.meta.url);
 
 function pinned(): boolean {
@@ -53,17 +64,38 @@ function pinned(): boolean {
   }
 }
 
-function child(spec: StreamsSpec, pin: boolean): Promise<StreamsResult> {
-  const node = [process.execPath, '--import', 'tsx', streamsProcess.pathname, JSON.stringify([spec])];
+function child(spec: StreamsSpec, pin: boolean, traceFile?: string): Promise<StreamsResult> {
+  const flags = traceFile === undefined ? [] : ['--trace-opt', '--trace-deopt'];
+  const node = [process.execPath, ...flags, '--import', 'tsx', streamsProcess.pathname, JSON.stringify([spec])];
   const [cmd, ...args] = pin ? ['taskset', '-c', '0', ...node] : node;
   return new Promise((resolve, reject) => {
-    const c = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(cmd!, args, {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: traceFile === undefined ? process.env : { ...process.env, STREAMS_TRACE_MARKS: '1' },
+    });
     let out = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    /** The result line (`[{…}]`): trace lines may follow it. */
+    let result: string | undefined;
+    const keepResult = (text: string): void => {
+      result = /^\[\{.*$/m.exec(text)?.[0] ?? result;
+    };
+    c.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (traceFile !== undefined && out.length > TRACE_FLUSH_CHARS) {
+        const cut = out.lastIndexOf('\n') + 1;
+        keepResult(out.slice(0, cut));
+        appendFileSync(traceFile, out.slice(0, cut));
+        out = out.slice(cut);
+      }
+    });
     c.on('error', reject);
-    c.on('exit', (code) =>
-      code === 0 ? resolve((JSON.parse(out.trim().split('\n').at(-1)!) as StreamsResult[])[0]!) : reject(new Error(`child exited ${code}`)),
-    );
+    c.on('close', (code) => {
+      if (traceFile !== undefined) appendFileSync(traceFile, out);
+      keepResult(out);
+      return code === 0 && result !== undefined
+        ? resolve((JSON.parse(result) as StreamsResult[])[0]!)
+        : reject(new Error(`child exited ${code}`));
+    });
   });
 }
 
@@ -75,8 +107,15 @@ if (process.env['CAPTURE'] === undefined) {
 }
 const pin = pinned();
 const contenders = STARTS.flatMap((st) =>
-  ['floor', ...AHEAD.map((a) => `engine@${a}`), ...(OLD_TREE === undefined ? [] : AHEAD.map((a) => `old@${a}`))].map((c) => `${c}/${st}`),
+  ['floor', ...AHEAD.map((a) => `engine@${a}`), ...(OLD_TREE === undefined ? [] : AHEAD.map((a) => `old@${a}`))].flatMap((c) =>
+    WARMUPS === undefined ? [`${c}/${st}`] : WARMUPS.map((w) => `${c}/${st}~w${w}`),
+  ),
 );
+/** A contender's name without its warm-up suffix, and the warm-up (StreamsSpec.warmupStreams) it names. */
+const warmupOf = (c: string): { base: string; warmup?: number } => {
+  const m = /~w(\d+)$/.exec(c);
+  return m ? { base: c.slice(0, m.index), warmup: Number(m[1]) } : { base: c };
+};
 interface Row {
   p99: number;
   cpu: number;
@@ -99,7 +138,8 @@ const rows: Record<string, Row[]> = {};
 try {
   for (let r = 0; r < ROUNDS; r++) {
     const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]!);
-    for (const c of order) {
+    for (const full of order) {
+      const { base: c, warmup } = warmupOf(full);
       const spec: StreamsSpec = {
         capturePath,
         warmupSec: 1,
@@ -112,9 +152,10 @@ try {
         starts: c.endsWith('/grid') ? 'grid' : 'golden',
         ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice(c.indexOf('@') + 1, c.indexOf('/'))) }),
         ...(c.startsWith('old@') ? { engineModule: `${OLD_TREE}/src/engine/SpeechPipeline.ts` } : {}),
+        ...(warmup === undefined ? {} : { warmupStreams: warmup }),
       };
-      const res = await child(spec, pin);
-      if (OUT !== undefined) appendFileSync(OUT, JSON.stringify({ contender: c, round: r, n: N, load: loadavg()[0], res }) + '\n');
+      const res = await child(spec, pin, TRACE === undefined ? undefined : join(TRACE, `${full.replace(/[/@~]/g, '_')}-${r}.txt`));
+      if (OUT !== undefined) appendFileSync(OUT, JSON.stringify({ contender: full, round: r, n: N, load: loadavg()[0], res }) + '\n');
       const h = new LatencyHistogram();
       h.merge(res.hist);
       const frame = VisitHistogram.from(res.frameVisits);
@@ -135,9 +176,9 @@ try {
         heapKiB: res.gc.heapBytes / 1024 / streamSec,
       };
       const t = res.threads;
-      (rows[c] ??= []).push(row);
+      (rows[full] ??= []).push(row);
       console.log(
-        `round ${r} ${c.padEnd(17)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
+        `round ${r} ${full.padEnd(17)} N=${N} p99 ${round(row.p99, 2)} ms cpu/stream-s ${round(row.cpu, 3)} ` +
           `frame visits p50/p90/p99/p99.9/max ${frame.describe()} feed visits ${feed.describe()} ` +
           `loop time in visits ≥ ${BURST_US} µs ${round(both.timeShareAbove(BURST_US) * 100, 1)} % ` +
           `mean residual visit ${round(row.residual, 0)} µs ` +

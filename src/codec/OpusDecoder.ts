@@ -94,7 +94,6 @@ export class OggOpusDecoder implements AudioDecoder {
    * out when decoding gets there, so a fault comes after the audio before it, as a fatal one does.
    */
   private readonly faults: { error: OggSequenceError; after: number }[] = [];
-  private packetsQueued = 0;
   private packetsDone = 0;
   /** The current call's result; {@link IDLE_OUT} between calls (the caller owns the last one's blocks). */
   private out: DecodedAudio = IDLE_OUT;
@@ -126,12 +125,10 @@ export class OggOpusDecoder implements AudioDecoder {
     this.per48k = OPUS_RATE / this.sampleRate;
     this.reused = options.reuseResult === true ? { pcm: [], errors: [], ownedBuffers: true } : null;
     this.reader = new OggPageReader({
-      onPacketBytes: (bytes, start, end, info) => {
-        this.queue.push(bytes, start, end, info);
-        this.packetsQueued++;
-      },
+      // The queue's own method, not a closure per decoder (see OggPageReaderOptions.packetSink).
+      packetSink: this.queue,
       ...(options.onInvalidPage === 'skip'
-        ? { onSequenceFault: (error: OggSequenceError) => this.faults.push({ error, after: this.packetsQueued }) }
+        ? { onSequenceFault: (error: OggSequenceError) => this.faults.push({ error, after: this.queue.pushed }) }
         : {}),
     });
   }
@@ -233,9 +230,8 @@ export class OggOpusDecoder implements AudioDecoder {
 
   reset(): void {
     this.reader.reset();
-    this.queue.clear();
+    this.queue.reset();
     this.faults.length = 0;
-    this.packetsQueued = 0;
     this.packetsDone = 0;
     this.deferred = null;
     this.decoder?.free();

@@ -74,7 +74,10 @@ export class FrameProducer {
 
   /** The audio of a new chunk_seq begins at ring offset `offset` (ring.totalWritten terms). */
   markChunkStart(offset: number): void {
-    if (this.boundaries[this.boundaries.length - 1] !== offset) this.boundaries.push(offset);
+    // Not `boundaries[length - 1]` on an empty list: index -1 is a named-property lookup, which
+    // V8 serves megamorphic (seen with --log-ic, once per chunk start).
+    const n = this.boundaries.length;
+    if (n === 0 || this.boundaries[n - 1] !== offset) this.boundaries.push(offset);
   }
 
   /**

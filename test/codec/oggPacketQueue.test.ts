@@ -148,6 +148,44 @@ describe('OggPageReader onPacketBytes', () => {
     );
   });
 
+  it('a packetSink gets, by its push method, the same packets and positions as onPacket, for any split', () => {
+    const ogg = fixture('opus/spanning-packet.opus');
+    const objects: Seen[] = [];
+    new OggPageReader({ onPacket: (p: OggPacket) => objects.push(seen(p.data, p)) }).push(ogg);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: ogg.length }), { maxLength: 20 }), (cuts) => {
+        const sink = {
+          ranges: [] as Seen[],
+          push(b: Uint8Array, start: number, end: number, i: Readonly<OggPacketInfo>): void {
+            this.ranges.push(seen(b.subarray(start, end), i));
+          },
+        };
+        const reader = new OggPageReader({ packetSink: sink });
+        let prev = 0;
+        for (const cut of [...new Set(cuts)].sort((a, b) => a - b).concat(ogg.length)) {
+          reader.push(ogg.slice(prev, cut));
+          prev = cut;
+        }
+        expect(sink.ranges).toEqual(objects);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a queue as the packetSink counts every packet pushed, across emptyings, until reset', () => {
+    const ogg = fixture('opus/spanning-packet.opus');
+    let packets = 0;
+    new OggPageReader({ onPacket: () => packets++ }).push(ogg);
+    const q = new OggPacketQueue();
+    new OggPageReader({ packetSink: q }).push(ogg);
+    expect(q.pushed).toBe(packets);
+    while (q.length > 0) q.shift(); // emptied: the queue clears itself, the count stays
+    expect(q.pushed).toBe(packets);
+    q.reset();
+    expect(q.pushed).toBe(0);
+    expect(q.length).toBe(0);
+  });
+
   it('a reader with neither callback is an invalid option', () => {
     expect(() => new OggPageReader({})).toThrow(InvalidOptionError);
   });

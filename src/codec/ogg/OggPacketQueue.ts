@@ -35,6 +35,7 @@ export class OggPacketQueue {
   private pageOffset = new Float64Array(INITIAL_PACKETS);
   private head = 0;
   private tail = 0;
+  private pushedTotal = 0;
 
   /** Packets queued and not shifted yet. */
   get length(): number {
@@ -59,6 +60,12 @@ export class OggPacketQueue {
     this.flags[t] = (info.bos ? FLAG_BOS : 0) | (info.afterGap ? FLAG_AFTER_GAP : 0);
     this.granule[t] = info.granule;
     this.pageOffset[t] = info.pageOffset;
+    this.pushedTotal++;
+  }
+
+  /** Packets pushed since the queue was made or {@link reset}. */
+  get pushed(): number {
+    return this.pushedTotal;
   }
 
   /**
@@ -105,6 +112,12 @@ export class OggPacketQueue {
   shift(): void {
     if (this.head === this.tail) return;
     if (++this.head === this.tail) this.clear();
+  }
+
+  /** Empties the queue and zeroes {@link pushed}. */
+  reset(): void {
+    this.clear();
+    this.pushedTotal = 0;
   }
 
   clear(): void {
