@@ -18,9 +18,9 @@
  */
 import { readFileSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import * as NEW from '../../src/engine/SpeechPipeline.js';
+import { engineStream, floorStream, type FlatStream } from './flatContenders.js';
 import { LONG_TEXT, parseCapture, recordCaptures } from './realCapture.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 
@@ -53,59 +53,12 @@ const streamTicks = Math.floor((cap.audioSec * 1000) / TICK_MS);
 await loadResampler();
 const OLD = (OLD_TREE ? await import(`${OLD_TREE}/src/engine/SpeechPipeline.ts`) : NEW) as typeof NEW;
 if (OLD_TREE) await ((await import(`${OLD_TREE}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
-const mulaw = { sampleRate: 8000, encoding: 'mulaw', channels: 1 } as const;
-interface S {
-  feed(ev: number): void;
-  take(): boolean;
-  close(): void;
-}
-function engine(mod: typeof NEW, pull: boolean): S {
-  const p = mod.createSpeechPipeline({ format: 'opus', output: mulaw });
-  p.on('word', () => undefined);
-  p.on('error', (e) => {
-    throw e;
-  });
-  return {
-    feed: (ev) => {
-      for (const r of reads[ev]!) p.write(r);
-    },
-    take: () => (pull ? p.readFrame() : p.read()) !== null,
-    close: () => p.destroy(),
-  };
-}
-function floor(): S {
-  const dec = createOpusPacketDecoder(8000, 1, 'native');
-  const q: Int16Array[] = [];
-  let head = 0,
-    off = 0;
-  return {
-    feed: (ev) => {
-      for (const pk of packets[ev]!) q.push(dec.decode(pk));
-    },
-    take: () => {
-      let need = 160,
-        avail = -off;
-      for (let k = head; k < q.length && avail < need; k++) avail += q[k]!.length;
-      if (avail < need) return false;
-      while (need > 0) {
-        const n = Math.min(need, q[head]!.length - off);
-        need -= n;
-        off += n;
-        if (off === q[head]!.length) {
-          q[head++] = undefined as never;
-          off = 0;
-        }
-      }
-      return true;
-    },
-    close: () => dec.free(),
-  };
-}
-const makers: Record<string, () => S> = {
-  pull: () => engine(NEW, true),
-  read: () => engine(NEW, false),
-  old: () => engine(OLD, true),
-  floor,
+const inputs = { reads, packets };
+const makers: Record<string, () => FlatStream> = {
+  pull: () => engineStream(NEW, inputs, true),
+  read: () => engineStream(NEW, inputs, false),
+  old: () => engineStream(OLD, inputs, true),
+  floor: () => floorStream(inputs),
 };
 /** Window markers go straight to fd 1, not through process.stdout's Writable (whose code would then meet a second map in the window). */
 const mark = (line: string): void => {
@@ -117,7 +70,7 @@ const cpu = () => {
 };
 async function run(name: string): Promise<{ cpu: number; starts: number }> {
   const make = makers[name]!;
-  const ss: (S | undefined)[] = new Array<S | undefined>(N).fill(undefined);
+  const ss: (FlatStream | undefined)[] = new Array<FlatStream | undefined>(N).fill(undefined);
   /** Each slot's current stream began at this tick (negative: not yet). */
   const begin = Array.from({ length: N }, (_, i) => Math.round(((i * PHI_FRACTION) % 1) * streamTicks));
   const ev = new Int32Array(N);

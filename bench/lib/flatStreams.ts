@@ -17,9 +17,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
 import { loadResampler } from '../../src/dsp/Resampler.js';
 import * as NEW from '../../src/engine/SpeechPipeline.js';
+import { engineStream, floorStream, type FlatStream } from './flatContenders.js';
 import { LONG_TEXT, parseCapture, recordCaptures } from './realCapture.js';
 import { sliceReads, tcpReads } from './readSizes.js';
 
@@ -41,65 +41,18 @@ const packets = cap.packets!;
 await loadResampler();
 const OLD = (OLD_TREE ? await import(`${OLD_TREE}/src/engine/SpeechPipeline.ts`) : NEW) as typeof NEW;
 if (OLD_TREE) await ((await import(`${OLD_TREE}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
-const mulaw = { sampleRate: 8000, encoding: 'mulaw', channels: 1 } as const;
-interface S {
-  feed(ev: number): void;
-  take(): boolean;
-  close(): void;
-}
-function engine(mod: typeof NEW, pull: boolean, pullAheadMs?: number): S {
-  const p = mod.createSpeechPipeline({ format: 'opus', output: mulaw, ...(pullAheadMs === undefined ? {} : { pullAheadMs }) });
-  p.on('word', () => undefined);
-  p.on('error', (e) => {
-    throw e;
-  });
-  return {
-    feed: (ev) => {
-      for (const r of reads[ev]!) p.write(r);
-    },
-    take: () => (pull ? p.readFrame() : p.read()) !== null,
-    close: () => p.destroy(),
-  };
-}
-function floor(): S {
-  const dec = createOpusPacketDecoder(8000, 1, 'native');
-  const q: Int16Array[] = [];
-  let head = 0,
-    off = 0;
-  return {
-    feed: (ev) => {
-      for (const pk of packets[ev]!) q.push(dec.decode(pk));
-    },
-    take: () => {
-      let need = 160,
-        avail = -off;
-      for (let k = head; k < q.length && avail < need; k++) avail += q[k]!.length;
-      if (avail < need) return false;
-      while (need > 0) {
-        const n = Math.min(need, q[head]!.length - off);
-        need -= n;
-        off += n;
-        if (off === q[head]!.length) {
-          q[head++] = undefined as never;
-          off = 0;
-        }
-      }
-      return true;
-    },
-    close: () => dec.free(),
-  };
-}
-const makers: Record<string, () => S> = {
-  old: () => engine(OLD, false),
-  oldpull: () => engine(OLD, true),
-  read: () => engine(NEW, false),
-  pull: () => engine(NEW, true),
-  floor,
+const inputs = { reads, packets };
+const makers: Record<string, () => FlatStream> = {
+  old: () => engineStream(OLD, inputs, false),
+  oldpull: () => engineStream(OLD, inputs, true),
+  read: () => engineStream(NEW, inputs, false),
+  pull: () => engineStream(NEW, inputs, true),
+  floor: () => floorStream(inputs),
 };
 /** `pull@<ms>`: readFrame() with that decode-ahead (SpeechPipelineOptions.pullAheadMs). */
-const maker = (name: string): S => {
+const maker = (name: string): FlatStream => {
   const ahead = /^pull@(\d+)$/.exec(name);
-  return ahead ? engine(NEW, true, Number(ahead[1])) : makers[name]!();
+  return ahead ? engineStream(NEW, inputs, true, Number(ahead[1])) : makers[name]!();
 };
 const cpu = () => {
   const u = process.cpuUsage();
