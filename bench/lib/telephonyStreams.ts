@@ -277,7 +277,7 @@ async function warmUp(wire: Wire, spec: StreamsSpec, engine: EngineModule): Prom
   const streams = spec.warmupStreams ?? WARMUP_STREAMS;
   if (contender === 'engine' || contender === 'engine-read') {
     await loadResampler();
-    if (streams === 1 && spec.warmupStreams === 1) {
+    if (spec.warmupStreams === 1) {
       // The warm-up before 2026-11-29, kept for before/after runs: one pipeline, frames by read().
       const p = engine.createSpeechPipeline({ format: 'opus', output: mulaw });
       p.on('data', () => undefined);
