@@ -15,8 +15,9 @@
  * pool; ms per s), and the step's p99 lateness (direction only under load). About 8 s a step.
  */
 import { loadavg } from 'node:os';
-import { configureDetectorThreads, detectorThreads, type DetectorTransport } from '../src/telephony/bargeIn/DetectorThreads.js';
+import { configureDetectorThreads, type DetectorTransport } from '../src/telephony/bargeIn/DetectorThreads.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+import { probeDetectorThread } from './lib/detectorThreadProbe.js';
 import { sampleThreads, threadWindow } from './lib/threadStats.js';
 
 const DEFAULT_FIXED = [50, 80];
@@ -39,24 +40,6 @@ if (fixed.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds
 const contender = CONTENDERS.find((c) => c.key === CONTENDER);
 if (contender === undefined) throw new Error(`bench/telephony.bench.ts has no contender '${CONTENDER}'`);
 
-/** The detector thread's id: a probe call opened and closed on it (the thread stays between steps). */
-function detectorTid(): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const id = detectorThreads.attach({
-      message: (m) => {
-        if (m.t === 'ready') detectorThreads.post(id, { t: 'close', id });
-        if (m.t === 'closed') {
-          detectorThreads.release(id);
-          resolve(m.model?.tid);
-        }
-        if (m.t === 'failed') resolve(undefined);
-      },
-      failed: () => resolve(undefined),
-    });
-    detectorThreads.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } } });
-  });
-}
-
 const spec = stepSpec({ quick: false });
 const figures = new Map<string, number[][]>();
 const NAMES = ['bridge CPU ms/call-s', 'bridge wait ms/s', 'detector ms/s', 'other threads ms/s', 'p99 ms'];
@@ -64,7 +47,7 @@ for (let r = 0; r < rounds; r++) {
   for (const calls of fixed) {
     for (const transport of r % 2 === 0 ? TRANSPORTS : [...TRANSPORTS].reverse()) {
       configureDetectorThreads({ transport });
-      const tid = await detectorTid();
+      const tid = (await probeDetectorThread())?.tid;
       const load = loadavg()[0]!;
       const before = sampleThreads();
       const t0 = performance.now();

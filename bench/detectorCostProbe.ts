@@ -22,9 +22,9 @@
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createBargeInDetector } from '../src/telephony/bargeIn/createBargeInDetector.js';
-import { detectorThreads } from '../src/telephony/bargeIn/DetectorThreads.js';
 import type { ModelRunStats } from '../src/telephony/bargeIn/detectorMessages.js';
 import { callMix } from './vad.bench.js';
+import { probeDetectorThread } from './lib/detectorThreadProbe.js';
 import { threadCpuMs } from './lib/measure.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 
@@ -128,24 +128,6 @@ async function alone(mix: Uint8Array, botAlways: boolean, detectors = 1): Promis
   return { ms: ms / ((detectors * mix.length) / RATE), modelShare: windows === 0 ? 0 : modelWindows / windows };
 }
 
-/** The detector thread's counters so far: a probe call opened and closed on it. */
-function threadStats(): Promise<ModelRunStats | undefined> {
-  return new Promise((resolve) => {
-    const id = detectorThreads.attach({
-      message: (m) => {
-        if (m.t === 'ready') detectorThreads.post(id, { t: 'close', id });
-        if (m.t === 'closed') {
-          detectorThreads.release(id);
-          resolve(m.model);
-        }
-        if (m.t === 'failed') resolve(undefined);
-      },
-      failed: () => resolve(undefined),
-    });
-    detectorThreads.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } } });
-  });
-}
-
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
 if (!bridgeOnly) {
@@ -186,7 +168,7 @@ if (!aloneOnly) {
   for (let r = 0; r < rounds; r++) {
     for (const calls of fixed) {
       const s = await step(calls, contender, spec);
-      const after = await threadStats();
+      const after = await probeDetectorThread();
       const d = (k: keyof ModelRunStats): number => ((after?.[k] ?? NaN) as number) - ((before?.[k] ?? 0) as number);
       const detectorMsPerS = s.threads?.named['detector'] ?? NaN;
       const windows = d('windows');

@@ -16,13 +16,9 @@
  * Contenders: `pull` (readFrame()), `read` (read()), `floor` (raw libopus at 8 kHz + a queue),
  * `old` (OLD_TREE's readFrame()).
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { loadResampler } from '../../src/dsp/Resampler.js';
-import * as NEW from '../../src/engine/SpeechPipeline.js';
-import { engineStream, floorStream, type FlatStream } from './flatContenders.js';
-import { LONG_TEXT, parseCapture, recordCaptures } from './realCapture.js';
-import { sliceReads, tcpReads } from './readSizes.js';
+import { engineStream, floorStream, loadFlatSetup, type FlatStream } from './flatContenders.js';
 
 const OLD_TREE = process.env['OLD_TREE'];
 const N = Number(process.env['N'] ?? 60);
@@ -41,19 +37,10 @@ const FIRST_READ_MS = 40;
 /** The golden ratio's fractional part: start offsets frac(i·φ) spread evenly for any N. */
 const PHI_FRACTION = 0.6180339887498949;
 
-const capturePath = process.env['CAPTURE'];
-const cap = capturePath
-  ? await parseCapture({ format: 'opus', text: '' }, readFileSync(capturePath))
-  : (await recordCaptures([{ format: 'opus', text: LONG_TEXT }]))[0]!;
-const reads = cap.events.map((e) => sliceReads(e, tcpReads()));
-const due = cap.dueSec.map((d) => d * 1000);
-const packets = cap.packets!;
+const { cap, reads, packets, due, NEW, OLD } = await loadFlatSetup(process.env['CAPTURE'], OLD_TREE);
+const inputs = { reads, packets };
 /** A stream's length in ticks: its audio, then it is closed. */
 const streamTicks = Math.floor((cap.audioSec * 1000) / TICK_MS);
-await loadResampler();
-const OLD = (OLD_TREE ? await import(`${OLD_TREE}/src/engine/SpeechPipeline.ts`) : NEW) as typeof NEW;
-if (OLD_TREE) await ((await import(`${OLD_TREE}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
-const inputs = { reads, packets };
 const makers: Record<string, () => FlatStream> = {
   pull: () => engineStream(NEW, inputs, true),
   read: () => engineStream(NEW, inputs, false),

@@ -3,8 +3,12 @@
  * telephony stream each (real Ogg Opus capture → 8 kHz μ-law, 20 ms frames), fed one SSE event's
  * reads at a time and asked for one frame per tick. Not a bench module.
  */
+import { readFileSync } from 'node:fs';
 import { createOpusPacketDecoder } from '../../src/codec/opus/backend.js';
-import type * as SpeechPipelineModule from '../../src/engine/SpeechPipeline.js';
+import { loadResampler } from '../../src/dsp/Resampler.js';
+import * as SpeechPipelineModule from '../../src/engine/SpeechPipeline.js';
+import { LONG_TEXT, parseCapture, recordCaptures, type RealCapture } from './realCapture.js';
+import { sliceReads, tcpReads } from './readSizes.js';
 
 /** One stream as the probes drive it. */
 export interface FlatStream {
@@ -19,6 +23,39 @@ export interface FlatStream {
 export interface FlatInputs {
   reads: readonly (readonly Uint8Array[])[];
   packets: readonly (readonly Uint8Array[])[];
+}
+
+/** Milliseconds per second. */
+const MS_PER_S = 1000;
+
+/** What the probes run: the capture, its inputs, and the engine of this tree and of `OLD_TREE` (this tree's when unset). */
+export interface FlatSetup extends FlatInputs {
+  cap: RealCapture;
+  /** Each event's due time, ms from the stream's start. */
+  due: number[];
+  NEW: typeof SpeechPipelineModule;
+  OLD: typeof SpeechPipelineModule;
+}
+
+/**
+ * Loads the probes' capture (`CAPTURE`, a recorded body, or a long Opus text recorded from the local
+ * service now), cut into TCP-sized reads, and the engines with their resamplers loaded.
+ */
+export async function loadFlatSetup(capturePath: string | undefined, oldTree: string | undefined): Promise<FlatSetup> {
+  const cap = capturePath
+    ? await parseCapture({ format: 'opus', text: '' }, readFileSync(capturePath))
+    : (await recordCaptures([{ format: 'opus', text: LONG_TEXT }]))[0]!;
+  await loadResampler();
+  const OLD = (oldTree ? await import(`${oldTree}/src/engine/SpeechPipeline.ts`) : SpeechPipelineModule) as typeof SpeechPipelineModule;
+  if (oldTree) await ((await import(`${oldTree}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
+  return {
+    cap,
+    reads: cap.events.map((e) => sliceReads(e, tcpReads())),
+    packets: cap.packets!,
+    due: cap.dueSec.map((d) => d * MS_PER_S),
+    NEW: SpeechPipelineModule,
+    OLD,
+  };
 }
 
 /** The phone line's format. */

@@ -15,13 +15,8 @@
  * process or side by side), `pull@<ms>` (readFrame() with that decode-ahead: `ONLY=pull@200,pull@100,floor`).
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { loadResampler } from '../../src/dsp/Resampler.js';
-import * as NEW from '../../src/engine/SpeechPipeline.js';
-import { engineStream, floorStream, type FlatStream } from './flatContenders.js';
-import { LONG_TEXT, parseCapture, recordCaptures } from './realCapture.js';
-import { sliceReads, tcpReads } from './readSizes.js';
+import { engineStream, floorStream, loadFlatSetup, type FlatStream } from './flatContenders.js';
 
 const OLD_TREE = process.env['OLD_TREE'];
 
@@ -31,16 +26,7 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const FROM = 5;
 const TO = 35;
 const only = (process.env['ONLY'] ?? (OLD_TREE ? 'old,read,pull,floor' : 'read,pull,floor')).split(',');
-const capturePath = process.env['CAPTURE'];
-const cap = capturePath
-  ? await parseCapture({ format: 'opus', text: '' }, readFileSync(capturePath))
-  : (await recordCaptures([{ format: 'opus', text: LONG_TEXT }]))[0]!;
-const reads = cap.events.map((e) => sliceReads(e, tcpReads()));
-const due = cap.dueSec.map((d) => d * 1000);
-const packets = cap.packets!;
-await loadResampler();
-const OLD = (OLD_TREE ? await import(`${OLD_TREE}/src/engine/SpeechPipeline.ts`) : NEW) as typeof NEW;
-if (OLD_TREE) await ((await import(`${OLD_TREE}/src/dsp/Resampler.ts`)) as { loadResampler(): Promise<void> }).loadResampler();
+const { cap, reads, packets, due, NEW, OLD } = await loadFlatSetup(process.env['CAPTURE'], OLD_TREE);
 const inputs = { reads, packets };
 const makers: Record<string, () => FlatStream> = {
   old: () => engineStream(OLD, inputs, false),
