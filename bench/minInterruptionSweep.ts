@@ -4,7 +4,8 @@
  * (bench/run.ts does not run it): a probe for native-notes/vad.md, "minInterruptionMs against its
  * own target". Every figure is on the injected clock or the corpus (load-independent).
  *
- *   node --import tsx bench/minInterruptionSweep.ts --min 160,192,224 [--bridge 128] [--phases 0,7,13,26] [--detector-only] [--out FILE]
+ *   node --import tsx bench/minInterruptionSweep.ts --min 160,192,224 [--bridge 128] [--phases 0,7,13,26]
+ *     [--detector-only] [--outcomes] [--out FILE]
  *
  * Per configuration: the detector bench's `evaluate` (181 clips, the bot's line noted) and the
  * call bench's `runCalls` at each phase (slots shifted; 70 utterances ≥ 300 ms at 20 and 10 dB per
@@ -91,6 +92,9 @@ async function main(): Promise<void> {
             .slice(0, 16)
             .map((o) => `${o.clip.file}:${round(o.clearMs!, 0)}`),
           'not cleared': pooled.filter((o) => o.clearMs === undefined).map((o) => o.clip.file),
+          ...(process.argv.includes('--outcomes')
+            ? { outcomes: pooled.map((o) => [o.clip.file, o.clearMs === undefined ? null : round(o.clearMs, 0)]) }
+            : {}),
         };
       }
       row['seconds'] = round((Date.now() - t0) / 1000, 0);
