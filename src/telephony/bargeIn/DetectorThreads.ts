@@ -79,7 +79,13 @@ export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
 export const DEFAULT_DETECTOR_TICK_MS = 5;
 
 /**
- * The detector thread runs 10 nice levels below the process (TODO figures).
+ * The detector thread runs at nice +10 from the process's: when the pacing loop's thread and the
+ * detector thread both want a core, the pacing thread gets it (weight 1024 against 110), and the
+ * detector still takes any idle CPU. Paired steps of the telephony bench with barge-in ON (30 and
+ * 60 calls, load 6–7, three sessions on 2 cores) had the pacing thread wait for a core 0.47–0.84×
+ * as long as at nice 0 in every pair; nice 19 did no better for it and leaves the detector 7× less
+ * when the machine is over-committed (then a nice'd detector can fall 5 s behind:
+ * `BARGE_IN_BEHIND`). See native-notes/vad.md, "The detector thread at a lower priority".
  */
 export const DEFAULT_DETECTOR_THREAD_NICE = 10;
 
