@@ -5,6 +5,7 @@
  *
  *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --fixed 50,80 --rounds 2
  *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --alone-only
+ *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --bridge-only --fixed 90,130 --nice 0,10 --rounds 2
  *
  * Alone: one `createBargeInDetector()` in this thread (defaults), 60 s of caller audio pushed in
  * 20 ms frames, this thread's CPU per call-second and the share of windows that ran Silero, on
@@ -18,10 +19,18 @@
  * the detector thread's CPU per call-second over the step's steady window (bench/lib/threadStats.ts),
  * and, over the whole step, its Silero runs, rows per run, windows that ran Silero and wakes (the
  * thread's own counters, read at a probe call's close before and after). ~10 s a step.
+ *
+ * `--nice a,b…`: each round runs every N once per nice value (the order reversed round by round),
+ * the detector thread's nice set from this thread (`os.setPriority` on its id) before each step:
+ * paired figures for native-notes/vad.md, "The detector thread at a lower priority". The line then
+ * also gives the detector thread's run-queue wait (a second and per wake), its calls' decisions
+ * and any call whose detector fell behind (audio dropped by its ring).
  */
-import { loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { loadavg, setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createBargeInDetector } from '../src/telephony/bargeIn/createBargeInDetector.js';
+import { configureDetectorThreads, detectorThreads } from '../src/telephony/bargeIn/DetectorThreads.js';
 import type { ModelRunStats } from '../src/telephony/bargeIn/detectorMessages.js';
 import { callMix } from './vad.bench.js';
 import { probeDetectorThread } from './lib/detectorThreadProbe.js';
@@ -51,6 +60,8 @@ const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? 1));
 const aloneOnly = process.argv.includes('--alone-only');
 const bridgeOnly = process.argv.includes('--bridge-only');
 const contend = process.argv.includes('--contend');
+/** The detector thread's nice values to pair (`--nice 0,10`); none: the thread as configured. */
+const niceValues = arg('nice')?.split(',').map(Number) ?? [];
 /** The competing thread's buffer: larger than the machine's caches (L2 1 MiB per core, L3 32 MiB). */
 const CONTEND_BYTES = 64 * 2 ** 20;
 
@@ -74,8 +85,13 @@ function startContender(): { stop: () => Promise<void> } {
     },
   };
 }
-if (fixed.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds) || rounds < 1) {
-  throw new Error('usage: --fixed N[,N…] --rounds K (K ≥ 1) [--alone-only | --bridge-only]');
+if (
+  fixed.some((n) => !Number.isInteger(n) || n < 1) ||
+  !Number.isInteger(rounds) ||
+  rounds < 1 ||
+  niceValues.some((n) => !Number.isInteger(n) || n < -20 || n > 19)
+) {
+  throw new Error('usage: --fixed N[,N…] --rounds K (K ≥ 1) [--alone-only | --bridge-only] [--nice a,b…]');
 }
 const contender = CONTENDERS.find((c) => c.key === CONTENDER);
 if (contender === undefined) throw new Error(`bench/telephony.bench.ts has no contender '${CONTENDER}'`);
@@ -128,6 +144,16 @@ async function alone(mix: Uint8Array, botAlways: boolean, detectors = 1): Promis
   return { ms: ms / ((detectors * mix.length) / RATE), modelShare: windows === 0 ? 0 : modelWindows / windows };
 }
 
+/** A thread's run-queue wait so far, ms (`/proc/self/task/<tid>/schedstat`); 0 for no thread yet, NaN when unreadable. */
+function waitMs(tid: number | undefined): number {
+  if (tid === undefined) return 0;
+  try {
+    return Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ')[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
 if (!bridgeOnly) {
@@ -165,22 +191,37 @@ if (!aloneOnly) {
   // Read after each step only: the first step must start the detector thread itself, or
   // bench/telephony.bench.ts does not learn its id (nor report its CPU in the window).
   let before: ModelRunStats | undefined;
+  // The first step starts the detector thread at the first nice value; later steps set it on the running thread.
+  if (niceValues.length > 0) configureDetectorThreads({ nice: niceValues[0]! });
+  const plan: { calls: number; nice: number | undefined }[] = [];
   for (let r = 0; r < rounds; r++) {
-    for (const calls of fixed) {
-      const s = await step(calls, contender, spec);
-      const after = await probeDetectorThread();
-      const d = (k: keyof ModelRunStats): number => ((after?.[k] ?? NaN) as number) - ((before?.[k] ?? 0) as number);
-      const detectorMsPerS = s.threads?.named['detector'] ?? NaN;
-      const windows = d('windows');
-      process.stdout.write(
-        `bridge N=${calls} (load ${loadavg()[0]!.toFixed(1)}): detector thread ${(detectorMsPerS / calls).toFixed(2)} ms/call-s ` +
-          `(${detectorMsPerS.toFixed(0)} ms/s) in the window; whole step: Silero on ${pct(d('modelWindows') / windows)} ` +
-          `of ${windows} windows, ${(d('rows') / d('runs')).toFixed(2)} rows per run, ${d('runs')} runs, ${d('wakes')} wakes, ` +
-          `thread CPU ${d('cpuMs').toFixed(0)} ms; bridge ${s.bridgeCpuPerCallSecond.toFixed(2)} ms/call-s, ` +
-          `wait ${s.threads?.mainWaitMsPerS.toFixed(0)} ms/s, p99 ${s.p99.toFixed(1)} ms\n`,
-      );
-      before = after;
-    }
+    const nices = niceValues.length === 0 ? [undefined] : r % 2 === 0 ? niceValues : [...niceValues].reverse();
+    for (const calls of fixed) for (const nice of nices) plan.push({ calls, nice });
+  }
+  for (const { calls, nice } of plan) {
+    const tid = detectorThreads.threadIds[0];
+    if (nice !== undefined && tid !== undefined) setPriority(tid, nice);
+    const wait0 = waitMs(tid);
+    const s = await step(calls, contender, spec);
+    const stepWait = waitMs(tid ?? detectorThreads.threadIds[0]) - wait0;
+    const after = await probeDetectorThread();
+    const d = (k: keyof ModelRunStats): number => ((after?.[k] ?? NaN) as number) - ((before?.[k] ?? 0) as number);
+    const detectorMsPerS = s.threads?.named['detector'] ?? NaN;
+    const detectorWait = s.threads?.namedWait['detector'] ?? NaN;
+    const windows = d('windows');
+    process.stdout.write(
+      `bridge N=${calls} (load ${loadavg()[0]!.toFixed(1)}): detector thread ${(detectorMsPerS / calls).toFixed(2)} ms/call-s ` +
+        `(${detectorMsPerS.toFixed(0)} ms/s) in the window; whole step: Silero on ${pct(d('modelWindows') / windows)} ` +
+        `of ${windows} windows, ${(d('rows') / d('runs')).toFixed(2)} rows per run, ${d('runs')} runs, ${d('wakes')} wakes, ` +
+        `thread CPU ${d('cpuMs').toFixed(0)} ms; bridge ${s.bridgeCpuPerCallSecond.toFixed(2)} ms/call-s, ` +
+        `wait ${s.threads?.mainWaitMsPerS.toFixed(0)} ms/s, p99 ${s.p99.toFixed(1)} ms` +
+        (nice === undefined
+          ? '\n'
+          : `; nice ${nice}: detector wait ${detectorWait.toFixed(0)} ms/s (${(stepWait / d('wakes')).toFixed(2)} ms a wake, ` +
+            `mean over the step), decisions ${s.decisions.pauses} pauses / ${s.decisions.clears} clears / ` +
+            `${s.decisions.turns} turns, ${s.detectorsBehind} calls behind, backend ${s.backend}\n`),
+    );
+    before = after;
   }
 }
 // No process.exit(): the idle detector thread must end first (see bench/bargeInTransportPaired.ts).

@@ -1020,6 +1020,7 @@ function combine(rs: readonly StepResult[], pooled: PooledStep<LatenessHistogram
       mainWaitMsPerS: mean((r) => r.threads.mainWaitMsPerS),
       mainPreemptionsPerS: mean((r) => r.threads.mainPreemptionsPerS),
       named: Object.fromEntries([...names].map((n) => [n, mean((r) => r.threads.named[n] ?? 0)])),
+      namedWait: Object.fromEntries([...names].map((n) => [n, mean((r) => r.threads.namedWait[n] ?? 0)])),
       otherRunMsPerS: mean((r) => r.threads.otherRunMsPerS),
     },
     host: { stealShare: mean((r) => r.host.stealShare), stealMsPerS: mean((r) => r.host.stealMsPerS) },

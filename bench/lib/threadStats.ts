@@ -68,6 +68,8 @@ export interface ThreadWindow {
   mainPreemptionsPerS: number;
   /** CPU of the threads named in `named` (worker threads whose ids the bench learnt), ms per wall second, by name. */
   named: Record<string, number>;
+  /** Run-queue wait of the threads named in `named`, ms per wall second, by name. */
+  namedWait: Record<string, number>;
   /** CPU of every other thread (V8's GC and compiler helpers, libuv's pool), ms per wall second. */
   otherRunMsPerS: number;
 }
@@ -91,6 +93,7 @@ export function threadWindow(
     mainWaitMsPerS: NaN,
     mainPreemptionsPerS: NaN,
     named: {},
+    namedWait: {},
     otherRunMsPerS: after.size === 0 ? NaN : 0,
   };
   for (const [tid, a] of after) {
@@ -103,8 +106,10 @@ export function threadWindow(
       continue;
     }
     const label = named.get(tid);
-    if (label !== undefined) w.named[label] = (w.named[label] ?? 0) + perS(run);
-    else w.otherRunMsPerS += perS(run);
+    if (label !== undefined) {
+      w.named[label] = (w.named[label] ?? 0) + perS(run);
+      w.namedWait[label] = (w.namedWait[label] ?? 0) + perS(a.waitNs - b.waitNs);
+    } else w.otherRunMsPerS += perS(run);
   }
   return w;
 }

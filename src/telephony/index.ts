@@ -36,6 +36,7 @@ export {
   defaultDetectorThreads,
   DEFAULT_DETECTOR_THREAD_IDLE_MS,
   DEFAULT_DETECTOR_TICK_MS,
+  DEFAULT_DETECTOR_THREAD_NICE,
   type DetectorThreadOptions,
 } from './bargeIn/DetectorThreads.js';
 export {

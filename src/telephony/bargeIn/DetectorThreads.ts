@@ -17,6 +17,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { systemClock, type Clock } from '../../internal/clock.js';
 import { holdOnnxRuntime } from '../vad/silero.js';
 import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
+import { MAX_NICE, MIN_NICE } from './threadNice.js';
 
 export interface DetectorThreadOptions {
   /** Most threads at once. @defaultValue {@link defaultDetectorThreads}() */
@@ -37,6 +38,17 @@ export interface DetectorThreadOptions {
    * pairing). Calls already placed keep theirs. @defaultValue {@link DEFAULT_DETECTOR_TRANSPORT}
    */
   transport?: DetectorTransport | undefined;
+  /**
+   * Added to a new detector thread's nice value when it starts, as `nice -n` does (an integer from
+   * -20 to 19; the result is clamped to the system's -20..19): positive lowers the thread's
+   * scheduling priority, so the thread that paces the calls' media gets a core first when both
+   * want one, while the detector still takes any idle CPU. `0` leaves the thread at the priority
+   * it inherits from the process. Where the system cannot set it (no `/proc/thread-self`, or a
+   * negative value without CAP_SYS_NICE) the thread runs at the process's priority and the first
+   * call on it gets one notice (`vad.onNotice`). Linux only; threads already running keep theirs.
+   * @defaultValue {@link DEFAULT_DETECTOR_THREAD_NICE}
+   */
+  nice?: number | undefined;
 }
 
 /** How calls' audio reaches the detector threads (see {@link DetectorThreadOptions.transport}). */
@@ -66,6 +78,17 @@ export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
  */
 export const DEFAULT_DETECTOR_TICK_MS = 5;
 
+/**
+ * The detector thread runs at nice +10 from the process's: when the pacing loop's thread and the
+ * detector thread both want a core, the pacing thread gets it (weight 1024 against 110), and the
+ * detector still takes any idle CPU. Paired steps of the telephony bench with barge-in ON (30 and
+ * 60 calls, load 6–7, three sessions on 2 cores) had the pacing thread wait for a core 0.47–0.84×
+ * as long as at nice 0 in every pair; nice 19 did no better for it and leaves the detector 7× less
+ * when the machine is over-committed (then a nice'd detector can fall 5 s behind:
+ * `BARGE_IN_BEHIND`). See native-notes/vad.md, "The detector thread at a lower priority".
+ */
+export const DEFAULT_DETECTOR_THREAD_NICE = 10;
+
 /** One thread per core but the one the pacing loop runs on, at least one. */
 export function defaultDetectorThreads(): number {
   return Math.max(1, availableParallelism() - 1);
@@ -94,6 +117,11 @@ interface Thread {
   flushFn: () => void;
   /** Clock time of the last post ({@link DetectorThreadOptions.tickMs} apart at most one). */
   postedAt: number;
+  /** The thread's id and nice value, once it has said (Linux; undefined elsewhere). */
+  tid: number | undefined;
+  nice: number | undefined;
+  /** The thread's notice (its priority could not be set) until a call on it has had it. */
+  notice: string | undefined;
 }
 
 /** The message that only says "look at your calls' rings" (nothing queued; posting copies it, so it is shared). */
@@ -102,11 +130,11 @@ const DOORBELL: readonly ToDetector[] = [];
 /** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
-function startWorker(): Worker {
+function startWorker(nice: number): Worker {
   holdOnnxRuntime(); // so a later thread can load it after this one ends (see silero.ts)
-  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url));
+  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url), { workerData: { nice } });
   return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), {
-    workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href },
+    workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href, nice },
   });
 }
 
@@ -116,6 +144,7 @@ export class DetectorThreads {
   private maxThreads = defaultDetectorThreads();
   private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
   private tickMs = DEFAULT_DETECTOR_TICK_MS;
+  private nice = DEFAULT_DETECTOR_THREAD_NICE;
   /** How new calls' audio goes to their thread. */
   transport: DetectorTransport = DEFAULT_DETECTOR_TRANSPORT;
   /** Messages posted to threads so far (each carries one or more calls' messages): the threads' wakes. */
@@ -153,6 +182,12 @@ export class DetectorThreads {
       }
       this.transport = options.transport;
     }
+    if (options.nice !== undefined) {
+      if (!(Number.isInteger(options.nice) && options.nice >= MIN_NICE && options.nice <= MAX_NICE)) {
+        throw new InvalidOptionError('nice', `nice must be an integer from ${MIN_NICE} to ${MAX_NICE}, got ${options.nice}`);
+      }
+      this.nice = options.nice;
+    }
   }
 
   /** Threads running now. */
@@ -163,6 +198,11 @@ export class DetectorThreads {
   /** Calls on each running thread. */
   get load(): number[] {
     return this.threads.map((t) => t.calls.size);
+  }
+
+  /** Each running thread's id (Linux), once it has started; undefined until then or elsewhere. */
+  get threadIds(): (number | undefined)[] {
+    return this.threads.map((t) => t.tid);
   }
 
   /** The worker threads (for tests that stop one from outside). */
@@ -183,6 +223,7 @@ export class DetectorThreads {
     if (thread.calls.size === 0) thread.worker.ref();
     thread.calls.set(id, client);
     this.placed.set(id, thread);
+    if (thread.notice !== undefined) this.notice(thread);
     return id;
   }
 
@@ -286,7 +327,7 @@ export class DetectorThreads {
   }
 
   private start(): Thread {
-    const worker = startWorker();
+    const worker = startWorker(this.nice);
     const thread: Thread = {
       worker,
       calls: new Map(),
@@ -298,10 +339,22 @@ export class DetectorThreads {
       flush: null,
       flushFn: () => this.flush(thread),
       postedAt: Number.NEGATIVE_INFINITY,
+      tid: undefined,
+      nice: undefined,
+      notice: undefined,
     };
     worker.on('message', (batch: FromDetector[]) => {
       this.answers++;
-      for (const m of batch) thread.calls.get(m.id)?.message(m);
+      for (const m of batch) {
+        if (m.t !== 'thread') {
+          thread.calls.get(m.id)?.message(m);
+          continue;
+        }
+        thread.tid = m.tid;
+        thread.nice = m.nice;
+        thread.notice = m.notice;
+        if (m.notice !== undefined) this.notice(thread);
+      }
     });
     worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
     worker.on('exit', (code) => {
@@ -313,6 +366,16 @@ export class DetectorThreads {
     if (this.threads.length === 0) process.on('beforeExit', this.endIdle);
     this.threads.push(thread);
     return thread;
+  }
+
+  /** The thread's notice goes once, to its first call (that call's `vad.onNotice`); kept for the next call if it has none. */
+  private notice(thread: Thread): void {
+    const first = thread.calls.entries().next();
+    if (first.done === true || thread.notice === undefined) return;
+    const [id, client] = first.value;
+    const message = thread.notice;
+    thread.notice = undefined;
+    client.message({ t: 'notice', id, message });
   }
 
   /** The process has nothing left to do: idle threads end first (held by a ref until they have). */

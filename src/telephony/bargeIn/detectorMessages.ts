@@ -54,6 +54,11 @@ export type FromDetector =
   /** A push or a note failed (bad input): a warning, the detector goes on. */
   | { t: 'warning'; id: number; error: PortableError }
   | { t: 'notice'; id: number; message: string }
+  /**
+   * The thread started (its first message, no call's): its id and nice value (./threadNice.ts),
+   * and a notice when its priority could not be set as configured.
+   */
+  | { t: 'thread'; tid: number | undefined; nice: number | undefined; notice: string | undefined }
   /** The call's last decisions (an open turn) and the detector is freed. */
   | { t: 'closed'; id: number; decisions: BargeInDecision[]; model?: ModelRunStats | undefined };
 

@@ -23,11 +23,12 @@
  * changes nothing).
  */
 import { readFileSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { SileroBatch } from '../vad/silero.js';
 import { createSteppedBargeInDetector, type SteppedBargeInDetector } from './createBargeInDetector.js';
 import { portableError, type FromDetector, type ToDetector } from './detectorMessages.js';
 import { FrameRing, RecordKind } from './frameRing.js';
+import { niceThisThread, threadId } from './threadNice.js';
 import type { BargeInDecision } from './types.js';
 
 interface Hosted {
@@ -65,6 +66,13 @@ const SCRATCH_SAMPLES = 160;
 
 const port = parentPort;
 if (port === null) throw new Error('detectorWorker runs in a worker thread');
+// First of all, before onnxruntime loads (a thread it starts inherits the priority): this thread's
+// nice value (./DetectorThreads.ts `nice`), and its id, told to the pool.
+{
+  const { tid, nice, notice } = niceThisThread((workerData as { nice?: number } | null)?.nice ?? 0);
+  const started: FromDetector[] = [{ t: 'thread', tid, nice, notice }];
+  port.postMessage(started);
+}
 const calls = new Map<number, Hosted>();
 /** Calls with an answer this turn, in the order they got one. */
 const replying: Hosted[] = [];
@@ -84,15 +92,6 @@ const closedWindows = { windows: 0, modelWindows: 0 };
 function threadCpuMs(): number | undefined {
   try {
     return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ', 1)[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
-}
-
-/** This thread's id (Linux; undefined elsewhere): the first field of `/proc/thread-self/stat`. */
-function threadId(): number | undefined {
-  try {
-    return Number(readFileSync('/proc/thread-self/stat', 'latin1').split(' ', 1)[0]);
   } catch {
     return undefined;
   }
