@@ -58,13 +58,13 @@ export const DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB = 6;
 const LEVEL_SPEECH_PROBABILITY = 0.5;
 /**
  * Out of a turn, a running network may skip up to this many windows in a row (`idleModelHold`)
- * where the line is steady. 2: Silero on 20 % of the noisy mix's windows instead of 29 % (25
- * instead of 37 on the telephony bench's caller track), every decision on the mixes the same, the
- * corpus's and the call's targets kept; 4 lost the pause p95 (176 → 240 ms), an unbounded hold
- * lost onsets at 10 dB (the state goes stale). 0: off. native-notes/vad.md, "Silero inside a turn".
+ * where the line is steady or under the echo bound. 2: Silero on 18 % of the noisy mix's windows
+ * instead of 29 % (23 instead of 37 on the telephony bench's caller track), the corpus's and the
+ * call's targets kept; 4 lost the pause p95 (176 → 240 ms), an unbounded hold lost onsets at 10 dB
+ * (the state goes stale). 0: off. native-notes/vad.md, "Silero inside a turn".
  */
 export const DEFAULT_IDLE_MODEL_HOLD = 2;
-/** `idleModelHold`: a window is steady while its loudest block is under this far (dB) over the recent floor. */
+/** `idleModelHold`: a window is steady while its loudest block is under this far (dB) over the recent floor (or under the echo bound). */
 export const DEFAULT_IDLE_HOLD_BELOW_DB = 3;
 /** `idleModelHold`: …and the network's last score is under this (it has settled on non-speech). */
 export const IDLE_HOLD_UNDER_PROBABILITY = 0.1;
@@ -99,8 +99,9 @@ export interface BargeInDetectorOptions extends BargeInPolicyOptions, EchoGateOp
   /**
    * Out of a turn, with no onset or pause being decided: a running Silero network skips up to this
    * many windows in a row whose loudest block stands under `idleHoldBelowDb` over the recent floor
-   * while its last score is under {@link IDLE_HOLD_UNDER_PROBABILITY} (steady line noise it has
-   * already judged): its state is kept and the window scores that last probability. 0: off.
+   * or under the echo bound, while its last score is under {@link IDLE_HOLD_UNDER_PROBABILITY}
+   * (steady line noise or echo it has already judged): its state is kept and the window scores
+   * that last probability. 0: off.
    * @defaultValue {@link DEFAULT_IDLE_MODEL_HOLD}
    */
   idleModelHold?: number | undefined;
@@ -273,11 +274,12 @@ class Detector implements SteppedBargeInDetector {
       this.held < hold.max &&
       !p.deciding &&
       !p.inTurn &&
-      f.peakAboveFloorDb < hold.belowDb &&
+      (f.peakAboveFloorDb < hold.belowDb || !f.possiblyCaller) &&
       this.lastProbability < IDLE_HOLD_UNDER_PROBABILITY
     ) {
-      // Out of a turn on a steady line the network has judged non-speech: its score here cannot
-      // start a candidate or an early pause (both need more), so a running network skips it.
+      // Out of a turn on a steady line, or under the echo bound, where the network has judged
+      // non-speech: its score here cannot start an early pause (it needs a window over the echo
+      // bound, 9 dB up and ≥ 0.2) and, held under 0.1, starts no candidate; a running network skips it.
       this.held++;
       return 'hold';
     }
