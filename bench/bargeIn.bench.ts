@@ -12,7 +12,8 @@
  * - CPU of VAD + gate + policy per call-second on a mix where the caller speaks ~30 % of the time
  *   and the bot half of it, pushed and noted in 20 ms frames; process CPU beside the thread's, and
  *   the share of windows that ran Silero (the figure the machine's load does not move);
- * - all of it again, in the same run, without the span bridge ({@link BEFORE_BRIDGE}), for the
+ * - all of it again, in the same run, without the idle hold ({@link BEFORE_IDLE_HOLD}), without
+ *   the span bridge ({@link BEFORE_BRIDGE}), for the
  *   defaults before the early pause ({@link BEFORE_EARLY_PAUSE}) and for the first defaults
  *   ({@link FIRST_DEFAULTS}), one row each.
  * Figures and choices: native-notes/vad.md, "Barge-in".
@@ -324,6 +325,9 @@ export const BEFORE_BRIDGE: BargeInDetectorOptions = { spanBridgeMs: 0 };
 /** The defaults before the early pause and the block-by-block span (2026-11-28, 17:15 UTC): measured in the same run. */
 export const BEFORE_EARLY_PAUSE: BargeInDetectorOptions = { earlyPauseMs: 0, spanByBlock: false };
 
+/** The defaults before the idle hold (2026-11-29: Silero on every gate-open window out of a turn): measured in the same run. */
+export const BEFORE_IDLE_HOLD: BargeInDetectorOptions = { idleModelHold: 0 };
+
 /** The first defaults (before the speech-span rule, the block echo bound and level turn tracking): measured in the same run. */
 export const FIRST_DEFAULTS: BargeInDetectorOptions = {
   interruptAfter: 'elapsed',
@@ -343,6 +347,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   // policy's share is read against it.
   const vadAlone = await vadCpuPerCallSecond({}, noisyMix);
   const now = await measureRow({}, clips, noisyMix, quietMix);
+  const noIdleHold = await measureRow(BEFORE_IDLE_HOLD, clips, noisyMix, quietMix);
   const noBridge = await measureRow(BEFORE_BRIDGE, clips, noisyMix, quietMix);
   const lastPass = await measureRow(BEFORE_EARLY_PAUSE, clips, noisyMix, quietMix);
   const before = await measureRow(FIRST_DEFAULTS, clips, noisyMix, quietMix);
@@ -387,6 +392,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes: [load, ...now.notes, `CPU ms per call-s noisy with modelWake off (same run): ${round(plain.thread, 2)}`].join('; '),
     },
+    compared('the defaults without the idle hold (idleModelHold 0: Silero on every gate-open window out of a turn)', noIdleHold),
     compared('the defaults without the span bridge (spanBridgeMs 0: the next word extends the span at its first window ≥ 0.6)', noBridge),
     compared('the defaults before the early pause and the block-by-block span (earlyPauseMs 0, spanByBlock false)', lastPass),
     compared('the first defaults (elapsed 220 ms, echo gate on window means, model turn tracking)', before),

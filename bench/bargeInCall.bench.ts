@@ -16,7 +16,8 @@
  * left the noise floor at zero when the caller's clip began. The clock is injected (ManualClock), so the figure is the detection
  * path's own latency (20 ms media frames, 32 ms VAD windows, the echo gate, the policy), not
  * this machine's scheduling: the CPU side is the telephony bench's (lateness with barge-in ON).
- * All rows are measured in the same run: the defaults, the defaults without the span bridge
+ * All rows are measured in the same run: the defaults, the defaults without the idle hold
+ * ({@link BEFORE_IDLE_HOLD}), the defaults without the span bridge
  * ({@link BEFORE_BRIDGE}), and the defaults before the early pause and the block-by-block span ({@link BEFORE}).
  *
  *   npm run bench -- bargeInCall
@@ -57,6 +58,8 @@ const QUICK_CLIPS = 6;
 const LOAD_POLLS = 4000;
 const LOAD_POLL_MS = 5;
 const UTTERANCE_LIMIT_MS = 20_000;
+/** The defaults before the idle hold (Silero on every gate-open window out of a turn): the paired row. */
+export const BEFORE_IDLE_HOLD: BargeInDetectorOptions = { idleModelHold: 0 };
 /** The defaults before this pass (no early pause, span decided at window ends): the paired row. */
 export const BEFORE: BargeInDetectorOptions = { earlyPauseMs: 0, spanByBlock: false };
 /** The defaults before the span bridge (the next word waits for its first window scored ≥ 0.6): the paired row. */
@@ -138,7 +141,7 @@ function onLine(c: LoadedClip): Uint8Array {
   return out;
 }
 
-function figures(run: Run): { figures: BenchResult['figures']; pauseP95: number; clearP95: number } {
+export function figures(run: Run): { figures: BenchResult['figures']; pauseP95: number; clearP95: number } {
   const o = run.outcomes;
   const pauses = sortedCopy(o.flatMap((x) => (x.pauseMs === undefined ? [] : [x.pauseMs])));
   const clears = sortedCopy(o.flatMap((x) => (x.clearMs === undefined ? [] : [x.clearMs])));
@@ -170,6 +173,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   let clips = loadCorpus().filter((c) => c.kind === 'speech' && SNRS.includes(c.snrDb!) && (c.offset! - c.onset!) / MS >= MIN_UTTERANCE_MS);
   if (opts.quick) clips = clips.slice(0, QUICK_CLIPS);
   const now = await runCalls(clips, {});
+  const noIdleHold = await runCalls(clips, BEFORE_IDLE_HOLD);
   const noBridge = await runCalls(clips, BEFORE_BRIDGE);
   const before = await runCalls(clips, BEFORE);
   const clearTarget = DEFAULT_MIN_INTERRUPTION_MS + TARGET_CLEAR_SLACK_MS;
@@ -179,6 +183,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const f = figures(now);
   const b = figures(before);
   const nb = figures(noBridge);
+  const nh = figures(noIdleHold);
   const notes = `VAD backend ${now.backend}; the clock is injected: detection-path latency (20 ms frames, 32 ms windows), not scheduling`;
   return [
     {
@@ -188,6 +193,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         `pause p95 ≤ ${TARGET_PAUSE_P95_MS} ms; ` +
         `clear p95 ≤ minInterruptionMs (${DEFAULT_MIN_INTERRUPTION_MS}) + ${TARGET_CLEAR_SLACK_MS} ms (all voices)`,
       ...(opts.quick ? {} : { met: f.pauseP95 <= TARGET_PAUSE_P95_MS && f.clearP95 <= clearTarget }),
+      command: COMMAND,
+      notes,
+    },
+    {
+      scenario: `${scenario} / the same without the idle hold (idleModelHold 0: Silero on every gate-open window out of a turn), same run`,
+      figures: nh.figures,
+      target: '(the first row, measured the same way, for comparison)',
       command: COMMAND,
       notes,
     },

@@ -6,6 +6,7 @@
  *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --fixed 50,80 --rounds 2
  *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --alone-only
  *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --bridge-only --fixed 90,130 --nice 0,10 --rounds 2
+ *   flock /tmp/bench.lock node --import tsx bench/detectorCostProbe.ts --alone-only --paired '{"idleModelHold":0}' --rounds 4
  *
  * Alone: one `createBargeInDetector()` in this thread (defaults), 60 s of caller audio pushed in
  * 20 ms frames, this thread's CPU per call-second and the share of windows that ran Silero, on
@@ -29,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg, setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { createBargeInDetector } from '../src/telephony/bargeIn/createBargeInDetector.js';
+import { createBargeInDetector, type BargeInDetectorOptions } from '../src/telephony/bargeIn/createBargeInDetector.js';
 import { configureDetectorThreads, detectorThreads } from '../src/telephony/bargeIn/DetectorThreads.js';
 import type { ModelRunStats } from '../src/telephony/bargeIn/detectorMessages.js';
 import { callMix } from './vad.bench.js';
@@ -62,6 +63,11 @@ const bridgeOnly = process.argv.includes('--bridge-only');
 const contend = process.argv.includes('--contend');
 /** The detector thread's nice values to pair (`--nice 0,10`); none: the thread as configured. */
 const niceValues = arg('nice')?.split(',').map(Number) ?? [];
+/**
+ * `--paired '{…}'`: alone, each row also with these options (the configuration before a change),
+ * the two interleaved (which goes first alternates by round), one detector, the bot half of the time.
+ */
+const paired = arg('paired');
 /** The competing thread's buffer: larger than the machine's caches (L2 1 MiB per core, L3 32 MiB). */
 const CONTEND_BYTES = 64 * 2 ** 20;
 
@@ -112,8 +118,15 @@ function botAudio(n: number): Uint8Array {
   return out;
 }
 
-async function alone(mix: Uint8Array, botAlways: boolean, detectors = 1): Promise<{ ms: number; modelShare: number }> {
-  const all = await Promise.all(Array.from({ length: detectors }, () => createBargeInDetector({ vad: { onNotice: () => undefined } })));
+async function alone(
+  mix: Uint8Array,
+  botAlways: boolean,
+  detectors = 1,
+  options: BargeInDetectorOptions = {},
+): Promise<{ ms: number; modelShare: number }> {
+  const all = await Promise.all(
+    Array.from({ length: detectors }, () => createBargeInDetector({ ...options, vad: { onNotice: () => undefined } })),
+  );
   const bot = botAudio(mix.length);
   // Each detector starts at its own place in the mix (frames of different calls differ, as in the bridge).
   const offsets = all.map((_, k) => Math.floor((k * mix.length) / detectors / FRAME) * FRAME);
@@ -162,7 +175,24 @@ if (!bridgeOnly) {
     ['quiet mix', callMix(MIX_SECONDS, 'quiet')],
     ["telephony bench's caller track", benchTrack()],
   ];
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < rounds && paired !== undefined; r++) {
+    const before = JSON.parse(paired) as BargeInDetectorOptions;
+    for (const [name, mix] of mixes) {
+      const order: [string, BargeInDetectorOptions][] = [
+        ['defaults', {}],
+        [paired, before],
+      ];
+      if (r % 2 === 1) order.reverse();
+      for (const [label, o] of order) {
+        const a = await alone(mix, false, 1, o);
+        process.stdout.write(
+          `paired round ${r + 1} ${name.padEnd(32)} ${label.padEnd(22)}: ${a.ms.toFixed(2)} ms/call-s, ` +
+            `Silero on ${pct(a.modelShare)} of windows (load ${loadavg()[0]!.toFixed(1)})\n`,
+        );
+      }
+    }
+  }
+  for (let r = 0; r < rounds && paired === undefined; r++) {
     for (const [name, mix] of mixes) {
       for (const [botAlways, detectors, busy] of contend
         ? ([

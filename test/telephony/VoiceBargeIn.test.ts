@@ -203,7 +203,10 @@ describe('barge-in by voice on a Twilio call', () => {
 
   it('an early pause on DTMF tones resumes inside the lead the phone holds, and the phone hears every frame once', async () => {
     const dtmf: Omit<Microphone, 'until'> = { clips: [{ at: CALLER_AT_MS, mulaw: clip('dtmf0.ul').mulaw }] };
-    const { peer, call, rec } = await bargeInCall(true);
+    // Silero on every window out of a turn (no idle hold): the tones' onset scores over the early
+    // pause's threshold. With the idle hold (the default) the network's state at the onset differs
+    // a little and the tones do not pause at all (checked below).
+    const { peer, call, rec } = await bargeInCall({ idleModelHold: 0 });
     const result = await speakWithCaller(call, peer, dtmf);
     expect(rec.pauses.length).toBeGreaterThan(0);
     expect(rec.falseInterruptions).toHaveLength(rec.pauses.length);
@@ -221,6 +224,14 @@ describe('barge-in by voice on a Twilio call', () => {
     const off = await bargeInCall({ earlyPauseMs: 0 });
     await speakWithCaller(off.call, off.peer, dtmf);
     expect(off.rec.pauses).toHaveLength(0);
+    // The defaults: the tones are never taken for the caller, any pause resumes, every frame heard once.
+    await harness!.close();
+    const byDefault = await bargeInCall(true);
+    const defaultResult = await speakWithCaller(byDefault.call, byDefault.peer, dtmf);
+    expect(byDefault.rec.started).toHaveLength(0);
+    expect(byDefault.rec.falseInterruptions).toHaveLength(byDefault.rec.pauses.length);
+    expect(defaultResult.status).toBe('completed');
+    expect(byDefault.peer.audio().equals(Buffer.from(greeting.mulaw))).toBe(true);
   });
 
   it('the echo really reaches the detector: with the echo gate off, the same −15 dB echo pauses the bot', async () => {

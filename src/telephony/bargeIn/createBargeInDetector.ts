@@ -56,6 +56,18 @@ export const DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB = 6;
  * this probability (over the policy's stop threshold: it keeps the turn going).
  */
 const LEVEL_SPEECH_PROBABILITY = 0.5;
+/**
+ * Out of a turn, a running network may skip up to this many windows in a row (`idleModelHold`)
+ * where the line is steady. 2: Silero on 20 % of the noisy mix's windows instead of 29 % (25
+ * instead of 37 on the telephony bench's caller track), every decision on the mixes the same, the
+ * corpus's and the call's targets kept; 4 lost the pause p95 (176 → 240 ms), an unbounded hold
+ * lost onsets at 10 dB (the state goes stale). 0: off. native-notes/vad.md, "Silero inside a turn".
+ */
+export const DEFAULT_IDLE_MODEL_HOLD = 2;
+/** `idleModelHold`: a window is steady while its loudest block is under this far (dB) over the recent floor (or under the echo bound). */
+export const DEFAULT_IDLE_HOLD_BELOW_DB = 3;
+/** `idleModelHold`: …and the network's last score is under this (it has settled on non-speech). */
+export const IDLE_HOLD_UNDER_PROBABILITY = 0.1;
 /** The VAD's window at 8 kHz: inbound audio reaches the VAD cut at its edges (see `slice`). */
 const VAD_WINDOW = SILERO_WINDOW_SAMPLES[LINE_RATE];
 
@@ -84,6 +96,24 @@ export interface BargeInDetectorOptions extends BargeInPolicyOptions, EchoGateOp
   turnLevelAboveFloorDb?: number | undefined;
   /** false: Silero wherever the WebRTC gate is open, as the plain gated VAD. For measurements. @defaultValue true */
   modelWake?: boolean | undefined;
+  /**
+   * Out of a turn, with no onset or pause being decided: a running Silero network skips up to this
+   * many windows in a row whose loudest block stands under `idleHoldBelowDb` over the recent floor
+   * (or, with `idleHoldEcho`, under the echo bound), while its last score is under
+   * {@link IDLE_HOLD_UNDER_PROBABILITY} (steady line noise it has already judged): its state is
+   * kept and the window scores that last probability. 0: off.
+   * @defaultValue {@link DEFAULT_IDLE_MODEL_HOLD}
+   */
+  idleModelHold?: number | undefined;
+  /** See `idleModelHold`. @defaultValue {@link DEFAULT_IDLE_HOLD_BELOW_DB} */
+  idleHoldBelowDb?: number | undefined;
+  /**
+   * `idleModelHold` also on windows under the echo bound: Silero on 18 % of the noisy mix's windows
+   * instead of 20 %, the corpus's targets kept, but through a Telnyx (A-law) call a 150 ms burst
+   * then interrupts instead of resuming (native-notes/vad.md, "Silero inside a turn"). For
+   * measurements. @defaultValue false
+   */
+  idleHoldEcho?: boolean | undefined;
 }
 
 export interface BargeInDetector {
@@ -152,6 +182,12 @@ async function build(options: BargeInDetectorOptions, batch: SileroBatch | null)
   }
   const levelDb = options.turnLevelAboveFloorDb ?? DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB;
   if (Number.isNaN(levelDb)) throw new InvalidOptionError('turnLevelAboveFloorDb', 'turnLevelAboveFloorDb must be a number of dB');
+  const holdMax = options.idleModelHold ?? DEFAULT_IDLE_MODEL_HOLD;
+  if (!(Number.isInteger(holdMax) && holdMax >= 0)) {
+    throw new InvalidOptionError('idleModelHold', `idleModelHold must be an integer ≥ 0, got ${holdMax}`);
+  }
+  const holdDb = options.idleHoldBelowDb ?? DEFAULT_IDLE_HOLD_BELOW_DB;
+  if (Number.isNaN(holdDb)) throw new InvalidOptionError('idleHoldBelowDb', 'idleHoldBelowDb must be a number of dB');
   const detector = new Detector(
     gate,
     policy,
@@ -165,6 +201,7 @@ async function build(options: BargeInDetectorOptions, batch: SileroBatch | null)
       levelDb,
     },
     batch,
+    { max: holdMax, belowDb: holdDb, echo: options.idleHoldEcho ?? false },
   );
   const vad = await createVad({
     ...options.vad,
@@ -215,7 +252,12 @@ class Detector implements SteppedBargeInDetector {
     private readonly onsetDb: number,
     private readonly tracking: { byLevel: boolean; levelDb: number },
     private readonly batch: SileroBatch | null,
+    private readonly idleHold: { max: number; belowDb: number; echo: boolean } = { max: 0, belowDb: 0, echo: false },
   ) {}
+
+  /** The last window's probability as the VAD reported it, and the windows held in a row (`idleModelHold`). */
+  private lastProbability = 0;
+  private held = 0;
 
   attach(vad: Vad): void {
     this.vad = vad;
@@ -227,11 +269,28 @@ class Detector implements SteppedBargeInDetector {
    * an onset or a pause is being decided, Silero runs wherever the WebRTC gate is open; in a turn
    * already decided (interrupted, resumed, or the bot silent) it sleeps: with `turnTracking:
    * 'level'` on every window (the level stands for speech, see `part`); with `'model'` on windows
-   * at the line's noise floor, which then count as silence towards the turn's end.
+   * at the line's noise floor, which then count as silence towards the turn's end. Out of a turn
+   * on a steady line the network already scored as non-speech, it holds (`idleModelHold`).
    */
-  wake(start: number, window: Int16Array): boolean {
+  wake(start: number, window: Int16Array): boolean | 'hold' {
     const f = this.measure(start, window);
     const p = this.policy;
+    const hold = this.idleHold;
+    if (
+      hold.max > 0 &&
+      this.held < hold.max &&
+      !p.deciding &&
+      !p.inTurn &&
+      (f.peakAboveFloorDb < hold.belowDb || (hold.echo && !f.possiblyCaller)) &&
+      this.lastProbability < IDLE_HOLD_UNDER_PROBABILITY
+    ) {
+      // Out of a turn on a steady line (or, with idleHoldEcho, under the echo bound) the network has judged
+      // as non-speech: its score here cannot start an early pause (it needs a window over the echo
+      // bound, 9 dB up and ≥ 0.2) and, held under 0.1, starts no candidate; a running network skips it.
+      this.held++;
+      return 'hold';
+    }
+    this.held = 0;
     if (p.deciding) return true;
     if (p.inTurn && this.tracking.byLevel) {
       this.levelOnly = start;
@@ -384,6 +443,7 @@ class Detector implements SteppedBargeInDetector {
           : this.measure(e.sample, this.turns.read(e.sample, this.windowBuf.subarray(0, e.samples)));
       const before = out.length;
       const p = this.levelOnly === e.sample ? (f.peakAboveFloorDb >= this.tracking.levelDb ? LEVEL_SPEECH_PROBABILITY : 0) : e.probability;
+      this.lastProbability = e.probability;
       this.policy.window(e.sample, e.samples, p, f.possiblyCaller, out, f.aboveFloorDb, f);
       this.afterDecisions(out, before);
     }
@@ -433,6 +493,8 @@ class Detector implements SteppedBargeInDetector {
     this.features.start = -1;
     this.blocksDone = 0;
     this.levelOnly = -1;
+    this.lastProbability = 0;
+    this.held = 0;
   }
 
   close(): void {

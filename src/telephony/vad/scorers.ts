@@ -13,9 +13,11 @@ export type OnWindow = (start: number, samples: number, probability: number) => 
  * Silero network may run on it (the WebRTC gate must also be open). A caller that knows more than
  * the VAD (the barge-in detector: the echo bound, the line's noise floor, whether a turn is open)
  * keeps the network asleep where its answer cannot change a decision (the window scores 0; a
- * network that slept is reset and warmed when it wakes). Omitted: always.
+ * network that slept is reset and warmed when it wakes). `'hold'`: if the network is running
+ * (it scored the window before), it skips this window but keeps its state (the context moves on to
+ * this window's end) and the window scores the last probability again; otherwise as true. Omitted: always.
  */
-export type ModelWake = (start: number, window: Int16Array) => boolean;
+export type ModelWake = (start: number, window: Int16Array) => boolean | 'hold';
 
 /**
  * Whether a window's mean square reaches `floor` (s16 units squared; 0 lets everything through).
@@ -160,11 +162,15 @@ export class GatedScorer implements Scorer {
     this.stats.windows++;
     const end = start + window.length;
     // The hook sees every window (it may track levels), so it is asked first.
-    const wanted = this.wake === null || this.wake(start, window);
-    const open = wanted && this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
+    const answer = this.wake === null || this.wake(start, window);
+    const open = answer !== false && this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
     let p = 0;
     let deferred = false;
-    if (open) {
+    if (open && answer === 'hold' && this.open && this.silero.pending === 0) {
+      // The network skips this window: its state stays, its context moves on, its score is held.
+      this.silero.hold(window);
+      p = this.silero.lastProbability;
+    } else if (open) {
       const batch = this.batch;
       // An opening starts the network afresh, warmed on the windows before it (in order, before this one).
       let fresh = !this.open;

@@ -279,6 +279,22 @@ export class SileroVad {
     done?.(probability);
   }
 
+  /** The probability of the last window the network scored (0 before one). */
+  get lastProbability(): number {
+    return this.last;
+  }
+
+  /**
+   * The stream skips `window` without running the network (the caller judged that its score cannot
+   * change a decision): the recurrent state stays, the context becomes the window's last samples,
+   * as if the window had run. Only with nothing queued (the context must follow the queued windows).
+   */
+  hold(window: Int16Array): void {
+    if (this.count > 0) throw new Error('SileroVad.hold: windows are still queued');
+    const tail = window.length - this.contextSamples;
+    for (let i = 0; i < this.contextSamples; i++) this.context[i] = window[tail + i]! / S16_SCALE;
+  }
+
   /** Forgets the state and the context (a new stream, or the gate reopening). Only between runs: queued windows are dropped. */
   reset(): void {
     this.state.fill(0);

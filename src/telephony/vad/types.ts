@@ -61,10 +61,11 @@ export interface VadOptions extends HysteresisOptions {
   onNotice?: ((message: string) => void) | undefined;
   /**
    * Gated backend only: asked for every window, in order, before it is scored; false keeps the
-   * Silero network asleep on it (the window scores 0). Lets the barge-in detector run the network only
-   * where it can change a decision (native-notes/vad.md, "Silero only where it decides").
+   * Silero network asleep on it (the window scores 0); `'hold'` lets a running network skip it,
+   * keeping its state (the window scores the last probability again). Lets the barge-in detector run
+   * the network only where it can change a decision (native-notes/vad.md, "Silero only where it decides").
    */
-  modelWake?: ((start: number, window: Int16Array) => boolean) | undefined;
+  modelWake?: ((start: number, window: Int16Array) => boolean | 'hold') | undefined;
   /**
    * @internal Gated backend only: Silero's windows wait on this batch and run with other calls'
    * windows when the owner runs it (the barge-in detector thread); a window's probability event

@@ -163,6 +163,32 @@ describe('createVad lifecycle', () => {
     vad.close();
   });
 
+  it("modelWake 'hold' lets a running network skip a window: its state is kept (no re-warm) and the window scores the last probability", async () => {
+    const c = clip('speech-en-gb-u3-snr20.ul');
+    const run = async (at: number, answer: boolean | 'hold'): Promise<[number[], number]> => {
+      const vad = await createVad({ backend: 'gated', probabilities: true, modelWake: (start) => (start === at ? answer : true) });
+      const probs = vad.push(c.mulaw).flatMap((e) => (e.type === 'probability' ? [e.probability] : []));
+      const { modelWindows } = vad.stats;
+      vad.close();
+      return [probs, modelWindows];
+    };
+    const [plain, plainModel] = await run(-1, true);
+    // A window inside the speech, where the network is running (it scored the window before).
+    const k = plain.findIndex((p, i) => i > 0 && plain[i - 1]! > 0.5 && p > 0.5);
+    expect(k).toBeGreaterThan(0);
+    const [held, heldModel] = await run(k * SILERO_WINDOW_8K, 'hold');
+    expect(held.slice(0, k)).toEqual(plain.slice(0, k));
+    expect(held[k]).toBe(plain[k - 1]);
+    expect(heldModel).toBe(plainModel - 1);
+    // false at the same window: the network sleeps there, and restarts warmed on the windows before the next.
+    const [, sleptModel] = await run(k * SILERO_WINDOW_8K, false);
+    expect(sleptModel).toBeGreaterThan(heldModel);
+    // 'hold' where the network is not running (the first window the gate opens on) runs it.
+    const first = plain.findIndex((p) => p > 0);
+    const [opened] = await run(first * SILERO_WINDOW_8K, 'hold');
+    expect(opened).toEqual(plain);
+  });
+
   it('a level floor above the echo silences the bot’s returned speech but not the caller', async () => {
     const echo = clip('echo-25-200ms.ul').mulaw;
     expect(edges(await events({ backend: 'silero' }, echo)).length).toBeGreaterThan(0);
