@@ -37,6 +37,7 @@ import { callMix } from './vad.bench.js';
 import { probeDetectorThread } from './lib/detectorThreadProbe.js';
 import { threadCpuMs } from './lib/measure.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
 
 const RATE = 8000;
 /** 20 ms media frames. */
@@ -103,21 +104,6 @@ const contender = CONTENDERS.find((c) => c.key === CONTENDER);
 if (contender === undefined) throw new Error(`bench/telephony.bench.ts has no contender '${CONTENDER}'`);
 const spec = stepSpec({ quick: false });
 
-function benchTrack(): Uint8Array {
-  const frames = spec.caller.frames.map((f) => Buffer.from(f, 'base64'));
-  const out = new Uint8Array(Math.min(frames.length * FRAME, MIX_SECONDS * RATE));
-  for (let k = 0; k * FRAME < out.length; k++) out.set(frames[k]!.subarray(0, Math.min(FRAME, out.length - k * FRAME)), k * FRAME);
-  return out;
-}
-
-function botAudio(n: number): Uint8Array {
-  const speech = spec.speech('twilio');
-  if (!(speech instanceof Uint8Array)) throw new Error("the telephony bench's Twilio speech is not μ-law");
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i += speech.length) out.set(speech.subarray(0, Math.min(speech.length, n - i)), i);
-  return out;
-}
-
 async function alone(
   mix: Uint8Array,
   botAlways: boolean,
@@ -127,7 +113,7 @@ async function alone(
   const all = await Promise.all(
     Array.from({ length: detectors }, () => createBargeInDetector({ ...options, vad: { onNotice: () => undefined } })),
   );
-  const bot = botAudio(mix.length);
+  const bot = benchBotLine(mix.length);
   // Each detector starts at its own place in the mix (frames of different calls differ, as in the bridge).
   const offsets = all.map((_, k) => Math.floor((k * mix.length) / detectors / FRAME) * FRAME);
   const run = (n: number): void => {
@@ -173,7 +159,7 @@ if (!bridgeOnly) {
   const mixes: [string, Uint8Array][] = [
     ['noisy mix', callMix(MIX_SECONDS, 'noisy')],
     ['quiet mix', callMix(MIX_SECONDS, 'quiet')],
-    ["telephony bench's caller track", benchTrack()],
+    ["telephony bench's caller track", benchCallerTrack(MIX_SECONDS * RATE)],
   ];
   for (let r = 0; r < rounds && paired !== undefined; r++) {
     const before = JSON.parse(paired) as BargeInDetectorOptions;

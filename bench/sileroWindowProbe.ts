@@ -15,7 +15,7 @@
  */
 import { createBargeInDetector, type BargeInDetectorOptions } from '../src/telephony/bargeIn/createBargeInDetector.js';
 import { callMix } from './vad.bench.js';
-import { stepSpec } from './telephony.bench.js';
+import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
 
 const RATE = 8000;
 const FRAME = 160;
@@ -25,23 +25,6 @@ const BOT_TURN_SAMPLES = 4 * RATE;
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const spec = stepSpec({ quick: false });
-
-function benchTrack(): Uint8Array {
-  const frames = spec.caller.frames.map((f) => Buffer.from(f, 'base64'));
-  const out = new Uint8Array(Math.min(frames.length * FRAME, MIX_SECONDS * RATE));
-  for (let k = 0; k * FRAME < out.length; k++) out.set(frames[k]!.subarray(0, Math.min(FRAME, out.length - k * FRAME)), k * FRAME);
-  return out;
-}
-
-function botAudio(n: number): Uint8Array {
-  const speech = spec.speech('twilio');
-  if (!(speech instanceof Uint8Array)) throw new Error("the telephony bench's Twilio speech is not μ-law");
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i += speech.length) out.set(speech.subarray(0, Math.min(speech.length, n - i)), i);
-  return out;
 }
 
 /** The detector's internals this probe reads (not public API). */
@@ -86,7 +69,7 @@ export async function account(options: BargeInDetectorOptions, mix: Uint8Array, 
         : `idle, bot ${botSpeaking ? 'speaking' : 'silent'}, ${own ? 'voiced' : 'hangover only'}`;
     return answer;
   };
-  const bot = botAudio(mix.length);
+  const bot = benchBotLine(mix.length);
   for (let i = 0; i < mix.length; i += FRAME) {
     const speaking = botAlways || Math.floor(i / BOT_TURN_SAMPLES) % 2 === 0;
     if (i % BOT_TURN_SAMPLES === 0) {
@@ -108,8 +91,8 @@ if (process.argv[1]?.endsWith('sileroWindowProbe.ts')) {
   const mixes: [string, Uint8Array, boolean][] = [
     ['noisy mix', callMix(MIX_SECONDS, 'noisy'), false],
     ['quiet mix', callMix(MIX_SECONDS, 'quiet'), false],
-    ["bench's caller track", benchTrack(), false],
-    ["bench's caller track, bot always", benchTrack(), true],
+    ["bench's caller track", benchCallerTrack(MIX_SECONDS * RATE), false],
+    ["bench's caller track, bot always", benchCallerTrack(MIX_SECONDS * RATE), true],
   ];
   for (const [name, mix, always] of mixes) {
     const c = await account(options, mix, always);

@@ -19,7 +19,7 @@ import { loadCorpus } from '../test/fixtures/vad/corpus.js';
 import { evaluate, MIN_INTERRUPT_UTTERANCE_MS } from './bargeIn.bench.js';
 import { figures, runCalls } from './bargeInCall.bench.js';
 import { callMix } from './vad.bench.js';
-import { stepSpec } from './telephony.bench.js';
+import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
 import { percentile, sortedCopy } from './lib/stats.js';
 
 const RATE = 8000;
@@ -71,23 +71,9 @@ async function turnEdges(options: BargeInDetectorOptions): Promise<string> {
   );
 }
 
-const spec = stepSpec({ quick: false });
-function benchTrack(): Uint8Array {
-  const frames = spec.caller.frames.map((f) => Buffer.from(f, 'base64'));
-  const out = new Uint8Array(Math.min(frames.length * FRAME, MIX_SECONDS * RATE));
-  for (let k = 0; k * FRAME < out.length; k++) out.set(frames[k]!.subarray(0, Math.min(FRAME, out.length - k * FRAME)), k * FRAME);
-  return out;
-}
-function botAudio(n: number): Uint8Array {
-  const speech = spec.speech('twilio') as Uint8Array;
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i += speech.length) out.set(speech.subarray(0, Math.min(speech.length, n - i)), i);
-  return out;
-}
-
 async function mixDecisions(options: BargeInDetectorOptions, mix: Uint8Array): Promise<string[]> {
   const detector = await createBargeInDetector({ ...options, ...quiet });
-  const bot = botAudio(mix.length);
+  const bot = benchBotLine(mix.length);
   const out: string[] = [];
   for (let i = 0; i < mix.length; i += FRAME) {
     const speaking = Math.floor(i / BOT_TURN_SAMPLES) % 2 === 0;
@@ -137,7 +123,7 @@ for (const [name, o] of [
 for (const [name, mix] of [
   ['noisy mix', callMix(MIX_SECONDS, 'noisy')],
   ['quiet mix', callMix(MIX_SECONDS, 'quiet')],
-  ["bench's caller track", benchTrack()],
+  ["bench's caller track", benchCallerTrack(MIX_SECONDS * RATE)],
 ] as const) {
   const a = await mixDecisions({}, mix);
   const b = await mixDecisions(options, mix);
