@@ -13,18 +13,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DETECTOR_THREAD_NICE, DetectorThreads } from '../../../src/telephony/bargeIn/DetectorThreads.js';
 import { MAX_NICE, MIN_NICE } from '../../../src/telephony/bargeIn/threadNice.js';
 import { InvalidOptionError } from '../../../src/errors.js';
+import { niceOf, startDetectorThread } from '../helpers/detectorThreadStart.js';
 
-/** The thread starts and loads the WebRTC VAD in real time; bounded wait, polled in real 5 ms steps. */
-const WAIT_MS = 20_000;
-/** `stat`'s 19th field (the nice value), counted from the 3rd, the first after the command's `)`. */
-const NICE_FIELD = 19 - 3;
 const LINUX = existsSync('/proc/thread-self');
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function niceOf(path: string): number {
-  const stat = readFileSync(path, 'latin1');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[NICE_FIELD]);
-}
 
 /** The nice value a new thread started from here inherits: this thread's. */
 const inherited = (): number => niceOf('/proc/thread-self/stat');
@@ -41,23 +33,9 @@ afterEach(async () => {
 
 /** A pool with one call on its one thread, once the thread has said its id; the call's notices. */
 async function startThread(options: { nice?: number }): Promise<{ tid: number; notices: string[] }> {
-  const pool = new DetectorThreads();
-  pool.configure({ threads: 1, idleMs: 0, ...options });
-  const notices: string[] = [];
-  let ready = false;
-  const id = pool.attach({
-    message: (m) => {
-      if (m.t === 'notice') notices.push(m.message);
-      if (m.t === 'ready') ready = true;
-    },
-    failed: (e) => notices.push(`failed: ${e.message}`),
-  });
+  const { pool, id, ready, tid, notices } = await startDetectorThread(options);
   pools.push({ pool, id });
-  pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } } });
-  const deadline = Date.now() + WAIT_MS;
-  while (!ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   expect(ready).toBe(true);
-  const tid = pool.threadIds[0];
   expect(tid).toBeTypeOf('number');
   return { tid: tid!, notices };
 }

@@ -4,34 +4,9 @@
  * (test/telephony/bargeIn/detectorThreadNice.test.ts runs it where the system refuses a raised
  * priority: without CAP_SYS_NICE).
  */
-import { readFileSync } from 'node:fs';
-import { DetectorThreads } from '../../../src/telephony/bargeIn/DetectorThreads.js';
+import { niceOf, startDetectorThread } from './detectorThreadStart.js';
 
-/** The detector thread starts and loads the WebRTC VAD in real time; bounded wait, polled in 5 ms steps. */
-const WAIT_MS = 20_000;
-/** `stat`'s 19th field (the nice value), counted from the 3rd, the first after the command's `)`. */
-const NICE_FIELD = 19 - 3;
-
-function niceOf(path: string): number {
-  const stat = readFileSync(path, 'latin1');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[NICE_FIELD]);
-}
-
-const pool = new DetectorThreads();
-pool.configure({ threads: 1, idleMs: 0, nice: Number(process.argv[2]) });
-const notices: string[] = [];
-let ready = false;
-const id = pool.attach({
-  message: (m) => {
-    if (m.t === 'notice') notices.push(m.message);
-    if (m.t === 'ready') ready = true;
-  },
-  failed: (e) => notices.push(`failed: ${e.message}`),
-});
-pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } } });
-const deadline = Date.now() + WAIT_MS;
-while (!ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-const tid = pool.threadIds[0];
+const { pool, id, ready, tid, notices } = await startDetectorThread({ nice: Number(process.argv[2]) });
 process.stdout.write(
   `${JSON.stringify({
     process: niceOf('/proc/thread-self/stat'),
