@@ -24,8 +24,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { NativeGate, useNativeGate } from '../vad/nativeGate.js';
 import { SileroBatch } from '../vad/silero.js';
 import { createSteppedBargeInDetector, type SteppedBargeInDetector } from './createBargeInDetector.js';
+import type { DetectorWorkerData } from './DetectorThreads.js';
 import { portableError, type FromDetector, type ToDetector } from './detectorMessages.js';
 import { FrameRing, RecordKind } from './frameRing.js';
 import { niceThisThread, threadId } from './threadNice.js';
@@ -66,10 +68,14 @@ const SCRATCH_SAMPLES = 160;
 
 const port = parentPort;
 if (port === null) throw new Error('detectorWorker runs in a worker thread');
+const data = workerData as Partial<DetectorWorkerData> | null;
+// Every call into onnxruntime-node's addon on this thread goes through the pool's gate, so the
+// pool can keep the thread out of it before Node stops the thread (../vad/nativeGate.ts).
+if (data?.gate !== undefined) useNativeGate(new NativeGate(data.gate));
 // First of all, before onnxruntime loads (a thread it starts inherits the priority): this thread's
 // nice value (./DetectorThreads.ts `nice`), and its id, told to the pool.
 {
-  const { tid, nice, notice } = niceThisThread((workerData as { nice?: number } | null)?.nice ?? 0);
+  const { tid, nice, notice } = niceThisThread(data?.nice ?? 0);
   const started: FromDetector[] = [{ t: 'thread', tid, nice, notice }];
   port.postMessage(started);
 }
