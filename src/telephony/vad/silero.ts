@@ -305,12 +305,15 @@ export class SileroVad {
   /**
    * The stream skips `window` without running the network (the caller judged that its score cannot
    * change a decision): the recurrent state stays, the context becomes the window's last samples,
-   * as if the window had run. Only with nothing queued (the context must follow the queued windows).
+   * as if the window had run. Only with nothing queued, since the context must follow the queued
+   * windows: with windows queued it does nothing and returns false (the caller then queues or
+   * runs the window instead); true when the window was skipped.
    */
-  hold(window: Int16Array): void {
-    if (this.count > 0) throw new Error('SileroVad.hold: windows are still queued');
+  hold(window: Int16Array): boolean {
+    if (this.count > 0) return false;
     const tail = window.length - this.contextSamples;
     for (let i = 0; i < this.contextSamples; i++) this.context[i] = window[tail + i]! / S16_SCALE;
+    return true;
   }
 
   /** Forgets the state and the context (a new stream, or the gate reopening). Only between runs: queued windows are dropped. */
