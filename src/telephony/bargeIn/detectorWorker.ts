@@ -54,7 +54,10 @@ interface Hosted {
   reply: Reply;
 }
 
-/** A scratch array a ring record's audio is copied into (grown as needed), and a view of it at the record's length (kept while the length stays). */
+/**
+ * A scratch array a ring record's audio is copied into (grown as needed), and a view of it at the
+ * record's length (kept while the length stays).
+ */
 interface Scratch<A extends Uint8Array | Int16Array> {
   array: A;
   view: A;
