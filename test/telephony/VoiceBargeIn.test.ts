@@ -16,7 +16,7 @@ import {
   type DetectorThread,
 } from '../../src/telephony/VoiceBargeIn.js';
 import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS, detectorThreads } from '../../src/telephony/bargeIn/DetectorThreads.js';
-import { MULAW_8K } from '../../src/telephony/lineFormat.js';
+import { MULAW_8K, type LineFormat } from '../../src/telephony/lineFormat.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
 import { bargeInFromAgent, DEFAULT_LEAD_MS } from '../../src/telephony/callOptions.js';
 import { DEFAULT_EARLY_PAUSE_MS } from '../../src/telephony/bargeIn/index.js';
@@ -504,7 +504,7 @@ describe('barge-in on a detector thread that falls behind (MAX_IN_FLIGHT_MS)', (
   });
 
   it("keeps 5 s of an L16 16 kHz caller burst (records twice a μ-law line's) and drops only what is beyond, with one BARGE_IN_BEHIND", async () => {
-    const L16 = { encoding: 'l16' as const, sampleRate: 16000, byteOrder: 'be' as const };
+    const L16: LineFormat = { encoding: 'l16', sampleRate: 16000, byteOrder: 'be' };
     const seen: string[] = [];
     const none = (): void => undefined;
     const actions: BargeInActions = {
