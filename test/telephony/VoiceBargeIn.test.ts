@@ -16,7 +16,7 @@ import {
   type DetectorThread,
 } from '../../src/telephony/VoiceBargeIn.js';
 import { configureDetectorThreads, DEFAULT_DETECTOR_THREAD_IDLE_MS, detectorThreads } from '../../src/telephony/bargeIn/DetectorThreads.js';
-import { MULAW_8K } from '../../src/telephony/lineFormat.js';
+import { MULAW_8K, type LineFormat } from '../../src/telephony/lineFormat.js';
 import { mulawDecode } from '../../src/dsp/mulaw.js';
 import { bargeInFromAgent, DEFAULT_LEAD_MS } from '../../src/telephony/callOptions.js';
 import { DEFAULT_EARLY_PAUSE_MS } from '../../src/telephony/bargeIn/index.js';
@@ -499,6 +499,48 @@ describe('barge-in on a detector thread that falls behind (MAX_IN_FLIGHT_MS)', (
     for (const f of callerFrames(300)) voice.inbound(f, (t += FRAME_MS));
     expect(voice.droppedSamples).toBe((burst.length - keptFrames) * FRAME + (300 - kept / FRAME) * FRAME);
     expect(seen.filter((s) => s.startsWith('warning:'))).toEqual(['warning:BARGE_IN_BEHIND']);
+    voice.close();
+    await voice.settled();
+  });
+
+  it("keeps 5 s of an L16 16 kHz caller burst (records twice a μ-law line's) and drops only what is beyond, with one BARGE_IN_BEHIND", async () => {
+    const L16: LineFormat = { encoding: 'l16', sampleRate: 16000, byteOrder: 'be' };
+    const seen: string[] = [];
+    const none = (): void => undefined;
+    const actions: BargeInActions = {
+      pause: none,
+      resume: none,
+      interrupt: none,
+      turnStarted: () => seen.push('callerSpeechStarted'),
+      turnEnded: () => seen.push('callerSpeechEnded'),
+      warning: (w) => seen.push(`warning:${w.code}`),
+    };
+    let ready = false;
+    const voice = new VoiceBargeIn({ detectorThread: 'worker' }, MULAW_8K, actions, () => (ready = true));
+    voice.setLine(L16, 0); // the call is opened as μ-law and told its line at the start, as CallCore does
+    // 6 s of the caller as L16 16 kHz big-endian (each 8 kHz sample twice), 20 ms frames of 640
+    // bytes, all in one turn while the thread has not loaded: nothing is taken meanwhile.
+    const frames = callerFrames(300).map((f) => {
+      const pcm = mulawDecode(f);
+      const bytes = new Uint8Array(pcm.length * 4);
+      for (let i = 0; i < pcm.length; i++) {
+        for (const k of [0, 1]) {
+          bytes[4 * i + 2 * k] = (pcm[i]! >> 8) & 0xff;
+          bytes[4 * i + 2 * k + 1] = pcm[i]! & 0xff;
+        }
+      }
+      return bytes;
+    });
+    let t = 0;
+    for (const f of frames) voice.inbound(f, (t += FRAME_MS));
+    const keptFrames = ((MAX_IN_FLIGHT_MS / 1000) * RATE) / FRAME; // 250 frames: 5 s
+    expect(voice.droppedSamples).toBe((frames.length - keptFrames) * FRAME);
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND']);
+    // What was kept reaches the detector: the utterance at its start is a turn.
+    for (let i = 0; i < LOAD_POLLS && !ready; i++) await sleep(LOAD_POLL_MS);
+    expect(ready).toBe(true);
+    await voice.settled();
+    expect(seen).toEqual(['warning:BARGE_IN_BEHIND', 'callerSpeechStarted', 'callerSpeechEnded']);
     voice.close();
     await voice.settled();
   });

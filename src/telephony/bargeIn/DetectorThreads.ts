@@ -6,15 +6,21 @@
  * are fewer than {@link DetectorThreadOptions.threads}.
  *
  * A thread keeps the process alive only while it has calls (their answers must arrive); one with
- * no call left is unref'd, ends after `idleMs`, and is ended when the process is about to exit
- * (`beforeExit`: a thread torn down with the process while onnxruntime-node is loaded in it aborts
- * the process). A thread that cannot start or dies fails each of its calls (their barge-in by voice
- * goes off with one warning; the calls go on); the next call starts a new thread.
+ * no call left is unref'd, ends after `idleMs`, and is asked to end when the process is about to
+ * exit (`beforeExit`). A thread that cannot start or dies fails each of its calls (their barge-in by
+ * voice goes off with one warning; the calls go on); the next call starts a new thread.
+ *
+ * A thread stopped by Node while it is inside onnxruntime-node's native code aborts the whole
+ * process (SIGABRT, exit code 134; native-notes/vad.md, "The detector thread and process exit"). So
+ * each thread's native calls go through a gate (../vad/nativeGate.ts) that this side closes, waiting
+ * until the thread is out, before Node stops it: on `process.exit()` and any other exit
+ * (`process.on('exit')`, synchronous, before Node stops the threads), and before a `terminate()`.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InvalidOptionError } from '../../errors.js';
 import { systemClock, type Clock } from '../../internal/clock.js';
+import { NATIVE_EXIT_WAIT_MS, NativeGate } from '../vad/nativeGate.js';
 import { holdOnnxRuntime } from '../vad/silero.js';
 import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
 import { MAX_NICE, MIN_NICE } from './threadNice.js';
@@ -103,6 +109,8 @@ export interface DetectorThreadClient {
 
 interface Thread {
   worker: Worker;
+  /** Closed before Node stops the thread (exit, terminate): it is then out of onnxruntime-node's native code. */
+  gate: NativeGate;
   calls: Map<number, DetectorThreadClient>;
   idleTimer: NodeJS.Timeout | null;
   ending: boolean;
@@ -130,12 +138,21 @@ const DOORBELL: readonly ToDetector[] = [];
 /** This module's own file: `.ts` when running from the sources (under tsx or vitest), `.js` from the package. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
-function startWorker(nice: number): Worker {
+/** What a detector thread is started with (./detectorWorker.ts reads it). */
+export interface DetectorWorkerData {
+  nice: number;
+  /** The thread's native gate (../vad/nativeGate.ts). */
+  gate: SharedArrayBuffer;
+  /** From the sources: the .ts entry ./detectorWorkerTs.mjs imports. */
+  entry?: string;
+}
+
+function startWorker(nice: number, gate: NativeGate): Worker {
   holdOnnxRuntime(); // so a later thread can load it after this one ends (see silero.ts)
-  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url), { workerData: { nice } });
-  return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), {
-    workerData: { entry: new URL('./detectorWorker.ts', import.meta.url).href, nice },
-  });
+  const workerData: DetectorWorkerData = { nice, gate: gate.buffer };
+  if (!FROM_SOURCES) return new Worker(new URL('./detectorWorker.js', import.meta.url), { workerData });
+  workerData.entry = new URL('./detectorWorker.ts', import.meta.url).href;
+  return new Worker(new URL('./detectorWorkerTs.mjs', import.meta.url), { workerData });
 }
 
 export class DetectorThreads {
@@ -156,6 +173,8 @@ export class DetectorThreads {
   constructor(private readonly clock: Clock = systemClock) {}
   /** Where calls' messages go: their thread, by call id. */
   private readonly placed = new Map<number, Thread>();
+  /** Every thread started and not yet exited, ending ones too (a stopping thread may still be in a Silero run). */
+  private readonly live = new Set<Thread>();
 
   configure(options: DetectorThreadOptions): void {
     if (options.threads !== undefined) {
@@ -327,9 +346,11 @@ export class DetectorThreads {
   }
 
   private start(): Thread {
-    const worker = startWorker(this.nice);
+    const gate = new NativeGate();
+    const worker = startWorker(this.nice, gate);
     const thread: Thread = {
       worker,
+      gate,
       calls: new Map(),
       idleTimer: null,
       ending: false,
@@ -358,12 +379,16 @@ export class DetectorThreads {
     });
     worker.on('error', (err: Error) => this.fail(thread, { name: err.name, code: undefined, message: err.message, field: undefined }));
     worker.on('exit', (code) => {
+      this.live.delete(thread);
+      if (this.live.size === 0) process.off('exit', this.closeGates);
       if (!thread.ending)
         this.fail(thread, { name: 'Error', code: undefined, message: `detector thread exited (code ${code})`, field: undefined });
     });
     // Ref'd while it has calls (attach adds the first); note that adding a 'message' listener refs it too.
     worker.unref();
     if (this.threads.length === 0) process.on('beforeExit', this.endIdle);
+    if (this.live.size === 0) process.on('exit', this.closeGates);
+    this.live.add(thread);
     this.threads.push(thread);
     return thread;
   }
@@ -377,6 +402,18 @@ export class DetectorThreads {
     thread.notice = undefined;
     client.message({ t: 'notice', id, message });
   }
+
+  /**
+   * The process exits (`process.exit()`, an uncaught exception, or the end of the event loop):
+   * Node stops every thread right after the `'exit'` listeners, so each thread's gate closes now
+   * and this waits (blocking, at most {@link NATIVE_EXIT_WAIT_MS} in all) until every thread is out
+   * of onnxruntime-node's native code.
+   */
+  private readonly closeGates = (): void => {
+    for (const thread of this.live) thread.gate.shut();
+    const deadline = performance.now() + NATIVE_EXIT_WAIT_MS;
+    for (const thread of this.live) thread.gate.waitOut(Math.max(0, deadline - performance.now()));
+  };
 
   /** The process has nothing left to do: idle threads end first (held by a ref until they have). */
   private readonly endIdle = (): void => {
@@ -401,7 +438,12 @@ export class DetectorThreads {
     const calls = [...thread.calls.values()];
     for (const id of thread.calls.keys()) this.placed.delete(id);
     thread.calls.clear();
-    if (!wasEnding) void thread.worker.terminate();
+    if (!wasEnding) {
+      // Out of native code first (see closeGates): a thread terminated inside it aborts the process.
+      thread.gate.shut();
+      thread.gate.waitOut();
+      void thread.worker.terminate();
+    }
     for (const c of calls) c.failed(error);
   }
 

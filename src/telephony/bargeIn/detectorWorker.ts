@@ -24,8 +24,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { NativeGate, useNativeGate } from '../vad/nativeGate.js';
 import { SileroBatch } from '../vad/silero.js';
 import { createSteppedBargeInDetector, type SteppedBargeInDetector } from './createBargeInDetector.js';
+import type { DetectorWorkerData } from './DetectorThreads.js';
 import { portableError, type FromDetector, type ToDetector } from './detectorMessages.js';
 import { FrameRing, RecordKind } from './frameRing.js';
 import { niceThisThread, threadId } from './threadNice.js';
@@ -45,13 +47,22 @@ interface Hosted {
   out: BargeInDecision[];
   /** The call's shared-memory ring (./frameRing.ts), or null when its audio comes as messages. */
   ring: FrameRing | null;
-  /** Where a ring record's audio is copied for the detector, and views of them by length (reused). */
-  mulaw: Uint8Array;
-  mulawView: Uint8Array;
-  s16: Int16Array;
-  s16View: Int16Array;
+  /** Where a ring record's audio is copied for the detector: μ-law bytes, or s16 (an L16 or A-law line). */
+  mulaw: Scratch<Uint8Array>;
+  s16: Scratch<Int16Array>;
   /** This turn's answer (reused). */
   reply: Reply;
+}
+
+/**
+ * A scratch array a ring record's audio is copied into (grown as needed), and a view of it at the
+ * record's length (kept while the length stays).
+ */
+interface Scratch<A extends Uint8Array | Int16Array> {
+  array: A;
+  view: A;
+  /** A new scratch array of `n` samples. */
+  make: (n: number) => A;
 }
 
 interface Reply {
@@ -66,10 +77,14 @@ const SCRATCH_SAMPLES = 160;
 
 const port = parentPort;
 if (port === null) throw new Error('detectorWorker runs in a worker thread');
+const data = workerData as Partial<DetectorWorkerData> | null;
+// Every call into onnxruntime-node's addon on this thread goes through the pool's gate, so the
+// pool can keep the thread out of it before Node stops the thread (../vad/nativeGate.ts).
+if (data?.gate !== undefined) useNativeGate(new NativeGate(data.gate));
 // First of all, before onnxruntime loads (a thread it starts inherits the priority): this thread's
 // nice value (./DetectorThreads.ts `nice`), and its id, told to the pool.
 {
-  const { tid, nice, notice } = niceThisThread((workerData as { nice?: number } | null)?.nice ?? 0);
+  const { tid, nice, notice } = niceThisThread(data?.nice ?? 0);
   const started: FromDetector[] = [{ t: 'thread', tid, nice, notice }];
   port.postMessage(started);
 }
@@ -154,10 +169,8 @@ function open(id: number, message: ToDetector & { t: 'open' }): void {
     activeFromRing: false,
     out: [],
     ring: message.ring === undefined ? null : new FrameRing(message.ring),
-    mulaw: new Uint8Array(SCRATCH_SAMPLES),
-    mulawView: new Uint8Array(0),
-    s16: new Int16Array(SCRATCH_SAMPLES),
-    s16View: new Int16Array(0),
+    mulaw: { array: new Uint8Array(SCRATCH_SAMPLES), view: new Uint8Array(0), make: (n) => new Uint8Array(n) },
+    s16: { array: new Int16Array(SCRATCH_SAMPLES), view: new Int16Array(0), make: (n) => new Int16Array(n) },
     reply: { decisions: [], samples: 0, queued: false },
   };
   calls.set(id, hosted);
@@ -260,7 +273,7 @@ function handleRecord(hosted: Hosted, detector: SteppedBargeInDetector, ring: Fr
     ring.release();
     return;
   }
-  const pcm = ring.isS16 ? s16Payload(hosted, ring) : mulawPayload(hosted, ring);
+  const pcm = ring.isS16 ? payload(hosted.s16, ring) : payload(hosted.mulaw, ring);
   if (kind === RecordKind.InMulaw || kind === RecordKind.InS16) {
     hosted.active = detector.steps(pcm, ring.atMs, hosted.out);
     hosted.activeFromRing = true;
@@ -275,20 +288,15 @@ function handleRecord(hosted: Hosted, detector: SteppedBargeInDetector, ring: Fr
   ring.release();
 }
 
-function mulawPayload(hosted: Hosted, ring: FrameRing): Uint8Array {
+/** The ring record's audio, copied into `scratch` (of the record's sample type); a view of the record's length. */
+function payload<A extends Uint8Array | Int16Array>(scratch: Scratch<A>, ring: FrameRing): A {
   const n = ring.samples;
-  if (hosted.mulaw.length < n) hosted.mulaw = new Uint8Array(n);
-  ring.copyMulaw(hosted.mulaw);
-  if (hosted.mulawView.length !== n || hosted.mulawView.buffer !== hosted.mulaw.buffer) hosted.mulawView = hosted.mulaw.subarray(0, n);
-  return hosted.mulawView;
-}
-
-function s16Payload(hosted: Hosted, ring: FrameRing): Int16Array {
-  const n = ring.samples;
-  if (hosted.s16.length < n) hosted.s16 = new Int16Array(n);
-  ring.copyS16(hosted.s16);
-  if (hosted.s16View.length !== n || hosted.s16View.buffer !== hosted.s16.buffer) hosted.s16View = hosted.s16.subarray(0, n);
-  return hosted.s16View;
+  if (scratch.array.length < n) scratch.array = scratch.make(n);
+  const array = scratch.array;
+  if (array instanceof Int16Array) ring.copyS16(array);
+  else ring.copyMulaw(array);
+  if (scratch.view.length !== n || scratch.view.buffer !== array.buffer) scratch.view = array.subarray(0, n) as A;
+  return scratch.view;
 }
 
 function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector): void {

@@ -44,21 +44,60 @@ export const HEADER_BYTES = 16;
 /** Every record starts on an 8-byte boundary (the float64 atMs, the s16 payload). */
 export const RECORD_ALIGN = 8;
 /**
- * The ring: 128 KiB per call. It must hold {@link MAX_IN_FLIGHT_MS}-worth of audio both ways, the
- * bound the call enforces by samples (5 s inbound + played at 8 kHz = 80 000 samples: 80 000 bytes
- * of μ-law, or as s16 from an L16 line 160 000 bytes) with 20 ms frames' headers (16 bytes per 160
- * samples: 10 %). 128 KiB holds the μ-law case whole and ~3.9 s of an s16 line's burst (then the
- * ring refuses, the same drop and warning); at 80 calls it is 10 MiB of shared memory.
- * A power of two, so positions wrap at 2³² on a record boundary.
- */
-export const RING_BYTES = 128 * 1024;
-const RING_MASK = RING_BYTES - 1;
-/**
  * Bytes audio records may not use: kept for "the bot is speaking / stopped" records (64 of them),
  * so a ring full of audio still takes the bot's turns in order (they decide whether a caller's
  * speech is a barge-in).
  */
 export const BOT_RESERVE_BYTES = 64 * HEADER_BYTES;
+/**
+ * Audio (inbound and played, in samples at 8 kHz) the ring must hold: the call's in-flight bound,
+ * `MAX_IN_FLIGHT_MS` (5 s, ../VoiceBargeIn.ts) at the detector's 8 kHz. The bound counts both
+ * directions together, so this is 5 s of a caller's burst alone, or 2.5 s each way.
+ * test/telephony/bargeIn/frameRing.test.ts checks that the two agree.
+ */
+export const RING_AUDIO_SAMPLES = 40_000;
+/**
+ * The shortest frame the ring is sized for: 20 samples, 2.5 ms at 8 kHz. Providers send 20 ms
+ * (160 samples); a record's 16-byte header weighs more the shorter the frame. Shorter frames can
+ * fill the ring first: then the ring refuses and the call drops and warns (`BARGE_IN_BEHIND`)
+ * before 5 s of audio.
+ */
+export const MIN_RING_FRAME_SAMPLES = 20;
+/**
+ * The longest frame the ring is sized for: 800 samples, 100 ms at 8 kHz (a provider's largest
+ * chunk; 20 ms is usual). A record that does not fit before the ring's end leaves that end unused
+ * (a pad record), at most one such record's bytes.
+ */
+export const MAX_RING_FRAME_SAMPLES = 800;
+/** The widest sample the ring carries: s16 (an L16 or A-law line, brought to 8 kHz); μ-law is 1 byte. */
+const WIDEST_SAMPLE_BYTES = 2;
+/** A record's bytes beyond its samples', at most: its header and its payload's padding to {@link RECORD_ALIGN}. */
+const RECORD_OVERHEAD = HEADER_BYTES + RECORD_ALIGN - WIDEST_SAMPLE_BYTES;
+
+/**
+ * The ring's size rule: room for `samples` of audio at the widest sample (s16) in records of at
+ * least {@link MIN_RING_FRAME_SAMPLES} (each with at most {@link RECORD_OVERHEAD} more), with
+ * {@link BOT_RESERVE_BYTES} kept for the bot's changes and the ring's end lost to one pad record
+ * of at most a {@link MAX_RING_FRAME_SAMPLES} record, rounded up to a power of two (positions wrap
+ * at 2³² on a record boundary). The ring is made before the call's start says the line's format
+ * (every call is opened as μ-law 8 kHz and told its line later), so it is sized for the widest:
+ * an L16 line's records are twice a μ-law line's.
+ */
+export function ringBytesFor(samples: number): number {
+  const records = Math.ceil(samples / MIN_RING_FRAME_SAMPLES);
+  const pad = HEADER_BYTES + padded(MAX_RING_FRAME_SAMPLES * WIDEST_SAMPLE_BYTES);
+  const need = samples * WIDEST_SAMPLE_BYTES + records * RECORD_OVERHEAD + BOT_RESERVE_BYTES + pad;
+  return 2 ** Math.ceil(Math.log2(need));
+}
+
+/**
+ * The ring: {@link ringBytesFor}({@link RING_AUDIO_SAMPLES}) = 128 KiB per call (126 640 bytes
+ * needed at worst), so the call's in-flight bound (`MAX_IN_FLIGHT_MS`), not the ring, is what
+ * refuses audio first on any line, μ-law or L16 (20 ms s16 frames: 84 000 bytes at the bound).
+ * At 80 calls it is 10 MiB of shared memory.
+ */
+export const RING_BYTES = ringBytesFor(RING_AUDIO_SAMPLES);
+const RING_MASK = RING_BYTES - 1;
 
 /** Control words (int32) before the ring. */
 const WRITE = 0;

@@ -166,9 +166,9 @@ export class GatedScorer implements Scorer {
     const open = answer !== false && this.voiced(start - this.hangover, end) && loudEnough(window, this.floor);
     let p = 0;
     let deferred = false;
-    if (open && answer === 'hold' && this.open && this.silero.pending === 0) {
-      // The network skips this window: its state stays, its context moves on, its score is held.
-      this.silero.hold(window);
+    if (open && answer === 'hold' && this.open && this.silero.hold(window)) {
+      // The network skipped this window (nothing of this stream was queued): its state stays, its
+      // context moved on, its score is held.
       p = this.silero.lastProbability;
     } else if (open) {
       const batch = this.batch;

@@ -16,6 +16,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { enterNative, leaveNative } from './nativeGate.js';
 import type { OnnxRuntimeModules, OrtBindingSession, OrtTensor } from './types.js';
 
 const MODEL_URL = new URL('../../../models/silero_vad_v5.onnx', import.meta.url);
@@ -39,10 +40,16 @@ const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1, executionM
 
 export async function defaultLoadOnnxRuntime(): Promise<OnnxRuntimeModules> {
   const require = createRequire(import.meta.url);
-  return {
-    ort: require('onnxruntime-node') as OnnxRuntimeModules['ort'],
-    binding: require('onnxruntime-node/dist/binding.js') as OnnxRuntimeModules['binding'],
-  };
+  // Loading the addon runs its native registration: through this thread's gate (./nativeGate.ts).
+  enterNative('loading onnxruntime-node');
+  try {
+    return {
+      ort: require('onnxruntime-node') as OnnxRuntimeModules['ort'],
+      binding: require('onnxruntime-node/dist/binding.js') as OnnxRuntimeModules['binding'],
+    };
+  } finally {
+    leaveNative();
+  }
 }
 
 let held = false;
@@ -78,10 +85,15 @@ let sharedLoader: (() => Promise<OnnxRuntimeModules>) | null = null;
 export function loadSilero(loader: () => Promise<OnnxRuntimeModules> = defaultLoadOnnxRuntime): Promise<Shared> {
   if (shared && sharedLoader === loader) return shared;
   const attempt = loader().then((modules) => {
-    modules.binding.initOrt();
-    const session = new modules.binding.binding.InferenceSession();
-    session.loadModel(fileURLToPath(MODEL_URL), SESSION_OPTIONS);
-    return { modules, session };
+    enterNative('loading the Silero model');
+    try {
+      modules.binding.initOrt();
+      const session = new modules.binding.binding.InferenceSession();
+      session.loadModel(fileURLToPath(MODEL_URL), SESSION_OPTIONS);
+      return { modules, session };
+    } finally {
+      leaveNative();
+    }
   });
   // A failed load is not cached, so a later call may try again (e.g. after an install).
   if (loader === defaultLoadOnnxRuntime) {
@@ -159,7 +171,13 @@ export class SileroRunner {
     const b = this.buffers(count);
     const len = this.rowLength;
     for (let r = 0; r < count; r++) rows[r]!.load(b.input, r * len, b.state, r, count);
-    this.session.run(b.feeds, b.fetches, this.options);
+    // Through this thread's gate (./nativeGate.ts): a thread stopped inside a run aborts the process.
+    enterNative('a Silero run');
+    try {
+      this.session.run(b.feeds, b.fetches, this.options);
+    } finally {
+      leaveNative();
+    }
     for (let r = 0; r < count; r++) rows[r]!.store(b.output[r]!, b.stateN, r, count);
   }
 }
@@ -287,12 +305,15 @@ export class SileroVad {
   /**
    * The stream skips `window` without running the network (the caller judged that its score cannot
    * change a decision): the recurrent state stays, the context becomes the window's last samples,
-   * as if the window had run. Only with nothing queued (the context must follow the queued windows).
+   * as if the window had run. Only with nothing queued, since the context must follow the queued
+   * windows: with windows queued it does nothing and returns false (the caller then queues or
+   * runs the window instead); true when the window was skipped.
    */
-  hold(window: Int16Array): void {
-    if (this.count > 0) throw new Error('SileroVad.hold: windows are still queued');
+  hold(window: Int16Array): boolean {
+    if (this.count > 0) return false;
     const tail = window.length - this.contextSamples;
     for (let i = 0; i < this.contextSamples; i++) this.context[i] = window[tail + i]! / S16_SCALE;
+    return true;
   }
 
   /** Forgets the state and the context (a new stream, or the gate reopening). Only between runs: queued windows are dropped. */

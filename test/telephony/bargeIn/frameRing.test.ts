@@ -5,7 +5,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BOT_RESERVE_BYTES, FrameRing, HEADER_BYTES, RING_BYTES, RecordKind } from '../../../src/telephony/bargeIn/frameRing.js';
+import {
+  BOT_RESERVE_BYTES,
+  FrameRing,
+  HEADER_BYTES,
+  MAX_RING_FRAME_SAMPLES,
+  MIN_RING_FRAME_SAMPLES,
+  RING_AUDIO_SAMPLES,
+  RING_BYTES,
+  RecordKind,
+  ringBytesFor,
+} from '../../../src/telephony/bargeIn/frameRing.js';
+import { MAX_IN_FLIGHT_MS } from '../../../src/telephony/VoiceBargeIn.js';
+
+/** The detector's rate: every line reaches the ring at 8 kHz. */
+const DETECTOR_RATE = 8000;
 
 type Rec = { kind: 'in' | 'played'; s16: boolean; samples: number[]; atMs: number } | { kind: 'bot'; speaking: boolean };
 
@@ -181,5 +195,53 @@ describe('the frame ring between a call and its detector thread', () => {
     rd.release();
     expect(rd.empty).toBe(true);
     expect(rd.takeAnswerRequest()).toBe(true);
+  });
+});
+
+describe("the ring's size against the call's in-flight bound (MAX_IN_FLIGHT_MS)", () => {
+  it("is sized for the call's bound: MAX_IN_FLIGHT_MS at 8 kHz", () => {
+    expect(RING_AUDIO_SAMPLES).toBe((MAX_IN_FLIGHT_MS * DETECTOR_RATE) / 1000);
+    expect(RING_BYTES).toBe(ringBytesFor(RING_AUDIO_SAMPLES));
+    expect(Number.isInteger(Math.log2(RING_BYTES))).toBe(true);
+  });
+
+  it('refuses audio only by the in-flight bound, never by running out of room, on μ-law and L16 lines alike (property)', () => {
+    // Frames of one size (2.5–100 ms), μ-law bytes or s16, the caller alone or both ways, the bot
+    // starting or stopping at most every 100 ms (its utterances); the writer checks the bound
+    // first, as the call does.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: MIN_RING_FRAME_SAMPLES, max: MAX_RING_FRAME_SAMPLES }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 100, max: 2000 }), { nil: null }),
+        (frame, s16, bothWays, botMs) => {
+          const w = new FrameRing();
+          const botEvery = botMs === null ? 0 : Math.ceil((botMs * DETECTOR_RATE) / 1000 / frame);
+          const pcm = s16 ? new Int16Array(frame) : new Uint8Array(frame);
+          let n = 0;
+          for (;;) {
+            const inbound = !bothWays || n % 2 === 0;
+            if (w.inFlight + frame > RING_AUDIO_SAMPLES) break; // the call's bound: it stops here
+            expect(w.writeAudio(inbound, pcm, n * 20)).toBe(true);
+            if (botEvery > 0 && n % botEvery === 0) expect(w.writeBot(n % 2 === 0)).toBe(true);
+            n++;
+          }
+          expect(w.refused).toBe(0);
+          expect(w.inFlight).toBeGreaterThan(RING_AUDIO_SAMPLES - frame);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('holds 5 s of an L16 caller burst in 20 ms frames (250 s16 records) before the bound, with room to spare', () => {
+    const w = new FrameRing();
+    const frame = new Int16Array(160);
+    let kept = 0;
+    while (w.inFlight + frame.length <= RING_AUDIO_SAMPLES && w.writeAudio(true, frame, kept * 20)) kept++;
+    expect(kept).toBe(250);
+    expect(w.refused).toBe(0);
+    expect(kept * (HEADER_BYTES + 2 * frame.length)).toBeLessThan(RING_BYTES - BOT_RESERVE_BYTES);
   });
 });

@@ -103,3 +103,39 @@ describe('SileroBatch', () => {
     expect(Math.abs(got[3]! - new SileroVad(shared, 8000).process(x.subarray(3 * W, 4 * W)))).toBeLessThanOrEqual(SAME_PROBABILITY);
   });
 });
+
+describe('SileroVad.hold (the network skips a window)', () => {
+  const speech = (): Int16Array => pcm.get(CLIPS[0]!)!;
+  const win = (k: number): Int16Array => speech().subarray(k * W, (k + 1) * W);
+
+  it('with a window of the stream still queued, does nothing and says so: the queued window and the next run as without it', () => {
+    const batch = new SileroBatch();
+    const held = new SileroVad(shared, 8000);
+    const plain = new SileroVad(shared, 8000);
+    const got: number[] = [];
+    const want: number[] = [];
+    batch.defer(held, win(10), (p) => got.push(p));
+    batch.defer(plain, win(10), (p) => want.push(p));
+    expect(held.hold(win(11))).toBe(false);
+    batch.run();
+    expect(held.process(win(12))).toBe(plain.process(win(12)));
+    expect(got).toEqual(want);
+  });
+
+  it('with nothing queued, skips the window: the score stays and the context moves on to the window', () => {
+    const held = new SileroVad(shared, 8000);
+    const ran = new SileroVad(shared, 8000);
+    const first = held.process(win(10));
+    ran.process(win(10));
+    expect(held.hold(win(11))).toBe(true);
+    expect(held.lastProbability).toBe(first);
+    // The next window sees the held window's tail as context, and the state from before it:
+    // not what a stream that ran the window gets, nor one that never saw it.
+    const never = new SileroVad(shared, 8000);
+    never.process(win(10));
+    ran.process(win(11));
+    const next = held.process(win(12));
+    expect(next).not.toBe(ran.process(win(12)));
+    expect(next).not.toBe(never.process(win(12)));
+  });
+});
