@@ -30,10 +30,28 @@ import { configureDetectorThreads, detectorThreads, type DetectorThreadOptions }
 
 /** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
 const TRACE_SECONDS = 3;
+/**
+ * What perf records, system-wide: every switch and migration, and each wake with the waker's call
+ * chain (a timer, a `postMessage`'s eventfd, a socket: bench/lib/schedTrace.ts `wakeVia`).
+ */
+const PERF_RECORD = [
+  'record',
+  '-a',
+  '-e',
+  'sched:sched_switch',
+  '-e',
+  'sched:sched_migrate_task',
+  '-e',
+  'sched:sched_wakeup_new',
+  '-e',
+  'sched:sched_waking/call-graph=fp,max-stack=24/',
+];
 /** perf starts this long after every call started (the window opens 300 ms after, `WARMUP_MS`). */
 const TRACE_DELAY_MS = 600;
 /** More rounds than this would hold the bench lock for too long on a shared machine. */
 const MAX_ROUNDS = 6;
+/** A thread's wakers are listed from this many wakes a second. */
+const MIN_WAKES_LISTED = 20;
 /** Rows of each blame list printed. */
 const TOP = 8;
 
@@ -95,7 +113,7 @@ async function tracedStep(calls: number, contender: Contender, tag: string): Pro
       perf = new Promise((resolve) =>
         setTimeout(() => {
           nameNewThreads();
-          const p = spawn('perf', ['sched', 'record', '-a', '-o', file, '--', 'sleep', String(TRACE_SECONDS)], { stdio: 'ignore' });
+          const p = spawn('perf', [...PERF_RECORD, '-o', file, '--', 'sleep', String(TRACE_SECONDS)], { stdio: 'ignore' });
           p.once('exit', () => resolve());
           p.once('error', () => resolve());
         }, TRACE_DELAY_MS),
@@ -134,6 +152,7 @@ function print(tag: string, calls: number, load: number, r: { p99: number; wait:
       `max ${w.waits.maxMs.toFixed(2)} ms\n` +
       `  on its CPU meanwhile (ms/s): ${list(w.onItsCpu, '')}\n` +
       `  on the other CPU meanwhile (ms/s): ${list(w.onOtherCpu, '')}\n` +
+      `  by pair, its CPU | the other (ms/s): ${list(w.byPair, '')}\n` +
       `  woken by (/s): ${list(w.wokenBy, '')}\n` +
       `  woken onto a CPU running (/s): ${list(w.wokenOnto, '')}\n` +
       `  preempted by (/s): ${list(w.preemptedBy, '')}\n` +
@@ -143,14 +162,15 @@ function print(tag: string, calls: number, load: number, r: { p99: number; wait:
     process.stdout.write(
       `    ${t.label.padEnd(36)} ${f1(t.runMsPerS).padStart(6)} / ${f1(t.waitMsPerS).padStart(6)}   ` +
         `${t.wakesPerS.toFixed(0).padStart(5)} / ${t.preemptionsPerS.toFixed(0).padStart(5)} / ` +
-        `${t.migrationsPerS.toFixed(0).padStart(5)}\n`,
+        `${t.migrationsPerS.toFixed(0).padStart(5)}` +
+        (t.wakesPerS >= MIN_WAKES_LISTED && !t.label.startsWith('other') ? `; woken by ${list(t.wokenBy.slice(0, 4), '')}\n` : '\n'),
     );
   }
 }
 
 /** `--analyse FILE…`: only read back traces kept by an earlier run (`--keep DIR`). */
 function readTrace(file: string): string[] {
-  const out = spawnSync('perf', ['script', '-i', file, '-F', 'comm,tid,pid,cpu,time,event,trace'], {
+  const out = spawnSync('perf', ['script', '-i', file, '-F', 'comm,tid,pid,cpu,time,event,trace,ip,sym'], {
     encoding: 'latin1',
     maxBuffer: 1 << 30,
     stdio: ['ignore', 'pipe', 'ignore'],

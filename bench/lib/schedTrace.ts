@@ -26,6 +26,8 @@ interface SchedEvent {
   time: number;
   event: string;
   fields: Map<string, string>;
+  /** Kernel symbols of the event's call chain, innermost first (recorded for `sched_waking` only). */
+  stack: string[];
 }
 
 const LINE = /^\s*(.+?)\s+(-?\d+)\/(-?\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$/;
@@ -48,7 +50,28 @@ export function parseSchedLine(line: string): SchedEvent | undefined {
     time: Number(m[5]),
     event: m[6]!.replace(/^sched:/, ''),
     fields,
+    stack: [],
   };
+}
+
+/** A call-chain line under an event: an address and a symbol. */
+const FRAME = /^\s+[0-9a-f]+\s+(\S+)/;
+
+/**
+ * How a wake came about, from the waker's kernel call chain: a timer expiring (`timer`: the task
+ * the interrupt landed on did not wake anyone), an eventfd write (libuv's `uv_async_send`: a
+ * `postMessage` to a thread), a socket (data or room on a TCP socket), a futex, a pipe; else the
+ * first symbol past the wake-up machinery.
+ */
+export function wakeVia(stack: readonly string[]): string {
+  const has = (re: RegExp): boolean => stack.some((f) => re.test(f));
+  if (stack.length === 0) return '?';
+  if (has(/hrtimer_wakeup|hrtimer_interrupt|__hrtimer_run_queues/)) return 'timer';
+  if (has(/^eventfd/)) return 'eventfd';
+  if (has(/sock_def_readable|sock_def_write_space|^tcp_|^sk_stream/)) return 'socket';
+  if (has(/futex/)) return 'futex';
+  if (has(/pipe_write/)) return 'pipe';
+  return stack.find((f) => !/wake|^try_to|__wake_up|autoremove|ep_poll_callback/.test(f)) ?? '?';
 }
 
 export interface ThreadFigures {
@@ -63,6 +86,8 @@ export interface ThreadFigures {
   preemptionsPerS: number;
   /** Moves between CPUs, per second. */
   migrationsPerS: number;
+  /** Who woke it (the task current at `sched_waking`), per second, largest first. */
+  wokenBy: [string, number][];
 }
 
 export interface WaitReport {
@@ -73,6 +98,11 @@ export interface WaitReport {
   onItsCpu: [string, number][];
   /** The same stretches: what ran on the other CPU meanwhile, ms per second, by label. */
   onOtherCpu: [string, number][];
+  /**
+   * The same stretches by the pair "on its CPU | on the other CPU", ms per second, largest first:
+   * the stretches where both CPUs ran this process's threads are the ones a quiet machine has.
+   */
+  byPair: [string, number][];
   /** Who woke the watched thread (the task current at `sched_waking`), wakes per second, by label. */
   wokenBy: [string, number][];
   /** What ran on the CPU a wake queued the watched thread on, at the wake, per second, by label ("idle": it could run at once). */
@@ -105,7 +135,12 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
   const events: SchedEvent[] = [];
   for (const line of lines) {
     const e = parseSchedLine(line);
-    if (e === undefined) continue;
+    if (e === undefined) {
+      const f = FRAME.exec(line);
+      const lastEvent = events[events.length - 1];
+      if (f !== null && lastEvent !== undefined && lastEvent.event === 'sched_waking') lastEvent.stack.push(f[1]!);
+      continue;
+    }
     events.push(e);
     if (e.tid > 0) {
       tgidOf.set(e.tid, e.pid);
@@ -131,12 +166,13 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
     preemptions: number;
     migrations: number;
     state: State;
+    wakers: Map<string, number>;
   }
   const acc = new Map<number, Acc>();
   const get = (tid: number): Acc => {
     let a = acc.get(tid);
     if (a === undefined) {
-      a = { runS: 0, waitS: 0, wakes: 0, preemptions: 0, migrations: 0, state: { kind: 'sleep' } };
+      a = { runS: 0, waitS: 0, wakes: 0, preemptions: 0, migrations: 0, state: { kind: 'sleep' }, wakers: new Map() };
       acc.set(tid, a);
     }
     return a;
@@ -145,6 +181,7 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
   const cpus = new Set<number>();
   const onIts = new Map<string, number>();
   const onOther = new Map<string, number>();
+  const byPair = new Map<string, number>();
   const wokenBy = new Map<string, number>();
   const preemptedBy = new Map<string, number>();
   const wokenOnto = new Map<string, number>();
@@ -160,8 +197,14 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
     const w = acc.get(watchTid)?.state;
     if (w !== undefined && w.kind === 'wait' && e.time > last) {
       const dt = e.time - last;
-      add(onIts, label(running.get(w.cpu) ?? 0), dt);
-      for (const c of cpus) if (c !== w.cpu) add(onOther, label(running.get(c) ?? 0), dt);
+      const its = label(running.get(w.cpu) ?? 0);
+      add(onIts, its, dt);
+      for (const c of cpus) {
+        if (c === w.cpu) continue;
+        const other = label(running.get(c) ?? 0);
+        add(onOther, other, dt);
+        add(byPair, `${its} | ${other}`, dt);
+      }
     }
     last = e.time;
     const f = e.fields;
@@ -196,9 +239,12 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
       const a = get(tid);
       if (a.state.kind === 'sleep') {
         a.wakes++;
+        const via = wakeVia(e.stack);
+        add(a.wakers, via === 'timer' ? 'timer' : via === '?' ? label(e.tid, e.comm) : `${label(e.tid, e.comm)} (${via})`, 1);
         a.state = { kind: 'wait', cpu: Number(f.get('target_cpu')), since: e.time, fromWake: true };
         if (tid === watchTid) {
-          add(wokenBy, label(e.tid, e.comm), 1);
+          const via = wakeVia(e.stack);
+          add(wokenBy, via === 'timer' ? 'timer' : via === '?' ? label(e.tid, e.comm) : `${label(e.tid, e.comm)} (${via})`, 1);
           add(wokenOnto, label(running.get(Number(f.get('target_cpu'))) ?? 0), 1);
         }
       }
@@ -225,7 +271,8 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
   const rows = new Map<string, Acc>();
   for (const [tid, a] of acc) {
     const key = tgidOf.get(tid) === watchPid ? `${label(tid)} [${tid}]` : label(tid);
-    const r = rows.get(key) ?? { runS: 0, waitS: 0, wakes: 0, preemptions: 0, migrations: 0, state: { kind: 'sleep' } };
+    const r = rows.get(key) ?? { runS: 0, waitS: 0, wakes: 0, preemptions: 0, migrations: 0, state: { kind: 'sleep' }, wakers: new Map() };
+    for (const [k, v] of a.wakers) add(r.wakers, k, v);
     r.runS += a.runS;
     r.waitS += a.waitS;
     r.wakes += a.wakes;
@@ -241,6 +288,7 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
       wakesPerS: a.wakes / seconds,
       preemptionsPerS: a.preemptions / seconds,
       migrationsPerS: a.migrations / seconds,
+      wokenBy: perS(a.wakers, 1),
     }))
     .sort((x, y) => y.runMsPerS - x.runMsPerS);
 
@@ -256,6 +304,7 @@ export function analyseWaits(lines: Iterable<string>, watchPid: number, watchTid
     },
     onItsCpu: perS(onIts, 1000),
     onOtherCpu: perS(onOther, 1000),
+    byPair: perS(byPair, 1000),
     wokenBy: perS(wokenBy, 1),
     wokenOnto: perS(wokenOnto, 1),
     preemptedBy: perS(preemptedBy, 1),
