@@ -45,6 +45,14 @@ export interface DetectorThreadOptions {
    */
   transport?: DetectorTransport | undefined;
   /**
+   * @internal How a thread learns that a call wrote to its ring: `'message'`, an empty message
+   * from the pacing loop at most once per tick (see {@link tickMs}); `'poll'`, the thread looks at
+   * its calls' rings on its own timer every {@link tickMs} while it hosts calls, and the pacing
+   * loop sends nothing per frame (no wake of another thread from the pacing loop). Running threads
+   * switch at once. @defaultValue {@link DEFAULT_DETECTOR_DOORBELL}
+   */
+  doorbell?: DetectorDoorbell | undefined;
+  /**
    * Added to a new detector thread's nice value when it starts, as `nice -n` does (an integer from
    * -20 to 19; the result is clamped to the system's -20..19): positive lowers the thread's
    * scheduling priority, so the thread that paces the calls' media gets a core first when both
@@ -59,6 +67,12 @@ export interface DetectorThreadOptions {
 
 /** How calls' audio reaches the detector threads (see {@link DetectorThreadOptions.transport}). */
 export type DetectorTransport = 'shared' | 'messages';
+
+/** How a detector thread learns of new ring records (see {@link DetectorThreadOptions.doorbell}). */
+export type DetectorDoorbell = 'message' | 'poll';
+
+/** The pacing loop rings the thread (native-notes/vad.md, "Who the pacing thread waits behind"). */
+export const DEFAULT_DETECTOR_DOORBELL: DetectorDoorbell = 'message';
 
 /**
  * The shared-memory ring: no message, array or object per frame on either thread, and no answer
@@ -83,6 +97,9 @@ export const DEFAULT_DETECTOR_THREAD_IDLE_MS = 30_000;
  * fits the 7 ms left (native-notes/vad.md, "Detector thread on a tick").
  */
 export const DEFAULT_DETECTOR_TICK_MS = 5;
+
+/** A polling thread's timer never runs faster than this (ms): a `tickMs` of 0 means "per turn" for messages, not a busy loop. */
+const MIN_POLL_MS = 1;
 
 /**
  * The detector thread runs at nice +10 from the process's: when the pacing loop's thread and the
@@ -130,6 +147,8 @@ interface Thread {
   nice: number | undefined;
   /** The thread's notice (its priority could not be set) until a call on it has had it. */
   notice: string | undefined;
+  /** The thread looks at its rings on its own timer (it was told `poll`): {@link DetectorThreads.ring} posts nothing. */
+  polls: boolean;
 }
 
 /** The message that only says "look at your calls' rings" (nothing queued; posting copies it, so it is shared). */
@@ -162,6 +181,7 @@ export class DetectorThreads {
   private idleMs = DEFAULT_DETECTOR_THREAD_IDLE_MS;
   private tickMs = DEFAULT_DETECTOR_TICK_MS;
   private nice = DEFAULT_DETECTOR_THREAD_NICE;
+  private doorbell = DEFAULT_DETECTOR_DOORBELL;
   /** How new calls' audio goes to their thread. */
   transport: DetectorTransport = DEFAULT_DETECTOR_TRANSPORT;
   /** Messages posted to threads so far (each carries one or more calls' messages): the threads' wakes. */
@@ -200,6 +220,13 @@ export class DetectorThreads {
         throw new InvalidOptionError('transport', `transport must be 'shared' or 'messages', got ${String(options.transport)}`);
       }
       this.transport = options.transport;
+    }
+    if (options.doorbell !== undefined) {
+      if (options.doorbell !== 'message' && options.doorbell !== 'poll') {
+        throw new InvalidOptionError('doorbell', `doorbell must be 'message' or 'poll', got ${String(options.doorbell)}`);
+      }
+      this.doorbell = options.doorbell;
+      for (const t of this.threads) if (!t.ending) this.tellDoorbell(t);
     }
     if (options.nice !== undefined) {
       if (!(Number.isInteger(options.nice) && options.nice >= MIN_NICE && options.nice <= MAX_NICE)) {
@@ -268,7 +295,7 @@ export class DetectorThreads {
    */
   ring(id: number): void {
     const thread = this.placed.get(id);
-    if (thread === undefined) return;
+    if (thread === undefined || thread.polls) return;
     thread.rung = true;
     this.schedule(thread);
   }
@@ -324,6 +351,16 @@ export class DetectorThreads {
     else this.clock.clearTimeout(f.timer);
   }
 
+  /** Tells the thread how it learns of ring records, when that differs from what it was told. */
+  private tellDoorbell(thread: Thread): void {
+    const polls = this.doorbell === 'poll';
+    if (thread.polls === polls) return;
+    thread.polls = polls;
+    // Rings written before the switch are looked at on the thread's next wake (this message, or its timer).
+    thread.outbox.push({ t: 'poll', ms: polls ? Math.max(this.tickMs, MIN_POLL_MS) : 0 });
+    this.schedule(thread);
+  }
+
   /** Whether the call is still on a thread. */
   has(id: number): boolean {
     return this.placed.has(id);
@@ -363,7 +400,9 @@ export class DetectorThreads {
       tid: undefined,
       nice: undefined,
       notice: undefined,
+      polls: false,
     };
+    this.tellDoorbell(thread);
     worker.on('message', (batch: FromDetector[]) => {
       this.answers++;
       for (const m of batch) {

@@ -30,6 +30,12 @@ export type ToDetector =
   | { t: 'played'; id: number; pcm: Uint8Array | Int16Array; atMs: number }
   | { t: 'bot'; id: number; speaking: boolean }
   | { t: 'close'; id: number }
+  /**
+   * The thread's own look at its calls' rings (./DetectorThreads.ts `doorbell: 'poll'`): every
+   * `ms` while it hosts a call, with no doorbell message from the calls; 0 stops it (the
+   * doorbell messages ring it again).
+   */
+  | { t: 'poll'; ms: number }
   /** The thread has no call left: it ends (its port closes, its loop runs dry). */
   | { t: 'stop' };
 

@@ -95,8 +95,30 @@ let flushScheduled = false;
 /** The thread's Silero windows waiting for a run (one session per thread, see ../vad/silero.ts). */
 const modelBatch = new SileroBatch();
 
-/** Messages taken from the port so far (each a batch): the thread's wakes, reported at a call's close. */
+/** Messages taken from the port so far (each a batch), and polls of the rings: the thread's wakes, reported at a call's close. */
 let wakes = 0;
+/** The thread looks at its rings every this many ms on its own timer while it hosts a call (`poll`); 0: when rung. */
+let pollMs = 0;
+let pollTimer: ReturnType<typeof setInterval> | null = null;
+
+/** Every call whose ring has records, driven: what a doorbell does, on the thread's own timer. */
+function poll(): void {
+  wakes++;
+  const touched: Hosted[] = [];
+  for (const hosted of calls.values()) if (hosted.ring !== null && !hosted.ring.empty) touched.push(hosted);
+  if (touched.length > 0) drive(touched);
+  pollWhileHosting(); // a call's close may have been among the records' followers
+}
+
+/** The poll timer runs while polling is on and the thread hosts a call (an idle thread is not woken). */
+function pollWhileHosting(): void {
+  const want = pollMs > 0 && calls.size > 0;
+  if (want === (pollTimer !== null)) return;
+  if (pollTimer !== null) {
+    clearInterval(pollTimer);
+    pollTimer = null;
+  } else pollTimer = setInterval(poll, pollMs);
+}
 /** VAD windows of the detectors closed so far, and those that ran Silero: reported at a call's close, for the benches. */
 const closedWindows = { windows: 0, modelWindows: 0 };
 
@@ -181,6 +203,7 @@ function open(id: number, message: ToDetector & { t: 'open' }): void {
       if (hosted.closed) {
         detector.close();
         calls.delete(id);
+        pollWhileHosting();
         return;
       }
       hosted.detector = detector;
@@ -189,6 +212,7 @@ function open(id: number, message: ToDetector & { t: 'open' }): void {
     },
     (err: unknown) => {
       calls.delete(id);
+      pollWhileHosting();
       if (!hosted.closed) post({ t: 'failed', id, error: portableError(err) });
     },
   );
@@ -349,6 +373,7 @@ function handle(hosted: Hosted, detector: SteppedBargeInDetector, m: ToDetector)
     }
     case 'open':
     case 'stop':
+    case 'poll':
       return;
   }
 }
@@ -357,7 +382,15 @@ port.on('message', (batch: ToDetector[]) => {
   wakes++;
   const touched = new Set<Hosted>();
   for (const m of batch) {
+    if (m.t === 'poll') {
+      pollMs = m.ms;
+      if (pollTimer !== null) clearInterval(pollTimer);
+      pollTimer = null;
+      continue;
+    }
     if (m.t === 'stop') {
+      pollMs = 0;
+      pollWhileHosting();
       drive([...touched]);
       for (const hosted of calls.values()) hosted.detector?.close();
       calls.clear();
@@ -377,4 +410,5 @@ port.on('message', (batch: ToDetector[]) => {
   // Every call whose ring has records: a message (the doorbell, or a control message) means "look".
   for (const hosted of calls.values()) if (hosted.ring !== null && !hosted.ring.empty) touched.add(hosted);
   drive([...touched]);
+  pollWhileHosting();
 });

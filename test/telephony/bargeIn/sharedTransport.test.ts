@@ -12,9 +12,11 @@ import {
   configureDetectorThreads,
   DEFAULT_DETECTOR_THREAD_IDLE_MS,
   DEFAULT_DETECTOR_TICK_MS,
+  DEFAULT_DETECTOR_DOORBELL,
   DEFAULT_DETECTOR_TRANSPORT,
   DetectorThreads,
   detectorThreads,
+  type DetectorDoorbell,
   type DetectorTransport,
 } from '../../../src/telephony/bargeIn/DetectorThreads.js';
 import type { FromDetector } from '../../../src/telephony/bargeIn/detectorMessages.js';
@@ -34,7 +36,13 @@ const BOT = clip('echo-20-120ms.ul').referenceMulaw!;
 /** The bot stops after this many frames (its utterance ends), so a turn ends with the bot silent. */
 const BOT_FRAMES = 150;
 
-afterEach(() => configureDetectorThreads({ transport: DEFAULT_DETECTOR_TRANSPORT, idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS }));
+afterEach(() =>
+  configureDetectorThreads({
+    transport: DEFAULT_DETECTOR_TRANSPORT,
+    idleMs: DEFAULT_DETECTOR_THREAD_IDLE_MS,
+    doorbell: DEFAULT_DETECTOR_DOORBELL,
+  }),
+);
 
 /** Everything the call was told, as text: decision kinds, their samples, turn audio sums. */
 function recorder(onInterrupt: () => void): { seen: string[]; actions: BargeInActions } {
@@ -72,8 +80,13 @@ function onLine(mulaw: Uint8Array, line: LineFormat): { bytes: Uint8Array; frame
 }
 
 /** One call through a detector thread on `transport`: the bot speaks for BOT_FRAMES frames while the caller's clip plays. */
-async function decide(transport: DetectorTransport, caller: Uint8Array, line: LineFormat): Promise<string[]> {
-  configureDetectorThreads({ transport, threads: 1 });
+async function decide(
+  transport: DetectorTransport,
+  caller: Uint8Array,
+  line: LineFormat,
+  doorbell: DetectorDoorbell = DEFAULT_DETECTOR_DOORBELL,
+): Promise<string[]> {
+  configureDetectorThreads({ transport, threads: 1, doorbell });
   let voice: VoiceBargeIn | null = null;
   const { seen, actions } = recorder(() => voice!.setBotSpeaking(false));
   let ready = false;
@@ -127,6 +140,61 @@ describe('the shared-memory hand-over to the detector thread', () => {
       expect(viaRing.filter((s) => s.startsWith('warning:'))).toEqual([]);
     });
   }
+
+  for (const c of cases.slice(0, 2)) {
+    it(`decides as with the doorbell when the thread polls its rings on ${c.name}`, async () => {
+      const rung = await decide('shared', c.caller(), c.line, 'message');
+      const polled = await decide('shared', c.caller(), c.line, 'poll');
+      expect(polled).toEqual(rung);
+      expect(polled.some((s) => s.startsWith('interrupt:'))).toBe(c.interrupts);
+      expect(polled.filter((s) => s.startsWith('warning:'))).toEqual([]);
+    });
+  }
+
+  it("a polling thread takes a call's frames with no message from the pacing loop, and answers when asked", async () => {
+    const pool = new DetectorThreads();
+    pool.configure({ threads: 1, idleMs: 0, tickMs: DEFAULT_DETECTOR_TICK_MS, doorbell: 'poll' });
+    const got: FromDetector[] = [];
+    const id = pool.attach({ message: (m) => got.push(m), failed: (e) => got.push({ t: 'failed', id, error: e }) });
+    const ring = new FrameRing();
+    pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } }, ring: ring.buffer });
+    for (let i = 0; i < LOAD_POLLS && got.length === 0; i++) await sleep(LOAD_POLL_MS);
+    expect(got.map((m) => m.t)).toEqual(['ready']);
+    const postsAtOpen = pool.posts;
+    const silence = new Uint8Array(160).fill(0xff);
+    const frames = 100;
+    for (let f = 0; f < frames; f++) {
+      expect(ring.writeAudio(true, silence, f * FRAME_MS)).toBe(true);
+      pool.ring(id);
+      await new Promise((r) => setImmediate(r));
+    }
+    for (let i = 0; i < LOAD_POLLS && ring.inFlight > 0; i++) await sleep(LOAD_POLL_MS);
+    expect(ring.inFlight).toBe(0); // all taken by the thread's own looks
+    expect(pool.posts).toBe(postsAtOpen); // not one doorbell
+    // Asking for an answer: the thread's next look answers, empty.
+    ring.writeAudio(true, silence, frames * FRAME_MS);
+    expect(ring.wantAnswer()).toBe(false);
+    pool.ring(id);
+    for (let i = 0; i < LOAD_POLLS && got.length === 1; i++) await sleep(LOAD_POLL_MS);
+    expect(got.slice(1)).toEqual([{ t: 'decisions', id, decisions: [], samples: 0 }]);
+    // Back to the doorbell on the running thread: a written frame rings it again.
+    pool.configure({ doorbell: 'message' });
+    const before = pool.posts;
+    ring.writeAudio(true, silence, (frames + 1) * FRAME_MS);
+    pool.ring(id);
+    for (let i = 0; i < LOAD_POLLS && ring.inFlight > 0; i++) await sleep(LOAD_POLL_MS);
+    expect(ring.inFlight).toBe(0);
+    expect(pool.posts).toBeGreaterThan(before);
+    const exit = new Promise((r) => pool.workers[0]!.once('exit', r));
+    pool.release(id);
+    await exit;
+  });
+
+  it('the default doorbell is the message, and a bad doorbell is an InvalidOptionError naming it', () => {
+    expect(DEFAULT_DETECTOR_DOORBELL).toBe('message');
+    expect(() => configureDetectorThreads({ doorbell: 'smoke' as DetectorDoorbell })).toThrow(InvalidOptionError);
+    expect(() => configureDetectorThreads({ doorbell: 'smoke' as DetectorDoorbell })).toThrow(/doorbell/);
+  });
 
   it('the default transport is the ring, and a bad transport is an InvalidOptionError naming it', () => {
     expect(DEFAULT_DETECTOR_TRANSPORT).toBe('shared');

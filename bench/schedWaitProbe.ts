@@ -1,0 +1,213 @@
+/**
+ * Who the bridge's pacing thread waits behind, barge-in OFF against ON (issue 22: capacity ON ≥ 90 %
+ * of OFF). Not a `*.bench.ts` module (bench/run.ts does not run it): a probe for
+ * native-notes/vad.md, "Who the pacing thread waits behind". Linux, as root (perf's tracepoints).
+ *
+ *   flock /tmp/bench.lock node --import tsx bench/schedWaitProbe.ts --fixed 80 --rounds 2
+ *
+ * Each round runs one step of bench/telephony.bench.ts per contender ("twilio, callers speaking,
+ * barge-in OFF" and "… ON", the order alternating round by round) and, inside each step's steady
+ * window, records `perf sched record -a` for {@link TRACE_SECONDS}, then reads it back
+ * (bench/lib/schedTrace.ts): over the pacing thread's waits for a CPU, what ran on its CPU and on
+ * the other one, who woke it, who preempted it, and per thread CPU, wait, wakes, preemptions and
+ * migrations per second. Every thread of this process is renamed first (Node 20 names them all
+ * "node"): `pacing` (the main thread: the bridge's pacing loop), `detector`, `phones` (the bench
+ * peers' worker), `startup-k` (the threads present before the first step: V8's platform workers,
+ * which run GC and compiler jobs, and Node's own), `libuv` (libuv's pool).
+ *
+ * `--paired '{"doorbell":"message"}' '{"doorbell":"poll"}'`: instead of OFF against ON, ON against
+ * ON, each step after `configureDetectorThreads()` with its options (the running thread switches).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { analyseWaits, findMainThread, type WaitReport } from './lib/schedTrace.js';
+import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+
+type Contender = (typeof CONTENDERS)[number];
+import { configureDetectorThreads, detectorThreads, type DetectorThreadOptions } from '../src/telephony/bargeIn/DetectorThreads.js';
+
+/** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
+const TRACE_SECONDS = 3;
+/**
+ * What perf records, system-wide: every switch and migration, and each wake with the waker's call
+ * chain (a timer, a `postMessage`'s eventfd, a socket: bench/lib/schedTrace.ts `wakeVia`).
+ */
+const PERF_RECORD = [
+  'record',
+  '-a',
+  '-e',
+  'sched:sched_switch',
+  '-e',
+  'sched:sched_migrate_task',
+  '-e',
+  'sched:sched_wakeup_new',
+  '-e',
+  'sched:sched_waking/call-graph=fp,max-stack=24/',
+];
+/** perf starts this long after every call started (the window opens 300 ms after, `WARMUP_MS`). */
+const TRACE_DELAY_MS = 600;
+/** More rounds than this would hold the bench lock for too long on a shared machine. */
+const MAX_ROUNDS = 6;
+/** A thread's wakers are listed from this many wakes a second. */
+const MIN_WAKES_LISTED = 20;
+/** Rows of each blame list printed. */
+const TOP = 8;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const fixed = (arg('fixed') ?? '80').split(',').map(Number);
+const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? 1));
+const paired = arg('paired');
+const pairedB = paired === undefined ? undefined : process.argv[process.argv.indexOf('--paired') + 2];
+const keep = arg('keep'); // a directory to keep the traces in
+const off = CONTENDERS.find((c) => c.key === 'twilio, callers speaking, barge-in OFF')!;
+const on = CONTENDERS.find((c) => c.key === 'twilio, callers speaking, barge-in ON')!;
+const spec = stepSpec({ quick: false });
+
+const self = process.pid;
+const comm = (tid: number): string => {
+  try {
+    return readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').trim();
+  } catch {
+    return '';
+  }
+};
+const rename = (tid: number, name: string): void => {
+  try {
+    writeFileSync(`/proc/self/task/${tid}/comm`, name.slice(0, 15));
+  } catch {
+    // the thread ended
+  }
+};
+const tasks = (): number[] => readdirSync('/proc/self/task').map(Number);
+
+rename(self, 'pacing');
+tasks()
+  .filter((t) => t !== self)
+  .forEach((t, k) => rename(t, `startup-${k + 1}`));
+await access('.'); // libuv's pool starts at its first request
+for (const t of tasks()) if (comm(t) === 'node') rename(t, 'libuv');
+
+/** Names the threads that appeared during a step: the detector's by id, the rest (the phones' worker) as `phones`. */
+function nameNewThreads(): void {
+  const detectors = new Set(detectorThreads.threadIds);
+  for (const t of tasks()) {
+    if (detectors.has(t)) rename(t, 'detector');
+    // A new thread inherits its starter's name: the phones' worker was started by the pacing thread.
+    else if (t !== self && (comm(t) === 'node' || comm(t) === 'pacing')) rename(t, 'phones');
+  }
+}
+
+/** Runs a step with a trace of its steady window; resolves with the step and the report. */
+async function tracedStep(calls: number, contender: Contender, tag: string): Promise<{ p99: number; wait: number; report: WaitReport }> {
+  const file = `${keep ?? '/tmp'}/sched-${tag}.data`;
+  let perf: Promise<void> | undefined;
+  // bench/telephony.bench.ts says when every call has started (TEL_BENCH_DEBUG): the window opens 300 ms later.
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    if (typeof chunk === 'string' && chunk.includes('] all started') && perf === undefined) {
+      perf = new Promise((resolve) =>
+        setTimeout(() => {
+          nameNewThreads();
+          const p = spawn('perf', [...PERF_RECORD, '-o', file, '--', 'sleep', String(TRACE_SECONDS)], { stdio: 'ignore' });
+          p.once('exit', () => resolve());
+          p.once('error', () => resolve());
+        }, TRACE_DELAY_MS),
+      );
+    }
+    if (typeof chunk === 'string' && chunk.includes(`[${contender.key} ${calls}]`)) return true;
+    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  process.env['TEL_BENCH_DEBUG'] = '1';
+  let s;
+  try {
+    s = await step(calls, contender, spec);
+  } finally {
+    process.stderr.write = write;
+    delete process.env['TEL_BENCH_DEBUG'];
+  }
+  await perf;
+  const report = analyseWaits(readTrace(file), self, self);
+  return { p99: s.p99, wait: s.threads.mainWaitMsPerS, report };
+}
+
+const f1 = (x: number): string => x.toFixed(1);
+function print(tag: string, calls: number, load: number, r: { p99: number; wait: number; report: WaitReport }): void {
+  const { report: w } = r;
+  const list = (xs: [string, number][], unit: string): string =>
+    xs
+      .slice(0, TOP)
+      .map(([k, v]) => `${k} ${f1(v)}${unit}`)
+      .join(', ');
+  process.stdout.write(
+    `\n== ${tag} N=${calls} (load ${load.toFixed(1)}): p99 ${f1(r.p99)} ms, pacing wait (schedstat, whole window) ${f1(r.wait)} ms/s; ` +
+      `trace ${f1(w.seconds)} s\n` +
+      `  pacing waits: ${(w.waits.count / w.seconds).toFixed(0)}/s (${(w.waits.fromWake / w.seconds).toFixed(0)} after a wake, ` +
+      `${(w.waits.fromPreemption / w.seconds).toFixed(0)} after a preemption), ` +
+      `p50 ${w.waits.p50Ms.toFixed(3)} p99 ${w.waits.p99Ms.toFixed(2)} ` +
+      `max ${w.waits.maxMs.toFixed(2)} ms\n` +
+      `  on its CPU meanwhile (ms/s): ${list(w.onItsCpu, '')}\n` +
+      `  on the other CPU meanwhile (ms/s): ${list(w.onOtherCpu, '')}\n` +
+      `  by pair, its CPU | the other (ms/s): ${list(w.byPair, '')}\n` +
+      `  woken by (/s): ${list(w.wokenBy, '')}\n` +
+      `  woken onto a CPU running (/s): ${list(w.wokenOnto, '')}\n` +
+      `  preempted by (/s): ${list(w.preemptedBy, '')}\n` +
+      `  threads: run / wait ms/s, wakes / preemptions / migrations per s\n`,
+  );
+  for (const t of w.threads.slice(0, 14)) {
+    process.stdout.write(
+      `    ${t.label.padEnd(36)} ${f1(t.runMsPerS).padStart(6)} / ${f1(t.waitMsPerS).padStart(6)}   ` +
+        `${t.wakesPerS.toFixed(0).padStart(5)} / ${t.preemptionsPerS.toFixed(0).padStart(5)} / ` +
+        `${t.migrationsPerS.toFixed(0).padStart(5)}` +
+        (t.wakesPerS >= MIN_WAKES_LISTED && !t.label.startsWith('other') ? `; woken by ${list(t.wokenBy.slice(0, 4), '')}\n` : '\n'),
+    );
+  }
+}
+
+/** `--analyse FILE…`: only read back traces kept by an earlier run (`--keep DIR`). */
+function readTrace(file: string): string[] {
+  const out = spawnSync('perf', ['script', '-i', file, '-F', 'comm,tid,pid,cpu,time,event,trace,ip,sym'], {
+    encoding: 'latin1',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return out.stdout.split('\n');
+}
+const analyse = process.argv.indexOf('--analyse');
+if (analyse >= 0) {
+  for (const file of process.argv.slice(analyse + 1)) {
+    const lines = readTrace(file);
+    const pacing = findMainThread(lines, 'pacing');
+    if (pacing === undefined) throw new Error(`${file}: no thread named 'pacing'`);
+    print(file, NaN, NaN, { p99: NaN, wait: NaN, report: analyseWaits(lines, pacing[0], pacing[1]) });
+  }
+  process.exit(0);
+}
+
+if (paired !== undefined && pairedB === undefined) throw new Error("usage: --paired '{…a}' '{…b}'");
+const contenders: { tag: string; c: Contender; options?: DetectorThreadOptions }[] =
+  paired === undefined || pairedB === undefined
+    ? [
+        { tag: 'OFF', c: off },
+        { tag: 'ON', c: on },
+      ]
+    : [
+        { tag: `ON ${paired}`, c: on, options: JSON.parse(paired) as DetectorThreadOptions },
+        { tag: `ON ${pairedB}`, c: on, options: JSON.parse(pairedB) as DetectorThreadOptions },
+      ];
+for (let r = 0; r < rounds; r++) {
+  for (const calls of fixed) {
+    const order = r % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const { tag, c, options } of order) {
+      if (options !== undefined) configureDetectorThreads(options);
+      const load = loadavg()[0]!;
+      const res = await tracedStep(calls, c, `${tag.replace(/\W+/g, '_')}-${calls}-${r + 1}`);
+      print(`round ${r + 1} ${tag}`, calls, load, res);
+    }
+  }
+}
+// No process.exit(): the idle detector thread must end first (see bench/bargeInTransportPaired.ts).
