@@ -75,10 +75,11 @@ export const IDLE_HOLD_UNDER_PROBABILITY = 0.1;
  * row; `'bands'`, every sub-band of the window within `bandHoldBelowDb` of its own floor
  * (./LineBands.ts), at most `bandModelHold` windows in a row. `'bands'`: Silero on 14.3 % of the
  * noisy mix's windows instead of 20.2, 15.4 instead of 24.7 on the telephony bench's caller track,
- * 8.5 instead of 10.7 on the quiet mix; every decision on the three mixes the same, the corpus's
- * figures the same (native-notes/vad.md, "A per-band judge of line noise").
+ * 8.5 instead of 10.7 on the quiet mix, the corpus's figures the same; not the default: through a
+ * Telnyx (A-law) call in test/telephony/providerSuite.test.ts a 150 ms burst then interrupts the
+ * bot instead of resuming, as with `idleHoldEcho` (native-notes/vad.md, "A per-band judge of line noise").
  */
-export const DEFAULT_LINE_JUDGE: 'level' | 'bands' = 'bands';
+export const DEFAULT_LINE_JUDGE: 'level' | 'bands' = 'level';
 /**
  * `lineJudge: 'bands'`: a window is steady while no band rose this far (dB) over its floor. 6: the
  * most risen of six bands of the corpus's stationary noise clips stays under it (max 5.6 dB), and
