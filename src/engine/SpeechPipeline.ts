@@ -106,6 +106,13 @@ export class SpeechPipeline extends Duplex {
   private readonly frameMs: number;
   /** Frames one pulling pump decodes ahead at most ({@link PULL_AHEAD_MS}). */
   private readonly pullFrames: number;
+  /**
+   * With `pullSpreadMs`: the frames one readFrame() decodes at most, and it decodes whenever fewer
+   * than {@link pullFrames} are queued; 0 without it (decodes only when none is queued).
+   */
+  private readonly spreadFrames: number;
+  /** Frames queued when this readFrame() visit began decoding (spread visits stop `spreadFrames` later). */
+  private pullFrom = 0;
   private readonly producer: FrameProducer;
   private stage: FrameStage | null = null;
   /** Frames waiting for the readable side. */
@@ -143,6 +150,7 @@ export class SpeechPipeline extends Duplex {
     const { frameMs, output } = resolveOutput(options);
     this.frameMs = frameMs;
     this.pullFrames = Math.max(1, Math.ceil((options.pullAheadMs ?? PULL_AHEAD_MS) / frameMs));
+    this.spreadFrames = options.pullSpreadMs === undefined ? 0 : Math.max(1, Math.ceil(options.pullSpreadMs / frameMs));
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
@@ -339,7 +347,9 @@ export class SpeechPipeline extends Duplex {
     // `cleaned`: the stream finished or was destroyed (one field of this object: the readable
     // side's `destroyed` reads both sides' states, more memory touched per frame).
     if (!this.cleaned && this.readableLength === 0 && this.readableFlowing !== true) {
-      if (this.queueHead === this.queue.length) {
+      const queued = this.queue.length - this.queueHead;
+      if (queued === 0 || (this.spreadFrames > 0 && queued < this.pullFrames)) {
+        this.pullFrom = queued;
         this.pulling = true;
         try {
           this.pump();
@@ -412,7 +422,10 @@ export class SpeechPipeline extends Duplex {
           this.queueHead = SPENT_SLOTS;
         }
         // Frames for readFrame(): a batch when it is decodable, so later calls take them from the queue.
-        if (this.pulling && this.queue.length - this.queueHead >= this.pullFrames) return;
+        if (this.pulling) {
+          const queued = this.queue.length - this.queueHead;
+          if (queued >= this.pullFrames || (this.spreadFrames > 0 && queued - this.pullFrom >= this.spreadFrames)) return;
+        }
         if (!(this.wantFrames || this.pulling) || !this.decoderReady) return;
         if (this.decodeStep()) continue;
         if (this.input.resume()) continue; // the held write, into the room just made
