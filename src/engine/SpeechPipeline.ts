@@ -107,8 +107,9 @@ export class SpeechPipeline extends Duplex {
   /** Frames one pulling pump decodes ahead at most ({@link PULL_AHEAD_MS}). */
   private readonly pullFrames: number;
   /**
-   * With `pullSpreadMs`: the frames one readFrame() decodes at most, and it decodes whenever fewer
-   * than {@link pullFrames} are queued; 0 without it (decodes only when none is queued).
+   * With `pullSpreadMs`: the frames one readFrame() decodes at most, and it decodes once no more
+   * than {@link pullFrames} minus these are queued (so a visit decodes a whole spread, not one
+   * decode step every other call); 0 without it (decodes only when none is queued).
    */
   private readonly spreadFrames: number;
   /** Frames queued when this readFrame() visit began decoding (spread visits stop `spreadFrames` later). */
@@ -348,7 +349,7 @@ export class SpeechPipeline extends Duplex {
     // side's `destroyed` reads both sides' states, more memory touched per frame).
     if (!this.cleaned && this.readableLength === 0 && this.readableFlowing !== true) {
       const queued = this.queue.length - this.queueHead;
-      if (queued === 0 || (this.spreadFrames > 0 && queued < this.pullFrames)) {
+      if (queued === 0 || (this.spreadFrames > 0 && queued <= this.pullFrames - this.spreadFrames)) {
         this.pullFrom = queued;
         this.pulling = true;
         try {

@@ -40,8 +40,8 @@ export interface SpeechPipelineOptions {
   pullAheadMs?: number;
   /**
    * @internal With it, `readFrame()` keeps up to `pullAheadMs` decoded ahead but decodes at most
-   * this much audio per call, whenever less than `pullAheadMs` is queued (not only when nothing
-   * is): the same decode-ahead spread over visits (benches compare it with a shorter bound).
+   * this much audio per call, once no more than `pullAheadMs` minus it is queued (not only when
+   * nothing is): the same decode-ahead spread over visits (benches compare it with a shorter bound).
    */
   pullSpreadMs?: number;
   /** @internal Replace the conversion stage (tests). */
