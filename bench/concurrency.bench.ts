@@ -54,12 +54,14 @@ const CPU_PAIRS = 2;
 /**
  * The alternative `readFrame()` decode-ahead, searched beside SpeechPipeline's PULL_AHEAD_MS
  * (200 ms) so a quiet run gives its own largest N. 60 ms: visits of 4 packets instead of 10.
- * 2026-11-29's sixteenth pass (native-notes/engine-performance.md), paired at N = 60–120 on a
+ * 2026-11-29's sixteenth pass (native-notes/engine-performance.md), paired at N = 40–120 on a
  * loaded machine: decoding-visit p99 350–410 µs against 680–800 µs, mean residual visit 130–170
- * against 245–310 µs (the floor's 136–147 where unsaturated), CPU per stream-second flat out
- * within the rounds' spread of 200 ms (+0.1, −5.3, +3.8 %), paced +2.4 % in the one unsaturated
- * round; lateness was not decidable there. 100 ms (the alternative before it) cut the visit by a third for the same CPU.
- * The CPU trials run it beside the default at the engine's N as well.
+ * against 245–310 µs (the floor's 136–149 where unsaturated), CPU per stream-second flat out
+ * within the rounds' spread of 200 ms (+0.1, −5.3, +3.8 %) but paced +2.4, +6.0, +8.4 % in three
+ * unsaturated pairs; lateness was not decidable there. Whether its smaller bursts buy more N than
+ * its extra CPU costs is what this search answers on a quiet machine. (100 ms, the alternative
+ * before it, cut the visit by a third at +0–12 % CPU paced.) The CPU trials run it beside the
+ * default at the engine's N as well.
  */
 const ALT_PULL_AHEAD_MS = 60;
 /**

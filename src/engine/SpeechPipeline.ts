@@ -57,9 +57,9 @@ const READABLE_HIGH_WATER_FRAMES = 1;
  * burst: one visit in ten decodes ten packets (~0.85 ms here, against ~0.25 ms for a floor that
  * decodes each 5-packet event on arrival). Paced at 40–80 streams, 100 ms and 60 ms bounds cut the
  * burst by a third and by half but cost 0–13 % more CPU per stream-second (thirteenth pass); at
- * 60–120 streams (sixteenth pass) 60 ms read within the rounds' spread flat out (+0.1, −5.3, +3.8 %)
- * and +2.4 % paced, lateness not decidable on that loaded machine: the concurrency bench searches
- * its N beside this default's.
+ * 40–120 streams (sixteenth pass) 60 ms halved the burst, read within the rounds' spread flat
+ * out but +2.4–8.4 % paced, lateness not decidable on that loaded machine: the concurrency bench
+ * searches its N beside this default's.
  */
 export const PULL_AHEAD_MS = 200;
 
