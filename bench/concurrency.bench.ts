@@ -15,8 +15,9 @@
  * threads, over the steady-state window only) ≤ 1.15× the floor's at the same N, from trials of
  * their own run back to back (CPU_PAIRS).
  *
- * The two searches are paired: each round runs the engine's next step and the floor's back to
- * back, in alternating order (the same N while both double). N doubles from 80 until a step
+ * The searches are paired: each round runs the engine's next step, the alternative decode-ahead's
+ * (`engine-alt`, ALT_PULL_AHEAD_MS) and the floor's back to back, in rotated order (the same N
+ * while they double). N doubles from 80 until a step
  * misses, then bisects. Each step is run once: a missed step is not retried (keeping the better
  * of two trials flatters). Beside the engine's largest N the bare
  * timers run alone ("bare clock"): on a shared machine part of the lateness is the scheduler's.
@@ -51,12 +52,18 @@ const captureDir = new URL('./out/', import.meta.url);
  */
 const CPU_PAIRS = 2;
 /**
- * The alternative `readFrame()` decode-ahead weighed in 2026-11-28's thirteenth pass against
- * SpeechPipeline's PULL_AHEAD_MS (200 ms): visits of 6 packets instead of 10 (−35 % at p99, a
- * smaller mean residual visit), at 0–12 % more CPU per stream-second paced. The CPU trials run
- * it beside the default, so a quiet run shows both its lateness and its CPU at the same N.
+ * The alternative `readFrame()` decode-ahead, searched beside SpeechPipeline's PULL_AHEAD_MS
+ * (200 ms) so a quiet run gives its own largest N. 60 ms: visits of 4 packets instead of 10.
+ * 2026-11-29's sixteenth pass (native-notes/engine-performance.md), paired at N = 40–120 on a
+ * loaded machine: decoding-visit p99 350–410 µs against 680–800 µs, mean residual visit 130–170
+ * against 245–310 µs (the floor's 136–149 where unsaturated), CPU per stream-second flat out
+ * within the rounds' spread of 200 ms (+0.1, −5.3, +3.8 %) but paced +2.4, +6.0, +8.4 % in three
+ * unsaturated pairs; lateness was not decidable there. Whether its smaller bursts buy more N than
+ * its extra CPU costs is what this search answers on a quiet machine. (100 ms, the alternative
+ * before it, cut the visit by a third at +0–12 % CPU paced.) The CPU trials run it beside the
+ * default at the engine's N as well.
  */
-const ALT_PULL_AHEAD_MS = 100;
+const ALT_PULL_AHEAD_MS = 60;
 /**
  * Each CPU trial runs these at one N back to back: the engine as a phone line takes frames
  * (`readFrame()`, the verdict), the floor, and for reference the engine read through the stream's
@@ -202,25 +209,29 @@ function nextN(s: SearchState, startN: number, maxSteps: number): number | null 
   return mid <= lo || mid >= s.fail.n ? null : mid;
 }
 
+type Searched = 'engine' | 'engine-alt' | 'floor';
+/** The contenders whose largest N is searched, paired round by round (see pairedSearch). */
+const SEARCHED: readonly Searched[] = ['engine', 'engine-alt', 'floor'];
+
 /**
- * The engine's and the floor's searches run together: each round runs the next step of both back
- * to back (the same N while both are doubling), in alternating order, so a change of load lands
- * on both sides alike instead of on whichever search ran while it lasted.
+ * The searches run together: each round runs the next step of every contender back to back (the
+ * same N while they are doubling), in rotated order, so a change of load lands on every side alike
+ * instead of on whichever search ran while it lasted.
  */
 async function pairedSearch(
-  measure: Record<'engine' | 'floor', (n: number) => Promise<Step>>,
+  measure: Record<Searched, (n: number) => Promise<Step>>,
   startN: number,
   maxSteps: number,
-  log: Record<'engine' | 'floor', (s: Step) => void>,
-): Promise<Record<'engine' | 'floor', SearchState>> {
-  const state: Record<'engine' | 'floor', SearchState> = {
-    engine: { best: null, fail: null, steps: [] },
-    floor: { best: null, fail: null, steps: [] },
-  };
+  log: Record<Searched, (s: Step) => void>,
+): Promise<Record<Searched, SearchState>> {
+  const state = Object.fromEntries(SEARCHED.map((c): [Searched, SearchState] => [c, { best: null, fail: null, steps: [] }])) as Record<
+    Searched,
+    SearchState
+  >;
   for (let round = 0; ; round++) {
-    const next = { engine: nextN(state.engine, startN, maxSteps), floor: nextN(state.floor, startN, maxSteps) };
-    if (next.engine === null && next.floor === null) return state;
-    const order = round % 2 === 0 ? (['engine', 'floor'] as const) : (['floor', 'engine'] as const);
+    const next = Object.fromEntries(SEARCHED.map((c) => [c, nextN(state[c], startN, maxSteps)])) as Record<Searched, number | null>;
+    if (SEARCHED.every((c) => next[c] === null)) return state;
+    const order = SEARCHED.map((_, i) => SEARCHED[(i + round) % SEARCHED.length]!);
     for (const c of order) {
       const n = next[c];
       if (n === null) continue;
@@ -296,11 +307,14 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     return results;
   }
 
-  const searched = await pairedSearch({ engine: one('engine'), floor: one('floor') }, START_N, MAX_STEPS, {
+  const searched = await pairedSearch({ engine: one('engine'), 'engine-alt': one('engine-alt'), floor: one('floor') }, START_N, MAX_STEPS, {
     engine: log(`${core} engine`),
+    'engine-alt': log(`${core} engine-alt (decode-ahead ${ALT_PULL_AHEAD_MS} ms)`),
     floor: log(`${core} floor`),
   });
   const { engine, floor } = searched;
+  const alt = searched['engine-alt'];
+  const altN = alt.best?.n ?? 0;
   const engineAt = engine.best ?? engine.fail!;
   // The floor's step at the engine's N, when it ran one (both double from START_N together).
   const floorSameN = floor.steps.find((s) => s.n === engineAt.n) ?? null;
@@ -342,6 +356,8 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
       'CPU vs floor × (paired trials)': round(cpuRatio, 3),
       'read() path CPU vs floor ×': round(readCpuRatio, 3),
       'decode-ahead ms': PULL_AHEAD_MS,
+      [`${ALT_PULL_AHEAD_MS} ms decode-ahead: largest N`]: altN,
+      [`${ALT_PULL_AHEAD_MS} ms decode-ahead: N / floor N %`]: floorN > 0 ? Math.round((altN / floorN) * 100) : 0,
       [`${ALT_PULL_AHEAD_MS} ms decode-ahead: CPU vs floor ×`]: round(altCpuRatio, 3),
       'p99 lateness ms (CPU trials, mean)': round(
         meanOf('engine', (s) => s.p99),
@@ -364,8 +380,9 @@ async function measureAll(opts: BenchOptions, capturePath: string): Promise<Benc
     notes:
       `${source}; fed at each event's real-time due time in 1460 B reads; process CPU (all threads) over the steady-state window only; ` +
       `frames taken with readFrame() (decode-ahead ${PULL_AHEAD_MS} ms); ` +
-      `paired search (engine and floor steps back to back, alternating order): ` +
+      `paired search (engine, engine-alt and floor steps back to back, rotated order): ` +
       `engine steps: ${stepsNote(engine)}; floor steps: ${stepsNote(floor)}; ` +
+      `engine-alt (decode-ahead ${ALT_PULL_AHEAD_MS} ms) steps: ${stepsNote(alt)}; ` +
       `CPU trials at N=${engineAt.n} (${PAIR_CONTENDERS.join('/')} ms per stream-second, engine-alt = ` +
       `decode-ahead ${ALT_PULL_AHEAD_MS} ms): ` +
       `${pairs.map((q) => PAIR_CONTENDERS.map((c) => round(q[c].cpuMsPerStreamSec, 2)).join('/')).join(', ')}; ` +

@@ -94,6 +94,8 @@ export interface StreamsSpec {
   ringCapacity?: number;
   /** The engine's `readFrame()` decode-ahead (SpeechPipelineOptions.pullAheadMs); its default when absent. */
   pullAheadMs?: number;
+  /** The engine's `readFrame()` spread (SpeechPipelineOptions.pullSpreadMs): at most this much decoded per visit. */
+  pullSpreadMs?: number;
   /**
    * How visits are timed: `wall` (performance.now(), default: a quiet machine) or `cpu` (process
    * CPU, `process.cpuUsage()`, a syscall per read: a preempted visit does not read long, so it
@@ -294,6 +296,7 @@ async function warmUp(wire: Wire, spec: StreamsSpec, engine: EngineModule): Prom
         output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
         ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
+        ...(spec.pullSpreadMs !== undefined ? { pullSpreadMs: spec.pullSpreadMs } : {}),
       });
       p.on('word', () => undefined);
       return p;
@@ -360,6 +363,7 @@ function engineStream(wire: Wire, spec: StreamsSpec, pull: boolean, engine: Engi
         output: mulaw,
         ...(spec.ringCapacity !== undefined ? { ringCapacity: spec.ringCapacity } : {}),
         ...(spec.pullAheadMs !== undefined ? { pullAheadMs: spec.pullAheadMs } : {}),
+        ...(spec.pullSpreadMs !== undefined ? { pullSpreadMs: spec.pullSpreadMs } : {}),
       });
       const playStart = start + PLAYOUT_DELAY_MS;
       let done = false;

@@ -38,7 +38,10 @@ import { VisitHistogram } from './visitHistogram.js';
 
 const N = Number(process.env['N'] ?? 80);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 2);
-const AHEAD = (process.env['AHEAD'] ?? '200,100,60').split(',').map(Number);
+/** ROUND0=k: the first round's rotation (and round number) is k, so runs of one round each, under the lock in turn, still rotate. */
+const ROUND0 = Number(process.env['ROUND0'] ?? 0);
+/** Decode-ahead bounds in ms; `200s40`: 200 ms ahead, at most 40 ms decoded per visit (SpeechPipelineOptions.pullSpreadMs). */
+const AHEAD = (process.env['AHEAD'] ?? '200,100,60').split(',');
 /** Visits timed in process CPU by default (a preempted visit does not read long); VISIT_CLOCK=wall for wall time. */
 const VISIT_CLOCK = process.env['VISIT_CLOCK'] === 'wall' ? 'wall' : 'cpu';
 /** Visits at least this long are the "bursts" whose share of loop time is reported: 0.3 ms, about five libopus calls here. */
@@ -135,8 +138,13 @@ interface Row {
   heapKiB: number;
 }
 const rows: Record<string, Row[]> = {};
+/** An `AHEAD` entry: `200` (decode-ahead ms), or `200s40` (200 ms ahead, at most 40 ms decoded per visit: pullSpreadMs). */
+function boundsOf(entry: string): Pick<StreamsSpec, 'pullAheadMs' | 'pullSpreadMs'> {
+  const [ahead, spread] = entry.split('s');
+  return { pullAheadMs: Number(ahead), ...(spread === undefined ? {} : { pullSpreadMs: Number(spread) }) };
+}
 try {
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = ROUND0; r < ROUND0 + ROUNDS; r++) {
     const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]!);
     for (const full of order) {
       const { base: c, warmup } = warmupOf(full);
@@ -150,7 +158,7 @@ try {
         ...(MODEL === undefined ? {} : { modelCopies: MODEL }),
         contender: c.startsWith('floor') ? 'floor' : 'engine',
         starts: c.endsWith('/grid') ? 'grid' : 'golden',
-        ...(c.startsWith('floor') ? {} : { pullAheadMs: Number(c.slice(c.indexOf('@') + 1, c.indexOf('/'))) }),
+        ...(c.startsWith('floor') ? {} : boundsOf(c.slice(c.indexOf('@') + 1, c.indexOf('/')))),
         ...(c.startsWith('old@') ? { engineModule: `${OLD_TREE}/src/engine/SpeechPipeline.ts` } : {}),
         ...(warmup === undefined ? {} : { warmupStreams: warmup }),
       };

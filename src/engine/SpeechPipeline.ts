@@ -56,7 +56,10 @@ const READABLE_HIGH_WATER_FRAMES = 1;
  * decode step is decoded ahead of the consumer (10–12 μ-law frames, ~2 KB). The price is a
  * burst: one visit in ten decodes ten packets (~0.85 ms here, against ~0.25 ms for a floor that
  * decodes each 5-packet event on arrival). Paced at 40–80 streams, 100 ms and 60 ms bounds cut the
- * burst by a third and by half but cost 0–13 % more CPU per stream-second (thirteenth pass).
+ * burst by a third and by half but cost 0–13 % more CPU per stream-second (thirteenth pass); at
+ * 40–120 streams (sixteenth pass) 60 ms halved the burst, read within the rounds' spread flat
+ * out but +2.4–8.4 % paced, lateness not decidable on that loaded machine: the concurrency bench
+ * searches its N beside this default's.
  */
 export const PULL_AHEAD_MS = 200;
 
@@ -106,6 +109,14 @@ export class SpeechPipeline extends Duplex {
   private readonly frameMs: number;
   /** Frames one pulling pump decodes ahead at most ({@link PULL_AHEAD_MS}). */
   private readonly pullFrames: number;
+  /**
+   * With `pullSpreadMs`: the frames one readFrame() decodes at most, and it decodes once no more
+   * than {@link pullFrames} minus these are queued (so a visit decodes a whole spread, not one
+   * decode step every other call); 0 without it (decodes only when none is queued).
+   */
+  private readonly spreadFrames: number;
+  /** Frames queued when this readFrame() visit began decoding (spread visits stop `spreadFrames` later). */
+  private pullFrom = 0;
   private readonly producer: FrameProducer;
   private stage: FrameStage | null = null;
   /** Frames waiting for the readable side. */
@@ -143,6 +154,7 @@ export class SpeechPipeline extends Duplex {
     const { frameMs, output } = resolveOutput(options);
     this.frameMs = frameMs;
     this.pullFrames = Math.max(1, Math.ceil((options.pullAheadMs ?? PULL_AHEAD_MS) / frameMs));
+    this.spreadFrames = options.pullSpreadMs === undefined ? 0 : Math.max(1, Math.ceil(options.pullSpreadMs / frameMs));
     this.playhead = new Playhead(options.playhead ?? 'consumer');
     // stepMs: bounded decode work per step (frames flow after every packet or two; see FrameProducer).
     // reuseOutput: the FrameProducer's framer copies every block before the next decode call.
@@ -339,7 +351,9 @@ export class SpeechPipeline extends Duplex {
     // `cleaned`: the stream finished or was destroyed (one field of this object: the readable
     // side's `destroyed` reads both sides' states, more memory touched per frame).
     if (!this.cleaned && this.readableLength === 0 && this.readableFlowing !== true) {
-      if (this.queueHead === this.queue.length) {
+      const queued = this.queue.length - this.queueHead;
+      if (queued === 0 || (this.spreadFrames > 0 && queued <= this.pullFrames - this.spreadFrames)) {
+        this.pullFrom = queued;
         this.pulling = true;
         try {
           this.pump();
@@ -412,7 +426,10 @@ export class SpeechPipeline extends Duplex {
           this.queueHead = SPENT_SLOTS;
         }
         // Frames for readFrame(): a batch when it is decodable, so later calls take them from the queue.
-        if (this.pulling && this.queue.length - this.queueHead >= this.pullFrames) return;
+        if (this.pulling) {
+          const queued = this.queue.length - this.queueHead;
+          if (queued >= this.pullFrames || (this.spreadFrames > 0 && queued - this.pullFrom >= this.spreadFrames)) return;
+        }
         if (!(this.wantFrames || this.pulling) || !this.decoderReady) return;
         if (this.decodeStep()) continue;
         if (this.input.resume()) continue; // the held write, into the room just made

@@ -38,6 +38,12 @@ export interface SpeechPipelineOptions {
    * (benches compare visit bounds with it). @defaultValue PULL_AHEAD_MS in SpeechPipeline.ts
    */
   pullAheadMs?: number;
+  /**
+   * @internal With it, `readFrame()` keeps up to `pullAheadMs` decoded ahead but decodes at most
+   * this much audio per call, once no more than `pullAheadMs` minus it is queued (not only when
+   * nothing is): the same decode-ahead spread over visits (benches compare it with a shorter bound).
+   */
+  pullSpreadMs?: number;
   /** @internal Replace the conversion stage (tests). */
   stageFactory?: FrameStageFactory;
 }

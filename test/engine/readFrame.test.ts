@@ -267,6 +267,50 @@ describe('SpeechPipeline.readFrame', () => {
     },
   );
 
+  it('with a spread, readFrame() decodes at most the spread per call yet stays up to the bound ahead, frames unchanged', async () => {
+    await loadResampler();
+    const take = async (options: {
+      pullSpreadMs?: number;
+    }): Promise<{ samples: Uint8Array[]; mostPerCall: number; leastAheadLate: number; visits: number }> => {
+      const p = createSpeechPipeline({ format: 'opus', output: mulaw, pullAheadMs: 200, ...options });
+      p.write(opusCapture());
+      await new Promise((r) => setImmediate(r));
+      const samples: Uint8Array[] = [];
+      let mostPerCall = 0;
+      let leastAheadLate = Infinity;
+      let visits = 0;
+      const before = opusCalls.n;
+      for (let k = 0; k < 300; k++) {
+        const calls = opusCalls.n;
+        const f = p.readFrame();
+        expect(f).not.toBeNull();
+        samples.push(Uint8Array.from(f!.samples as Uint8Array));
+        // After the first call (whose first decode step gives less than a frame's worth: Opus pre-skip).
+        if (k > 0) mostPerCall = Math.max(mostPerCall, opusCalls.n - calls);
+        if (opusCalls.n > calls) visits++;
+        // Once filled (after the first 50 frames), packets decoded but not yet taken.
+        if (k >= 50) leastAheadLate = Math.min(leastAheadLate, opusCalls.n - before - (k + 1));
+      }
+      p.destroy();
+      return { samples, mostPerCall, leastAheadLate, visits };
+    };
+    const plain = await take({});
+    const spreadFrames = 2 * STEP_FRAMES; // two decode steps per visit
+    const spread = await take({ pullSpreadMs: spreadFrames * 20 });
+    // The same audio, frame by frame.
+    expect(spread.samples).toEqual(plain.samples);
+    // The default decodes 200 ms (10 packets) in one call; spread, its frames per call at most (plus
+    // one decode step where the pre-skip leaves a step one frame short), well under the default's,
+    expect(plain.mostPerCall).toBeGreaterThanOrEqual(200 / 20);
+    expect(spread.mostPerCall).toBeLessThanOrEqual(spreadFrames + STEP_FRAMES);
+    expect(spread.mostPerCall).toBeLessThan(plain.mostPerCall);
+    // and a whole spread per decoding call, not one step every other call (300 frames: ~75 visits, not ~150).
+    expect(spread.visits).toBeLessThanOrEqual(300 / spreadFrames + 2);
+    // Yet it keeps most of the bound decoded ahead (the default drains to zero before each visit).
+    expect(spread.leastAheadLate).toBeGreaterThanOrEqual(200 / 20 - spreadFrames - 1);
+    expect(plain.leastAheadLate).toBeLessThanOrEqual(1);
+  });
+
   it('bad input mid-stream: every frame before the fault, then the typed error', async () => {
     const body = capture('speech.pcm.sse');
     const cut = body.indexOf('data:', Math.floor(body.length / 2));
