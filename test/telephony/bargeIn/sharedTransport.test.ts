@@ -113,6 +113,35 @@ async function decide(
   return seen;
 }
 
+/** 2 s of line silence, frame by frame, for the ring tests. */
+const frames = 100;
+const silence = new Uint8Array(160).fill(0xff);
+
+/** A one-thread pool with one call on a ring (WebRTC VAD), once the thread says it is ready. */
+async function openRingCall(
+  doorbell: DetectorDoorbell,
+): Promise<{ pool: DetectorThreads; got: FromDetector[]; id: number; ring: FrameRing }> {
+  const pool = new DetectorThreads();
+  pool.configure({ threads: 1, idleMs: 0, tickMs: DEFAULT_DETECTOR_TICK_MS, doorbell });
+  const got: FromDetector[] = [];
+  const id = pool.attach({ message: (m) => got.push(m), failed: (e) => got.push({ t: 'failed', id, error: e }) });
+  const ring = new FrameRing();
+  pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } }, ring: ring.buffer });
+  for (let i = 0; i < LOAD_POLLS && got.length === 0; i++) await sleep(LOAD_POLL_MS);
+  expect(got.map((m) => m.t)).toEqual(['ready']);
+  return { pool, got, id, ring };
+}
+
+/** Writes `count` frames of silence to the ring, each in a turn of its own with its doorbell; waits until they are taken. */
+async function ringSilence(pool: DetectorThreads, id: number, ring: FrameRing, count: number): Promise<void> {
+  for (let f = 0; f < count; f++) {
+    expect(ring.writeAudio(true, silence, f * FRAME_MS)).toBe(true);
+    pool.ring(id);
+    await new Promise((r) => setImmediate(r));
+  }
+  for (let i = 0; i < LOAD_POLLS && ring.inFlight > 0; i++) await sleep(LOAD_POLL_MS);
+}
+
 describe('the shared-memory hand-over to the detector thread', () => {
   const cases: { name: string; caller: () => Uint8Array; line: LineFormat; interrupts: boolean }[] = [
     { name: 'a caller utterance over the bot (μ-law)', caller: () => clip(UTTERANCE).mulaw, line: MULAW_8K, interrupts: true },
@@ -152,23 +181,9 @@ describe('the shared-memory hand-over to the detector thread', () => {
   }
 
   it("a polling thread takes a call's frames with no message from the pacing loop, and answers when asked", async () => {
-    const pool = new DetectorThreads();
-    pool.configure({ threads: 1, idleMs: 0, tickMs: DEFAULT_DETECTOR_TICK_MS, doorbell: 'poll' });
-    const got: FromDetector[] = [];
-    const id = pool.attach({ message: (m) => got.push(m), failed: (e) => got.push({ t: 'failed', id, error: e }) });
-    const ring = new FrameRing();
-    pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } }, ring: ring.buffer });
-    for (let i = 0; i < LOAD_POLLS && got.length === 0; i++) await sleep(LOAD_POLL_MS);
-    expect(got.map((m) => m.t)).toEqual(['ready']);
+    const { pool, got, id, ring } = await openRingCall('poll');
     const postsAtOpen = pool.posts;
-    const silence = new Uint8Array(160).fill(0xff);
-    const frames = 100;
-    for (let f = 0; f < frames; f++) {
-      expect(ring.writeAudio(true, silence, f * FRAME_MS)).toBe(true);
-      pool.ring(id);
-      await new Promise((r) => setImmediate(r));
-    }
-    for (let i = 0; i < LOAD_POLLS && ring.inFlight > 0; i++) await sleep(LOAD_POLL_MS);
+    await ringSilence(pool, id, ring, frames);
     expect(ring.inFlight).toBe(0); // all taken by the thread's own looks
     expect(pool.posts).toBe(postsAtOpen); // not one doorbell
     // Asking for an answer: the thread's next look answers, empty.
@@ -204,23 +219,9 @@ describe('the shared-memory hand-over to the detector thread', () => {
   });
 
   it('answers a call on the ring only with decisions, or once when the call asks (no message per frame back)', async () => {
-    const pool = new DetectorThreads();
-    pool.configure({ threads: 1, idleMs: 0, tickMs: DEFAULT_DETECTOR_TICK_MS });
-    const got: FromDetector[] = [];
-    const id = pool.attach({ message: (m) => got.push(m), failed: (e) => got.push({ t: 'failed', id, error: e }) });
-    const ring = new FrameRing();
-    pool.post(id, { t: 'open', id, options: { vad: { backend: 'webrtc' } }, ring: ring.buffer });
-    for (let i = 0; i < LOAD_POLLS && got.length === 0; i++) await sleep(LOAD_POLL_MS);
-    expect(got.map((m) => m.t)).toEqual(['ready']);
+    const { pool, got, id, ring } = await openRingCall('message');
     // 2 s of line silence, frame by frame in turns of their own: nothing to decide.
-    const silence = new Uint8Array(160).fill(0xff);
-    const frames = 100;
-    for (let f = 0; f < frames; f++) {
-      expect(ring.writeAudio(true, silence, f * FRAME_MS)).toBe(true);
-      pool.ring(id);
-      await new Promise((r) => setImmediate(r));
-    }
-    for (let i = 0; i < LOAD_POLLS && ring.inFlight > 0; i++) await sleep(LOAD_POLL_MS);
+    await ringSilence(pool, id, ring, frames);
     expect(ring.inFlight).toBe(0); // all taken, counted in the ring
     expect(pool.posts).toBeLessThanOrEqual(frames + 1); // the doorbells (and the open): never more than one a frame
     expect(got.map((m) => m.t)).toEqual(['ready']); // and not one answer
