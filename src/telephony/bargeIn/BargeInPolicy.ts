@@ -16,6 +16,7 @@
  * word (after a short gap, at the same talker's level) extends the span without waiting for a window.
  */
 import { InvalidOptionError } from '../../errors.js';
+import { choiceOption, dbOption } from './optionChecks.js';
 import {
   DEFAULT_BARGE_IN_START_THRESHOLD,
   DEFAULT_BARGE_IN_STOP_THRESHOLD,
@@ -118,17 +119,16 @@ export class BargeInPolicy {
     if (!(this.stop >= 0 && this.stop <= this.start)) {
       throw new InvalidOptionError('stopThreshold', `stopThreshold must be within 0..startThreshold (${this.start}), got ${this.stop}`);
     }
-    const rule = options.interruptAfter ?? DEFAULT_INTERRUPT_AFTER;
-    if (rule !== 'speech' && rule !== 'elapsed' && rule !== 'span') {
-      throw new InvalidOptionError('interruptAfter', `interruptAfter must be 'speech', 'elapsed' or 'span', got ${String(rule)}`);
-    }
+    const rule = choiceOption('interruptAfter', options.interruptAfter ?? DEFAULT_INTERRUPT_AFTER, ['speech', 'elapsed', 'span']);
     this.rule = rule;
     this.interruptAt = options.interruptThreshold ?? (rule === 'span' ? DEFAULT_SPAN_INTERRUPT_THRESHOLD : DEFAULT_INTERRUPT_THRESHOLD);
     if (!(this.interruptAt >= 0 && this.interruptAt <= 1)) {
       throw new InvalidOptionError('interruptThreshold', `interruptThreshold must be within 0..1, got ${this.interruptAt}`);
     }
-    this.presentDb = options.presentAboveFloorDb ?? (rule === 'span' ? DEFAULT_SPAN_PRESENT_DB : DEFAULT_PRESENT_ABOVE_FLOOR_DB);
-    if (Number.isNaN(this.presentDb)) throw new InvalidOptionError('presentAboveFloorDb', 'presentAboveFloorDb must be a number of dB');
+    this.presentDb = dbOption(
+      'presentAboveFloorDb',
+      options.presentAboveFloorDb ?? (rule === 'span' ? DEFAULT_SPAN_PRESENT_DB : DEFAULT_PRESENT_ABOVE_FLOOR_DB),
+    );
     const samples = (field: string, ms: number): number => {
       if (!(ms >= 0 && Number.isFinite(ms))) throw new InvalidOptionError(field, `${field} must be a finite number ≥ 0, got ${ms}`);
       return Math.round((ms * LINE_RATE) / MS_PER_SECOND);
@@ -146,8 +146,7 @@ export class BargeInPolicy {
     if (!(this.earlyAt >= 0 && this.earlyAt <= 1)) {
       throw new InvalidOptionError('earlyPauseThreshold', `earlyPauseThreshold must be within 0..1, got ${this.earlyAt}`);
     }
-    this.earlyDb = options.earlyPauseAboveFloorDb ?? DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB;
-    if (Number.isNaN(this.earlyDb)) throw new InvalidOptionError('earlyPauseAboveFloorDb', 'earlyPauseAboveFloorDb must be a number of dB');
+    this.earlyDb = dbOption('earlyPauseAboveFloorDb', options.earlyPauseAboveFloorDb ?? DEFAULT_EARLY_PAUSE_ABOVE_FLOOR_DB);
     this.byBlock = rule === 'span' && (options.spanByBlock ?? DEFAULT_SPAN_BY_BLOCK);
     const bridge = samples('spanBridgeMs', options.spanBridgeMs ?? DEFAULT_SPAN_BRIDGE_MS);
     this.bridge = this.byBlock ? bridge : 0;

@@ -22,6 +22,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { systemClock, type Clock } from '../../internal/clock.js';
 import { NATIVE_EXIT_WAIT_MS, NativeGate } from '../vad/nativeGate.js';
 import { holdOnnxRuntime } from '../vad/silero.js';
+import { choiceOption } from './optionChecks.js';
 import type { FromDetector, PortableError, ToDetector } from './detectorMessages.js';
 import { MAX_NICE, MIN_NICE } from './threadNice.js';
 
@@ -216,16 +217,10 @@ export class DetectorThreads {
       this.tickMs = options.tickMs;
     }
     if (options.transport !== undefined) {
-      if (options.transport !== 'shared' && options.transport !== 'messages') {
-        throw new InvalidOptionError('transport', `transport must be 'shared' or 'messages', got ${String(options.transport)}`);
-      }
-      this.transport = options.transport;
+      this.transport = choiceOption('transport', options.transport, ['shared', 'messages']);
     }
     if (options.doorbell !== undefined) {
-      if (options.doorbell !== 'message' && options.doorbell !== 'poll') {
-        throw new InvalidOptionError('doorbell', `doorbell must be 'message' or 'poll', got ${String(options.doorbell)}`);
-      }
-      this.doorbell = options.doorbell;
+      this.doorbell = choiceOption('doorbell', options.doorbell, ['message', 'poll']);
       for (const t of this.threads) if (!t.ending) this.tellDoorbell(t);
     }
     if (options.nice !== undefined) {

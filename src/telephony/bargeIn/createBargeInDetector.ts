@@ -16,6 +16,7 @@ import { CallerTurns, INBOUND_SLICE_SAMPLES } from './CallerTurns.js';
 import { EchoGate } from './EchoGate.js';
 import { LINE_BANDS_WINDOW, LineBands } from './LineBands.js';
 import { NoiseFloor } from './NoiseFloor.js';
+import { choiceOption, countOption, dbOption } from './optionChecks.js';
 import {
   DEFAULT_ECHO_COMPARE,
   DEFAULT_ONSET_ABOVE_FLOOR_DB,
@@ -199,36 +200,16 @@ async function build(options: BargeInDetectorOptions, batch: SileroBatch | null)
   const policy = new BargeInPolicy(options);
   const turns = new CallerTurns(options);
   if (turns.sampleRate !== LINE_RATE) await loadResampler();
-  const wakeDb = options.modelWakeAboveFloorDb ?? DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB;
-  if (Number.isNaN(wakeDb)) throw new InvalidOptionError('modelWakeAboveFloorDb', 'modelWakeAboveFloorDb must be a number of dB');
-  const compare = options.echoCompare ?? DEFAULT_ECHO_COMPARE;
-  if (compare !== 'window' && compare !== 'peak') {
-    throw new InvalidOptionError('echoCompare', `echoCompare must be 'window' or 'peak', got ${String(compare)}`);
-  }
-  const onsetDb = options.onsetAboveFloorDb ?? DEFAULT_ONSET_ABOVE_FLOOR_DB;
-  if (Number.isNaN(onsetDb)) throw new InvalidOptionError('onsetAboveFloorDb', 'onsetAboveFloorDb must be a number of dB');
-  const tracking = options.turnTracking ?? DEFAULT_TURN_TRACKING;
-  if (tracking !== 'model' && tracking !== 'level') {
-    throw new InvalidOptionError('turnTracking', `turnTracking must be 'model' or 'level', got ${String(tracking)}`);
-  }
-  const levelDb = options.turnLevelAboveFloorDb ?? DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB;
-  if (Number.isNaN(levelDb)) throw new InvalidOptionError('turnLevelAboveFloorDb', 'turnLevelAboveFloorDb must be a number of dB');
-  const holdMax = options.idleModelHold ?? DEFAULT_IDLE_MODEL_HOLD;
-  if (!(Number.isInteger(holdMax) && holdMax >= 0)) {
-    throw new InvalidOptionError('idleModelHold', `idleModelHold must be an integer ≥ 0, got ${holdMax}`);
-  }
-  const holdDb = options.idleHoldBelowDb ?? DEFAULT_IDLE_HOLD_BELOW_DB;
-  if (Number.isNaN(holdDb)) throw new InvalidOptionError('idleHoldBelowDb', 'idleHoldBelowDb must be a number of dB');
-  const judge = options.lineJudge ?? DEFAULT_LINE_JUDGE;
-  if (judge !== 'level' && judge !== 'bands') {
-    throw new InvalidOptionError('lineJudge', `lineJudge must be 'level' or 'bands', got ${String(judge)}`);
-  }
-  const bandDb = options.bandHoldBelowDb ?? DEFAULT_BAND_HOLD_BELOW_DB;
-  if (Number.isNaN(bandDb)) throw new InvalidOptionError('bandHoldBelowDb', 'bandHoldBelowDb must be a number of dB');
-  const bandMax = options.bandModelHold ?? DEFAULT_BAND_MODEL_HOLD;
-  if (!(Number.isInteger(bandMax) && bandMax >= 0)) {
-    throw new InvalidOptionError('bandModelHold', `bandModelHold must be an integer ≥ 0, got ${bandMax}`);
-  }
+  const wakeDb = dbOption('modelWakeAboveFloorDb', options.modelWakeAboveFloorDb ?? DEFAULT_MODEL_WAKE_ABOVE_FLOOR_DB);
+  const compare = choiceOption('echoCompare', options.echoCompare ?? DEFAULT_ECHO_COMPARE, ['window', 'peak']);
+  const onsetDb = dbOption('onsetAboveFloorDb', options.onsetAboveFloorDb ?? DEFAULT_ONSET_ABOVE_FLOOR_DB);
+  const tracking = choiceOption('turnTracking', options.turnTracking ?? DEFAULT_TURN_TRACKING, ['model', 'level']);
+  const levelDb = dbOption('turnLevelAboveFloorDb', options.turnLevelAboveFloorDb ?? DEFAULT_TURN_LEVEL_ABOVE_FLOOR_DB);
+  const holdMax = countOption('idleModelHold', options.idleModelHold ?? DEFAULT_IDLE_MODEL_HOLD);
+  const holdDb = dbOption('idleHoldBelowDb', options.idleHoldBelowDb ?? DEFAULT_IDLE_HOLD_BELOW_DB);
+  const judge = choiceOption('lineJudge', options.lineJudge ?? DEFAULT_LINE_JUDGE, ['level', 'bands']);
+  const bandDb = dbOption('bandHoldBelowDb', options.bandHoldBelowDb ?? DEFAULT_BAND_HOLD_BELOW_DB);
+  const bandMax = countOption('bandModelHold', options.bandModelHold ?? DEFAULT_BAND_MODEL_HOLD);
   const detector = new Detector(
     gate,
     policy,

@@ -9,15 +9,13 @@
  * Each case is a child process (./helpers/detectorExitChild.ts) running real caller speech through
  * Silero on a real detector thread, then exiting; a process abort cannot be observed from inside.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { TelephonyError } from '../../../src/errors.js';
 import { NativeGate } from '../../../src/telephony/vad/nativeGate.js';
+import { runChild, type ChildEnd } from '../helpers/runChild.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** A child starts tsx, a thread and Silero in real time: a bounded wait for it to end, then it is killed. */
 const CHILD_TIMEOUT_MS = 60_000;
 /**
@@ -29,26 +27,13 @@ const MIDRUN_EXITS = 6;
 /** An exit code no path of Node's own gives (1, 7, 134…): the one the child asked for came through. */
 const ASKED_CODE = 3;
 
-interface ChildEnd {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function runChild(mode: string, code: number): Promise<ChildEnd> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/telephony/helpers/detectorExitChild.ts', mode, String(code)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
-  const [exitCode, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
-  clearTimeout(killer);
-  return { code: exitCode, signal, stdout, stderr };
+/** The exit child (./helpers/detectorExitChild.ts) in `mode`, asked to exit with `code`. */
+function exitChild(mode: string, code: number): Promise<ChildEnd> {
+  return runChild(
+    process.execPath,
+    ['--import', 'tsx', 'test/telephony/helpers/detectorExitChild.ts', mode, String(code)],
+    CHILD_TIMEOUT_MS,
+  );
 }
 
 /** What the child saw before it exited (one JSON line). */
@@ -67,7 +52,7 @@ describe('process exit with a detector thread holding onnxruntime-node', () => {
     `exits with the code asked for when process.exit() comes in the middle of a Silero burst (${MIDRUN_EXITS} times)`,
     async () => {
       for (let k = 0; k < MIDRUN_EXITS; k++) {
-        const end = await runChild('midrun', ASKED_CODE);
+        const end = await exitChild('midrun', ASKED_CODE);
         expectCleanExit(end, ASKED_CODE);
         const s = seen(end);
         expect(s.backend).toBe('silero');
@@ -82,7 +67,7 @@ describe('process exit with a detector thread holding onnxruntime-node', () => {
   it(
     'exits with the code asked for when process.exit() comes while the idle thread still holds its Silero session',
     async () => {
-      const end = await runChild('idle', ASKED_CODE);
+      const end = await exitChild('idle', ASKED_CODE);
       expectCleanExit(end, ASKED_CODE);
       const s = seen(end);
       expect(s.backend).toBe('gated');
@@ -94,7 +79,7 @@ describe('process exit with a detector thread holding onnxruntime-node', () => {
   it(
     'exits with the code asked for when only the main thread holds the addon (holdOnnxRuntime)',
     async () => {
-      expectCleanExit(await runChild('hold', ASKED_CODE), ASKED_CODE);
+      expectCleanExit(await exitChild('hold', ASKED_CODE), ASKED_CODE);
     },
     CHILD_TIMEOUT_MS,
   );
@@ -102,7 +87,7 @@ describe('process exit with a detector thread holding onnxruntime-node', () => {
   it(
     'ends on its own with its exitCode once the call is closed',
     async () => {
-      const end = await runChild('natural', ASKED_CODE);
+      const end = await exitChild('natural', ASKED_CODE);
       expectCleanExit(end, ASKED_CODE);
       expect(seen(end).modelRuns as number).toBeGreaterThan(0);
     },

@@ -5,18 +5,18 @@
  * thread; the thread's decisions do not depend on it (test/telephony/bargeIn/detectorWorker.test.ts
  * runs at the default). Linux only: skipped where `/proc/thread-self` is absent.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DETECTOR_THREAD_NICE, DetectorThreads } from '../../../src/telephony/bargeIn/DetectorThreads.js';
 import { MAX_NICE, MIN_NICE } from '../../../src/telephony/bargeIn/threadNice.js';
 import { InvalidOptionError } from '../../../src/errors.js';
 import { niceOf, startDetectorThread } from '../helpers/detectorThreadStart.js';
+import { runChild } from '../helpers/runChild.js';
 
 const LINUX = existsSync('/proc/thread-self');
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The refusal child starts one detector thread and exits: seconds; killed if it hangs. */
+const CHILD_TIMEOUT_MS = 60_000;
 
 /** The nice value a new thread started from here inherits: this thread's. */
 const inherited = (): number => niceOf('/proc/thread-self/stat');
@@ -96,15 +96,11 @@ const refusing = LINUX ? refusingCommand() : null;
 describe.skipIf(refusing === null)('a nice value the system refuses (a raised priority without CAP_SYS_NICE)', () => {
   it('leaves the thread at the process’s priority and gives its call one notice saying why', async () => {
     const [command, ...args] = refusing!;
-    const child = spawn(command!, [...args, '--import', 'tsx', 'test/telephony/helpers/detectorNiceChild.ts', '-5'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const {
+      code,
+      stdout: out,
+      stderr: err,
+    } = await runChild(command!, [...args, '--import', 'tsx', 'test/telephony/helpers/detectorNiceChild.ts', '-5'], CHILD_TIMEOUT_MS);
     expect(err).toBe('');
     expect(code).toBe(0);
     const seen = JSON.parse(out) as { process: number; thread: number | null; ready: boolean; notices: string[] };
