@@ -588,8 +588,10 @@ class RemoteDetector implements BargeInReady {
   }
 
   private send(t: 'in' | 'played', pcm: Uint8Array | Int16Array, atMs: number): boolean {
-    if (this.inFlight + pcm.length > this.maxInFlight) return false;
     const ring = this.ring;
+    if (ring !== null && !this.detached) {
+      if (!ring.fits(pcm.length, this.maxInFlight)) return false;
+    } else if (this.inFlight + pcm.length > this.maxInFlight) return false;
     if (ring !== null) {
       if (this.botBacklog !== null) {
         if (!ring.writeBot(this.botBacklog)) return false;

@@ -129,6 +129,15 @@ export class FrameRing {
   private readonly s16: Int16Array;
   /** The writer's own count of samples written (wrapping like {@link CONSUMED}). */
   private written = 0;
+  /**
+   * The reader's {@link READ} and {@link CONSUMED} as the writer last loaded them. Both only grow
+   * (mod 2³²), so a stale one counts more in use than there is: when it says "room", there is, and
+   * the writer loads the word again only when it would refuse. The reader writes them at every
+   * release, from the other core: a load for every record can be a cross-core cache miss on the
+   * pacing thread (native-notes/vad.md, "What ON costs the pacing thread").
+   */
+  private readSeen: number;
+  private consumedSeen: number;
   /** Records refused because the ring was full, and their samples (the writer's side). */
   refused = 0;
   refusedSamples = 0;
@@ -153,13 +162,25 @@ export class FrameRing {
     this.f64 = new Float64Array(buffer, CONTROL_BYTES, RING_BYTES / RECORD_ALIGN);
     this.u8 = new Uint8Array(buffer, CONTROL_BYTES, RING_BYTES);
     this.s16 = new Int16Array(buffer, CONTROL_BYTES, RING_BYTES / S16_BYTES);
+    this.readSeen = Atomics.load(this.control, READ);
+    this.consumedSeen = Atomics.load(this.control, CONSUMED);
   }
 
   // ---- the writer's side ----
 
   /** Samples written and not yet consumed by the reader. */
   get inFlight(): number {
-    return (this.written - Atomics.load(this.control, CONSUMED)) | 0;
+    this.consumedSeen = Atomics.load(this.control, CONSUMED);
+    return (this.written - this.consumedSeen) | 0;
+  }
+
+  /**
+   * Whether {@link inFlight} + `samples` ≤ `max`, the same answer as reading it, but the reader's
+   * count is loaded only when the one last loaded says no.
+   */
+  fits(samples: number, max: number): boolean {
+    if (((this.written - this.consumedSeen) | 0) + samples <= max) return true;
+    return this.inFlight + samples <= max;
   }
 
   /** Appends audio; false (counted in {@link refused}) when the ring has no room for it. */
@@ -201,10 +222,14 @@ export class FrameRing {
    */
   private reserve(size: number, keep: number): number {
     let write = this.control[WRITE]!; // only this side writes it
-    const used = (write - Atomics.load(this.control, READ)) | 0;
     const toEnd = RING_BYTES - (write & RING_MASK);
     const pad = toEnd < size ? toEnd : 0;
-    if (used + pad + size + keep > RING_BYTES) return NO_ROOM;
+    const need = pad + size + keep;
+    if (((write - this.readSeen) | 0) + need > RING_BYTES) {
+      // No room by the read position last loaded: load it again (the reader may have moved on).
+      this.readSeen = Atomics.load(this.control, READ);
+      if (((write - this.readSeen) | 0) + need > RING_BYTES) return NO_ROOM;
+    }
     if (pad > 0) {
       this.header(write & RING_MASK, RecordKind.Pad, 0, 0);
       write = (write + pad) | 0;

@@ -40,6 +40,20 @@ const recArb: fc.Arbitrary<Rec> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bot' as const), speaking: fc.boolean() }) },
 );
 
+/** Audio of 400–3000 samples (bursts; fast-check's bias toward small sizes would rarely fill the ring) or a bot change. */
+const burstArb: fc.Arbitrary<Rec> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('in' as const, 'played' as const),
+      s16: fc.boolean(),
+      samples: fc.integer({ min: 400, max: 3000 }).map((n) => Array.from({ length: n }, (_, i) => i & 0xff)),
+      atMs: fc.constant(0),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bot' as const), speaking: fc.boolean() }) },
+);
+
 function write(w: FrameRing, r: Rec): boolean {
   if (r.kind === 'bot') return w.writeBot(r.speaking);
   // s16 records get values over the whole s16 range (a sample times 257 minus an offset).
@@ -115,6 +129,56 @@ describe('the frame ring between a call and its detector thread', () => {
           expect(w.refused).toBe(refused);
           expect(w.refusedSamples).toBe(refusedSamples);
           expect(w.inFlight).toBe(0);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("takes or refuses each record exactly as the ring's free bytes and the in-flight count say at that moment, though the writer loads the reader's positions only when they would refuse (differential, property)", () => {
+    const align = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+    fc.assert(
+      fc.property(
+        // Reads rare and short: the ring fills, and a read then makes room the writer has not seen yet.
+        fc.array(fc.oneof({ weight: 8, arbitrary: burstArb }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }) }), {
+          minLength: 150,
+          maxLength: 600,
+        }),
+        fc.integer({ min: 1, max: 3 * RING_AUDIO_SAMPLES }),
+        (steps, maxInFlight) => {
+          const w = new FrameRing();
+          const rd = new FrameRing(w.buffer);
+          // The model: byte positions (never wrapped: a run writes far less than 2³¹), and each
+          // accepted record's end and samples, in order.
+          let writeAt = 0;
+          let readAt = 0;
+          let inFlight = 0;
+          const ends: { end: number; samples: number }[] = [];
+          for (const s of steps) {
+            if (typeof s === 'number') {
+              for (let i = 0; i < s && rd.next(); i++) {
+                const r = read(rd);
+                const rec = ends.shift()!;
+                readAt = rec.end;
+                inFlight -= samplesOf(r);
+              }
+              continue;
+            }
+            const samples = samplesOf(s);
+            expect(w.fits(samples, maxInFlight)).toBe(inFlight + samples <= maxInFlight);
+            const bytes = s.kind === 'bot' ? 0 : s.s16 ? samples * 2 : samples;
+            const size = HEADER_BYTES + align(bytes);
+            const keep = s.kind === 'bot' ? 0 : BOT_RESERVE_BYTES;
+            const toEnd = RING_BYTES - (writeAt % RING_BYTES);
+            const pad = toEnd < size ? toEnd : 0;
+            const room = writeAt - readAt + pad + size + keep <= RING_BYTES;
+            expect(write(w, s)).toBe(room);
+            if (room) {
+              writeAt += pad + size;
+              ends.push({ end: writeAt, samples });
+              inFlight += samples;
+            }
+          }
         },
       ),
       { numRuns: 100 },
