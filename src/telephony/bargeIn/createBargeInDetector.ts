@@ -274,10 +274,13 @@ class Detector implements SteppedBargeInDetector {
     peakAboveFloorDb: 0,
     soundSince: -1,
     presentEnd: -1,
+    soundUnbroken: false,
   };
   /** Levels (dB over the recent floor) of the latest blocks, by block index modulo the ring length. */
   private readonly blockDb = new Float64Array(SOUND_HISTORY_BLOCKS);
   private blocksDone = 0;
+  /** Blocks in the run that the last `soundStart` walked back over. */
+  private soundBlocks = 0;
   /** The window (its first sample) that the decided turn follows by level instead of the model; -1 if none. */
   private levelOnly = -1;
 
@@ -365,6 +368,7 @@ class Detector implements SteppedBargeInDetector {
     f.peakAboveFloorDb = this.floor.overRecent(peak);
     f.possiblyCaller = (this.comparePeak ? peak : energy) > bound;
     f.soundSince = this.soundStart(start + window.length, f.peakAboveFloorDb);
+    f.soundUnbroken = this.soundBlocks === SOUND_HISTORY_BLOCKS;
     // The band judge only where the idle hold may apply (out of a turn, nothing being decided): its floors never see a turn's speech.
     const bands = this.idleHold.bands;
     const idle = !this.policy.deciding && !this.policy.inTurn;
@@ -377,12 +381,14 @@ class Detector implements SteppedBargeInDetector {
    * run of blocks at least onsetAboveFloorDb over the recent floor and within
    * {@link SOUND_RANGE_DB} of the window's loudest block (so line noise the floor has not caught
    * up with is not taken for the start of a louder sound); -1 if the window's last block is quiet.
+   * The run's length in blocks is left in {@link soundBlocks}.
    */
   private soundStart(end: number, peakDb: number): number {
     const floorDb = Math.max(this.onsetDb, peakDb - SOUND_RANGE_DB);
     const n = Math.min(this.blocksDone, SOUND_HISTORY_BLOCKS);
     let k = 0;
     while (k < n && this.blockDb[(this.blocksDone - 1 - k) % SOUND_HISTORY_BLOCKS]! >= floorDb) k++;
+    this.soundBlocks = k;
     return k === 0 ? -1 : end - k * PEAK_BLOCK_SAMPLES;
   }
 
