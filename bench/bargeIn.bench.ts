@@ -12,7 +12,8 @@
  * - CPU of VAD + gate + policy per call-second on a mix where the caller speaks ~30 % of the time
  *   and the bot half of it, pushed and noted in 20 ms frames; process CPU beside the thread's, and
  *   the share of windows that ran Silero (the figure the machine's load does not move);
- * - all of it again, in the same run, without the idle hold ({@link BEFORE_IDLE_HOLD}), without
+ * - all of it again, in the same run, with the idle hold's level judge ({@link LEVEL_JUDGE}),
+ *   without the idle hold ({@link BEFORE_IDLE_HOLD}), without
  *   the span bridge ({@link BEFORE_BRIDGE}), for the
  *   defaults before the early pause ({@link BEFORE_EARLY_PAUSE}) and for the first defaults
  *   ({@link FIRST_DEFAULTS}), one row each.
@@ -328,8 +329,11 @@ export const BEFORE_EARLY_PAUSE: BargeInDetectorOptions = { earlyPauseMs: 0, spa
 /** The defaults before the idle hold (2026-11-29: Silero on every gate-open window out of a turn): measured in the same run. */
 export const BEFORE_IDLE_HOLD: BargeInDetectorOptions = { idleModelHold: 0 };
 
-/** The idle hold judged by sub-band floors (an option: native-notes/vad.md, "A per-band judge of line noise"): measured in the same run. */
-export const BAND_JUDGE: BargeInDetectorOptions = { lineJudge: 'bands' };
+/**
+ * The idle hold judged by the loudest block over the recent floor (the default before the per-band
+ * judge, 2026-11-29: native-notes/vad.md, "The Telnyx burst traced"): measured in the same run.
+ */
+export const LEVEL_JUDGE: BargeInDetectorOptions = { lineJudge: 'level' };
 
 /** The first defaults (before the speech-span rule, the block echo bound and level turn tracking): measured in the same run. */
 export const FIRST_DEFAULTS: BargeInDetectorOptions = {
@@ -350,7 +354,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   // policy's share is read against it.
   const vadAlone = await vadCpuPerCallSecond({}, noisyMix);
   const now = await measureRow({}, clips, noisyMix, quietMix);
-  const bandJudge = await measureRow(BAND_JUDGE, clips, noisyMix, quietMix);
+  const levelJudge = await measureRow(LEVEL_JUDGE, clips, noisyMix, quietMix);
   const noIdleHold = await measureRow(BEFORE_IDLE_HOLD, clips, noisyMix, quietMix);
   const noBridge = await measureRow(BEFORE_BRIDGE, clips, noisyMix, quietMix);
   const lastPass = await measureRow(BEFORE_EARLY_PAUSE, clips, noisyMix, quietMix);
@@ -396,7 +400,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       command: COMMAND,
       notes: [load, ...now.notes, `CPU ms per call-s noisy with modelWake off (same run): ${round(plain.thread, 2)}`].join('; '),
     },
-    compared("the defaults with the idle hold's per-band judge (lineJudge 'bands': six sub-band floors, 3 windows in a row)", bandJudge),
+    compared(
+      "the defaults with the idle hold's level judge (lineJudge 'level': loudest block under 3 dB over the floor, 2 windows in a row)",
+      levelJudge,
+    ),
     compared('the defaults without the idle hold (idleModelHold 0: Silero on every gate-open window out of a turn)', noIdleHold),
     compared('the defaults without the span bridge (spanBridgeMs 0: the next word extends the span at its first window ≥ 0.6)', noBridge),
     compared('the defaults before the early pause and the block-by-block span (earlyPauseMs 0, spanByBlock false)', lastPass),

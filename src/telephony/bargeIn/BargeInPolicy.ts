@@ -61,6 +61,12 @@ export interface WindowEvidence {
   soundSince: number;
   /** End of the window's last block at least presentAboveFloorDb over the floor; -1 if none. */
   presentEnd: number;
+  /**
+   * The run of blocks that `soundSince` starts fills the detector's whole level history (256 ms):
+   * a sound that has not stopped for that long. With `'span'`, such a window that the echo gate
+   * cannot tell from the bot, its sound older than the span, does not extend the span.
+   */
+  soundUnbroken?: boolean | undefined;
 }
 
 export class BargeInPolicy {
@@ -305,7 +311,7 @@ export class BargeInPolicy {
     }
     if (voiced) this.lastVoicedEnd = end;
     const level = this.rule === 'span' ? (evidence?.peakAboveFloorDb ?? aboveFloorDb) : aboveFloorDb;
-    const strong = probability >= this.interruptAt && level >= this.presentDb;
+    const strong = probability >= this.interruptAt && level >= this.presentDb && this.mayBeTalker(possiblyCaller, evidence);
     const presentEnd = evidence !== undefined && evidence.presentEnd >= 0 ? evidence.presentEnd : end;
     if (this.state === 'candidate') {
       if (voiced && probability >= this.start && possiblyCaller) {
@@ -376,6 +382,19 @@ export class BargeInPolicy {
         out.push(decision('interrupt', this.runStart, end));
       }
     }
+  }
+
+  /**
+   * `'span'`: whether a window may be the turn's talker. Not one the echo gate cannot tell from the
+   * bot's echo whose sound was already there before the span began and has not stopped for the
+   * detector's whole level history: that is the line's own noise, loud over a recent floor that
+   * has not caught up with it (digital silence, then noise), and after a burst Silero's tail scores
+   * it high (a Telnyx call's 150 ms burst counted two such windows and interrupted:
+   * native-notes/vad.md, "The Telnyx burst traced").
+   */
+  private mayBeTalker(possiblyCaller: boolean, evidence: WindowEvidence | undefined): boolean {
+    if (this.rule !== 'span' || possiblyCaller || this.state !== 'speaking' || evidence?.soundUnbroken !== true) return true;
+    return evidence.soundSince >= this.spanStart;
   }
 
   /** Whether the turn has lasted minInterruptionMs: its counted speech, its span, or the time since its onset. */

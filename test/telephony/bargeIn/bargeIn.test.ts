@@ -442,6 +442,36 @@ describe('BargeInPolicy', () => {
     expect(run(5, false)).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
   });
 
+  it("does not lengthen a burst's span with the line's unbroken noise from before it that the echo gate cannot tell from the bot", () => {
+    // 96 ms of a burst 50 dB over a recent floor that has not caught up with the line's noise, then
+    // that noise (30 dB over it) under the echo bound, its sound unbroken for the detector's whole
+    // history since before the burst, Silero's tail still at 0.9 and 0.7: a Telnyx call's 150 ms
+    // burst (native-notes/vad.md, "The Telnyx burst traced").
+    const run = (noise: { mayBeCaller?: boolean; unbroken?: boolean } = {}): string[] => {
+      const p = new BargeInPolicy({ minInterruptionMs: 160 });
+      const out: BargeInDecision[] = [];
+      p.setBotSpeaking(true);
+      const probs = [0.9, 0.9, 0.9, 0.9, 0.7, 0.3, 0.2, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05];
+      probs.forEach((x, k) => {
+        const s0 = (k + 10) * W;
+        const burst = k < 3;
+        const db = burst ? 50 : 30;
+        const evidence = {
+          peakAboveFloorDb: db,
+          soundSince: burst ? 10 * W : s0 + W - 8 * W,
+          presentEnd: s0 + W,
+          soundUnbroken: !burst && (noise.unbroken ?? true),
+        };
+        p.window(s0, W, x, burst || (noise.mayBeCaller ?? false), out, db, evidence);
+      });
+      return types(out).filter((t) => t !== 'callerSpeechEnded');
+    };
+    expect(run()).toEqual(['callerSpeechStarted', 'pause', 'resume', 'falseInterruption']);
+    // Over the echo bound, or a sound that began after the burst's, the same windows are the caller's: 160 ms.
+    expect(run({ mayBeCaller: true })).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
+    expect(run({ unbroken: false })).toEqual(['callerSpeechStarted', 'pause', 'interrupt']);
+  });
+
   /** Windows of the given probabilities and loudest-block levels (dB over the floor), the sound present to each window's end. */
   const windows = (p: BargeInPolicy, probs: number[], dbs: number[], caller = true): BargeInDecision[] => {
     const out: BargeInDecision[] = [];
