@@ -122,6 +122,8 @@ interface Traced {
   wait: number;
   report: WaitReport;
   step?: StepResult;
+  /** The same trace read for the phones' thread's waits. */
+  phonesWaits?: WaitReport;
 }
 
 async function tracedStep(calls: number, contender: Contender, tag: string, stepSpecFor: StepSpec): Promise<Traced> {
@@ -152,8 +154,12 @@ async function tracedStep(calls: number, contender: Contender, tag: string, step
     delete process.env['TEL_BENCH_DEBUG'];
   }
   await perf;
-  const report = analyseWaits(readTrace(file), self, self);
-  return { p99: s.p99, wait: s.threads.mainWaitMsPerS, report, step: s };
+  const lines = readTrace(file);
+  const report = analyseWaits(lines, self, self);
+  // The phones' thread's own waits: behind this process's threads (what a quiet machine has) or other processes'.
+  const phonesTid = s.phonesPolicy?.tid;
+  const phonesWaits = typeof phonesTid === 'number' ? analyseWaits(lines, self, phonesTid) : undefined;
+  return { p99: s.p99, wait: s.threads.mainWaitMsPerS, report, step: s, ...(phonesWaits === undefined ? {} : { phonesWaits }) };
 }
 
 /** The label the probe gives the phones' worker thread (`nameNewThreads`). */
@@ -175,6 +181,19 @@ function phonesEffect(w: WaitReport): PhonesEffect {
 }
 const lagText = (lag: StepResult['phonesLag']): string =>
   `${lag.p99Ms.toFixed(2)} / ${lag.maxMs.toFixed(1)} (${lag.over.map(([ms, n]) => `≥${ms}: ${n}`).join(', ')} of ${lag.count})`;
+/**
+ * The phones' thread's waits for a CPU, ms per second: behind this process's own threads, behind
+ * everything else (other processes, the kernel), and the part of them with no other process on
+ * either CPU (the stretches a quiet machine has: "pacing | idle", "detector | pacing", …).
+ */
+function phonesWaitSplit(w: WaitReport | undefined): string {
+  if (w === undefined) return '?';
+  const foreign = (label: string): boolean => label.startsWith('other process') || label.startsWith('kernel');
+  const own = w.onItsCpu.filter(([l]) => !foreign(l)).reduce((a, [, v]) => a + v, 0);
+  const other = w.onItsCpu.filter(([l]) => foreign(l)).reduce((a, [, v]) => a + v, 0);
+  const quiet = w.byPair.filter(([pair]) => !pair.split(' | ').some(foreign)).reduce((a, [, v]) => a + v, 0);
+  return `${f1(own)} / ${f1(other)} / ${f1(quiet)}`;
+}
 /** One line per step for the summary at the end. */
 const summary: string[] = [];
 function summarise(tag: string, calls: number, round: number, load: number, r: Traced): string {
@@ -185,6 +204,7 @@ function summarise(tag: string, calls: number, round: number, load: number, r: T
     `| ${tag} | ${calls} | ${round} | ${load.toFixed(1)} | ${f1(r.wait)} | ${f1(e.preemptions)} | ${f1(e.onItsCpuMs)} | ` +
     `${st === undefined ? '?' : f1(st.threads.mainPreemptionsPerS)} | ` +
     `${st === undefined ? '?' : `${f1(st.threads.named['peers'] ?? NaN)} / ${f1(st.threads.namedWait['peers'] ?? NaN)}`} | ` +
+    `${phonesWaitSplit(r.phonesWaits)} | ` +
     `${st === undefined ? '?' : (st.peerBusy * 100).toFixed(0)} % | ` +
     `${lag === undefined ? '?' : lagText(lag)} | ` +
     `${st === undefined ? '?' : `${st.unexplainedUnderruns} / ${st.underruns}`} | ${f1(r.p99)} | ` +
@@ -194,9 +214,11 @@ function summarise(tag: string, calls: number, round: number, load: number, r: T
 }
 const SUMMARY_HEAD =
   '| step | calls | round | load | pacing wait ms/s (schedstat) | preempted by phones /s (trace) | phones on its CPU ms/s (trace) | ' +
-  'pacing preemptions /s (schedstat) | phones CPU / wait ms/s | phones loop busy | phones timers late p99 / max ms | ' +
+  'pacing preemptions /s (schedstat) | phones CPU / wait ms/s | ' +
+  'phones waited behind own threads / other processes / with no other process on either CPU, ms/s (trace) | ' +
+  'phones loop busy | phones timers late p99 / max ms | ' +
   'underruns unexplained / all | p99 lateness ms | phones policy, /proc field at end |\n|' +
-  ' --- |'.repeat(14);
+  ' --- |'.repeat(15);
 
 const f1 = (x: number): string => x.toFixed(1);
 function print(tag: string, calls: number, load: number, r: { p99: number; wait: number; report: WaitReport }): void {
@@ -271,8 +293,27 @@ for (let r = 0; r < rounds; r++) {
     for (const { tag, c, options, phones } of order) {
       if (options !== undefined) configureDetectorThreads(options);
       const load = loadavg()[0]!;
-      const res = await tracedStep(calls, c, `${tag.replace(/\W+/g, '_')}-${calls}-${r + 1}`, { ...spec, phones });
+      let res: Traced;
+      try {
+        res = await tracedStep(calls, c, `${tag.replace(/\W+/g, '_')}-${calls}-${r + 1}`, { ...spec, phones });
+      } catch (err) {
+        // A step that could not finish (its deadline: the bench counts it as a trial error) ends no round.
+        const line = `| ${tag} | ${calls} | ${r + 1} | ${load.toFixed(1)} | step failed: ${(err as Error).message} |`;
+        summary.push(line);
+        process.stdout.write(`\n== round ${r + 1} ${tag} N=${calls}: ${(err as Error).message}\n`);
+        continue;
+      }
       print(`round ${r + 1} ${tag}`, calls, load, res);
+      if (res.phonesWaits !== undefined) {
+        const pw = res.phonesWaits;
+        const top = (xs: [string, number][]): string =>
+          xs
+            .slice(0, TOP)
+            .map(([k, v]) => `${k} ${f1(v)}`)
+            .join(', ');
+        process.stdout.write(`  phones' thread waited (ms/s) behind, on its CPU: ${top(pw.onItsCpu)}\n`);
+        process.stdout.write(`    by pair, its CPU | the other: ${top(pw.byPair)}\n`);
+      }
       process.stdout.write(`  summary: ${summarise(tag, calls, r + 1, load, res)}\n`);
     }
   }

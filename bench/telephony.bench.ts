@@ -381,6 +381,13 @@ const PHONES_IDLE_NOTE =
 export type PhonesPolicy = 'idle' | 'normal';
 
 /** How late the phones' timers fired in the window (acknowledgements held until played, callers' frames). */
+/**
+ * A row notes that the phones fell behind when a trial's phones' timers fired this late at p99 (a
+ * frame: an acknowledgement or a caller's frame a whole frame late). Reported, not judged: their
+ * underruns, if any, are judged as before (bench/lib/callStep.ts).
+ */
+const PHONES_BEHIND_P99_MS = FRAME_PERIOD_MS;
+
 export interface PhonesLag {
   count: number;
   p99Ms: number;
@@ -1266,6 +1273,12 @@ function stepScenario(c: Contender, calls: number): string {
 function stepRow(s: JudgedStep, note?: string): BenchResult {
   const r = s.combined;
   const errors = s.trials.filter((t): t is TrialError => !isResult(t)).map((t) => t.error);
+  const lagging = s.trials.filter(isResult).filter((t) => t.phonesLag.p99Ms > PHONES_BEHIND_P99_MS).length;
+  const behind =
+    lagging === 0
+      ? ''
+      : `the phones fell behind in ${lagging} trial(s): their timers over ${PHONES_BEHIND_P99_MS} ms late at p99 ` +
+        `(acknowledgements and callers' frames late; under SCHED_IDLE they get only the CPU the machine leaves)`;
   return {
     scenario: stepScenario(s.contender, s.calls),
     figures: {
@@ -1298,11 +1311,12 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${trialsText(s.trials.length)} pooled`,
     met: s.pooled.met,
     command: COMMAND,
-    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0 && s.disturbed === 0
+    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0 && s.disturbed === 0 && behind === ''
       ? {}
       : {
           notes: [
             ...(note === undefined ? [] : [note]),
+            ...(behind === '' ? [] : [behind]),
             ...(s.pooled.met ? [] : [`failed: ${s.pooled.why.join('; ')}`]),
             ...(s.disturbed === 0
               ? []
