@@ -15,13 +15,27 @@
 // audio length is read from its bytes (no UTF-8 check or decode, no JSON.parse, no base64 decode);
 // acknowledgements and inbound frames are written from templates made once per phone, byte for
 // byte what JSON.stringify writes. Acknowledgement requests and clears are parsed in full.
+// The thread runs under SCHED_IDLE (`phones: 'idle'`, the bench's default; bench/lib/threadPolicy.mjs):
+// the phones stand for peers across the network, whose CPU is not the bridge machine's, so this
+// thread must not take a CPU from the bridge's threads (bench/README.md, the telephony module).
+// `phones: 'normal'` leaves it at the process's policy (bench/schedWaitProbe.ts pairs the two).
+// Over the window it records how late its timers fire (acknowledgements held until their audio
+// has played, the callers' frames): the sign that it falls behind.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { LagHistogram } from './lib/lagHistogram.mjs';
 import { eventTag, mediaPayloadBytes, stringTemplate, twilioInbound } from './lib/peerWire.mjs';
+import { idleThisThread, normalThisThread, readThreadPolicy } from './lib/threadPolicy.mjs';
 
-const { url, count, provider, openAtMs, caller } = workerData;
+const { url, count, provider, openAtMs, caller, phones = 'idle' } = workerData;
 const FRAME_MS = 20;
+/** Set before any phone opens (nothing this thread does later runs at the normal policy). */
+const policy = phones === 'normal' ? normalThisThread() : idleThisThread();
+/** How late this thread's timers fire (reset when the bench's window opens). */
+const timerLag = new LagHistogram();
+/** Lateness counted against the bench's target and a frame. */
+const LAG_MARKS_MS = [5, 20];
 
 /** Per provider: line bytes per ms, the opening messages, and how to read and answer the app. */
 const PROVIDERS = {
@@ -148,7 +162,7 @@ const peers = [];
 let opened = 0;
 let failed = 0;
 const settled = () => {
-  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed, tid: ownThreadId() });
+  if (opened + failed === count) parentPort.postMessage({ type: 'ready', opened, failed, tid: ownThreadId(), policy });
 };
 let mediaBytes = 0;
 let underruns = 0;
@@ -195,7 +209,9 @@ function openPhone(i) {
       const wait = peer.busyUntil - now;
       if (wait <= 0) echo();
       else {
+        const due = now + wait;
         const t = setTimeout(() => {
+          timerLag.record(performance.now() - due);
           peer.timers.delete(t);
           echo();
         }, wait);
@@ -225,6 +241,7 @@ function speak(peer, i) {
   const t0 = performance.now();
   const tick = () => {
     if (peer.ws.readyState !== peer.ws.OPEN) return;
+    timerLag.record(performance.now() - (t0 + (k + 1) * FRAME_MS));
     const payload = frames[(caller.startFrame[i] + k) % frames.length];
     k++;
     peer.ws.send(p.inbound(i, k, payload));
@@ -273,10 +290,18 @@ let elu0 = performance.eventLoopUtilization();
 parentPort.on('message', (msg) => {
   if (msg === 'window') {
     elu0 = performance.eventLoopUtilization();
+    timerLag.reset();
     parentPort.postMessage({ type: 'window', cpuMs: threadCpuMs() });
   } else if (msg === 'windowEnd') {
     const busy = performance.eventLoopUtilization(elu0).utilization;
-    parentPort.postMessage({ type: 'windowEnd', cpuMs: threadCpuMs(), busy });
+    const lag = {
+      count: timerLag.count,
+      p99Ms: timerLag.quantile(0.99),
+      maxMs: timerLag.maxMs,
+      over: LAG_MARKS_MS.map((ms) => [ms, timerLag.over(ms)]),
+    };
+    const policyAtEnd = policy.tid === null ? null : readThreadPolicy(policy.pid, policy.tid);
+    parentPort.postMessage({ type: 'windowEnd', cpuMs: threadCpuMs(), busy, lag, policyAtEnd });
   } else if (msg === 'stop') {
     for (const t of opening) clearTimeout(t);
     for (const peer of peers) {

@@ -17,13 +17,22 @@
  *
  * `--paired '{"doorbell":"message"}' '{"doorbell":"poll"}'`: instead of OFF against ON, ON against
  * ON, each step after `configureDetectorThreads()` with its options (the running thread switches).
+ *
+ * `--phones idle|normal|normal,idle`: the phones' thread's scheduling policy (default: the bench's,
+ * `PHONES_POLICY`, SCHED_IDLE). With two, every contender runs at each, interleaved in the same
+ * round (OFF normal, OFF idle, ON normal, ON idle; the order alternating round by round), and each
+ * step prints what the phones' thread did to the pacing thread (its preemptions, the time it held
+ * the pacing thread's CPU during its waits) and whether the phones kept up (their timers'
+ * lateness, event-loop use, underruns, run-queue wait).
+ *
+ *   flock /tmp/bench.lock node --import tsx bench/schedWaitProbe.ts --fixed 30,80 --rounds 1 --phones normal,idle
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { analyseWaits, findMainThread, type WaitReport } from './lib/schedTrace.js';
-import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+import { CONTENDERS, PHONES_POLICY, step, stepSpec, type PhonesPolicy, type StepSpec } from './telephony.bench.js';
 
 type Contender = (typeof CONTENDERS)[number];
 import { configureDetectorThreads, detectorThreads, type DetectorThreadOptions } from '../src/telephony/bargeIn/DetectorThreads.js';
@@ -67,6 +76,10 @@ const keep = arg('keep'); // a directory to keep the traces in
 const off = CONTENDERS.find((c) => c.key === 'twilio, callers speaking, barge-in OFF')!;
 const on = CONTENDERS.find((c) => c.key === 'twilio, callers speaking, barge-in ON')!;
 const spec = stepSpec({ quick: false });
+const phonesPolicies = (arg('phones') ?? PHONES_POLICY).split(',').map((p): PhonesPolicy => {
+  if (p !== 'idle' && p !== 'normal') throw new Error(`--phones: 'idle' or 'normal' (or both, comma-separated), not '${p}'`);
+  return p;
+});
 
 const self = process.pid;
 const comm = (tid: number): string => {
@@ -103,7 +116,17 @@ function nameNewThreads(): void {
 }
 
 /** Runs a step with a trace of its steady window; resolves with the step and the report. */
-async function tracedStep(calls: number, contender: Contender, tag: string): Promise<{ p99: number; wait: number; report: WaitReport }> {
+type StepResult = Awaited<ReturnType<typeof step>>;
+interface Traced {
+  p99: number;
+  wait: number;
+  report: WaitReport;
+  step?: StepResult;
+  /** The same trace read for the phones' thread's waits. */
+  phonesWaits?: WaitReport;
+}
+
+async function tracedStep(calls: number, contender: Contender, tag: string, stepSpecFor: StepSpec): Promise<Traced> {
   const file = `${keep ?? '/tmp'}/sched-${tag}.data`;
   let perf: Promise<void> | undefined;
   // bench/telephony.bench.ts says when every call has started (TEL_BENCH_DEBUG): the window opens 300 ms later.
@@ -125,15 +148,77 @@ async function tracedStep(calls: number, contender: Contender, tag: string): Pro
   process.env['TEL_BENCH_DEBUG'] = '1';
   let s;
   try {
-    s = await step(calls, contender, spec);
+    s = await step(calls, contender, stepSpecFor);
   } finally {
     process.stderr.write = write;
     delete process.env['TEL_BENCH_DEBUG'];
   }
   await perf;
-  const report = analyseWaits(readTrace(file), self, self);
-  return { p99: s.p99, wait: s.threads.mainWaitMsPerS, report };
+  const lines = readTrace(file);
+  const report = analyseWaits(lines, self, self);
+  // The phones' thread's own waits: behind this process's threads (what a quiet machine has) or other processes'.
+  const phonesTid = s.phonesPolicy?.tid;
+  const phonesWaits = typeof phonesTid === 'number' ? analyseWaits(lines, self, phonesTid) : undefined;
+  return { p99: s.p99, wait: s.threads.mainWaitMsPerS, report, step: s, ...(phonesWaits === undefined ? {} : { phonesWaits }) };
 }
+
+/** The label the probe gives the phones' worker thread (`nameNewThreads`). */
+const PHONES = 'phones';
+/** What the phones' thread did to the pacing thread in a trace, per second, and whether the phones kept up. */
+interface PhonesEffect {
+  preemptions: number;
+  onItsCpuMs: number;
+  wokenOntoPhones: number;
+}
+function phonesEffect(w: WaitReport): PhonesEffect {
+  const get = (xs: [string, number][], k: string): number => xs.find(([l]) => l === k)?.[1] ?? 0;
+  return {
+    preemptions: get(w.preemptedBy, PHONES),
+    // "phones on its CPU": the by-pair stretches whose first member (the pacing thread's CPU) is the phones' thread.
+    onItsCpuMs: w.byPair.filter(([pair]) => pair.startsWith(`${PHONES} | `)).reduce((a, [, v]) => a + v, 0),
+    wokenOntoPhones: get(w.wokenOnto, PHONES),
+  };
+}
+const lagText = (lag: StepResult['phonesLag']): string =>
+  `${lag.p99Ms.toFixed(2)} / ${lag.maxMs.toFixed(1)} (${lag.over.map(([ms, n]) => `≥${ms}: ${n}`).join(', ')} of ${lag.count})`;
+/**
+ * The phones' thread's waits for a CPU, ms per second: behind this process's own threads, behind
+ * everything else (other processes, the kernel), and the part of them with no other process on
+ * either CPU (the stretches a quiet machine has: "pacing | idle", "detector | pacing", …).
+ */
+function phonesWaitSplit(w: WaitReport | undefined): string {
+  if (w === undefined) return '?';
+  const foreign = (label: string): boolean => label.startsWith('other process') || label.startsWith('kernel');
+  const own = w.onItsCpu.filter(([l]) => !foreign(l)).reduce((a, [, v]) => a + v, 0);
+  const other = w.onItsCpu.filter(([l]) => foreign(l)).reduce((a, [, v]) => a + v, 0);
+  const quiet = w.byPair.filter(([pair]) => !pair.split(' | ').some(foreign)).reduce((a, [, v]) => a + v, 0);
+  return `${f1(own)} / ${f1(other)} / ${f1(quiet)}`;
+}
+/** One line per step for the summary at the end. */
+const summary: string[] = [];
+function summarise(tag: string, calls: number, round: number, load: number, r: Traced): string {
+  const e = phonesEffect(r.report);
+  const st = r.step;
+  const lag = st?.phonesLag;
+  const line =
+    `| ${tag} | ${calls} | ${round} | ${load.toFixed(1)} | ${f1(r.wait)} | ${f1(e.preemptions)} | ${f1(e.onItsCpuMs)} | ` +
+    `${st === undefined ? '?' : f1(st.threads.mainPreemptionsPerS)} | ` +
+    `${st === undefined ? '?' : `${f1(st.threads.named['peers'] ?? NaN)} / ${f1(st.threads.namedWait['peers'] ?? NaN)}`} | ` +
+    `${phonesWaitSplit(r.phonesWaits)} | ` +
+    `${st === undefined ? '?' : (st.peerBusy * 100).toFixed(0)} % | ` +
+    `${lag === undefined ? '?' : lagText(lag)} | ` +
+    `${st === undefined ? '?' : `${st.unexplainedUnderruns} / ${st.underruns}`} | ${f1(r.p99)} | ` +
+    `${st?.phonesPolicy?.applied ?? '?'}, field ${st?.phonesPolicyAtEnd ?? '?'} |`;
+  summary.push(line);
+  return line;
+}
+const SUMMARY_HEAD =
+  '| step | calls | round | load | pacing wait ms/s (schedstat) | preempted by phones /s (trace) | phones on its CPU ms/s (trace) | ' +
+  'pacing preemptions /s (schedstat) | phones CPU / wait ms/s | ' +
+  'phones waited behind own threads / other processes / with no other process on either CPU, ms/s (trace) | ' +
+  'phones loop busy | phones timers late p99 / max ms | ' +
+  'underruns unexplained / all | p99 lateness ms | phones policy, /proc field at end |\n|' +
+  ' --- |'.repeat(15);
 
 const f1 = (x: number): string => x.toFixed(1);
 function print(tag: string, calls: number, load: number, r: { p99: number; wait: number; report: WaitReport }): void {
@@ -189,7 +274,7 @@ if (analyse >= 0) {
 }
 
 if (paired !== undefined && pairedB === undefined) throw new Error("usage: --paired '{…a}' '{…b}'");
-const contenders: { tag: string; c: Contender; options?: DetectorThreadOptions }[] =
+const base: { tag: string; c: Contender; options?: DetectorThreadOptions }[] =
   paired === undefined || pairedB === undefined
     ? [
         { tag: 'OFF', c: off },
@@ -199,15 +284,39 @@ const contenders: { tag: string; c: Contender; options?: DetectorThreadOptions }
         { tag: `ON ${paired}`, c: on, options: JSON.parse(paired) as DetectorThreadOptions },
         { tag: `ON ${pairedB}`, c: on, options: JSON.parse(pairedB) as DetectorThreadOptions },
       ];
+const contenders = base.flatMap((b) =>
+  phonesPolicies.map((phones) => ({ ...b, tag: phonesPolicies.length > 1 ? `${b.tag} phones ${phones}` : b.tag, phones })),
+);
 for (let r = 0; r < rounds; r++) {
   for (const calls of fixed) {
     const order = r % 2 === 0 ? contenders : [...contenders].reverse();
-    for (const { tag, c, options } of order) {
+    for (const { tag, c, options, phones } of order) {
       if (options !== undefined) configureDetectorThreads(options);
       const load = loadavg()[0]!;
-      const res = await tracedStep(calls, c, `${tag.replace(/\W+/g, '_')}-${calls}-${r + 1}`);
+      let res: Traced;
+      try {
+        res = await tracedStep(calls, c, `${tag.replace(/\W+/g, '_')}-${calls}-${r + 1}`, { ...spec, phones });
+      } catch (err) {
+        // A step that could not finish (its deadline: the bench counts it as a trial error) ends no round.
+        const line = `| ${tag} | ${calls} | ${r + 1} | ${load.toFixed(1)} | step failed: ${(err as Error).message} |`;
+        summary.push(line);
+        process.stdout.write(`\n== round ${r + 1} ${tag} N=${calls}: ${(err as Error).message}\n`);
+        continue;
+      }
       print(`round ${r + 1} ${tag}`, calls, load, res);
+      if (res.phonesWaits !== undefined) {
+        const pw = res.phonesWaits;
+        const top = (xs: [string, number][]): string =>
+          xs
+            .slice(0, TOP)
+            .map(([k, v]) => `${k} ${f1(v)}`)
+            .join(', ');
+        process.stdout.write(`  phones' thread waited (ms/s) behind, on its CPU: ${top(pw.onItsCpu)}\n`);
+        process.stdout.write(`    by pair, its CPU | the other: ${top(pw.byPair)}\n`);
+      }
+      process.stdout.write(`  summary: ${summarise(tag, calls, r + 1, load, res)}\n`);
     }
   }
 }
+process.stdout.write(`\n${SUMMARY_HEAD}\n${summary.join('\n')}\n`);
 // No process.exit(): the idle detector thread must end first (see bench/bargeInTransportPaired.ts).

@@ -83,6 +83,7 @@ import {
 import { processCpuMs, threadCpuMs } from './lib/measure.js';
 import { hostWindow, sampleHostCpu, type HostWindow } from './lib/hostSteal.js';
 import { sampleThreads, threadWindow, type ThreadWindow } from './lib/threadStats.js';
+import { describePolicy, SCHED_IDLE, type ThreadPolicyResult } from './lib/threadPolicy.mjs';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const COMMAND =
@@ -261,6 +262,12 @@ interface StepResult {
   peerCpuPerCallSecond: number;
   /** Share of wall time the peers' event loop was busy in the window. */
   peerBusy: number;
+  /** The phones' thread's scheduling policy as set when it started (null: the worker did not say). */
+  phonesPolicy: ThreadPolicyResult | null;
+  /** Its `policy` field in /proc at the window's end (5: SCHED_IDLE; null: not readable). */
+  phonesPolicyAtEnd: number | null;
+  /** How late the phones' timers fired in the window (bench/lib/lagHistogram.mjs): whether the phones kept up. */
+  phonesLag: PhonesLag;
   /** Every paced send's lateness in the window, all calls merged (a step's trials are pooled from these). */
   lateness: LatenessHistogram;
   /**
@@ -350,6 +357,43 @@ export interface StepSpec {
   caller: CallerAudio;
   /** The phones' worker script (omitted: bench/providerPeers.worker.mjs); a probe may pair two versions of it. */
   peersWorker?: URL;
+  /**
+   * The phones' thread's scheduling policy (omitted: {@link PHONES_POLICY}); bench/schedWaitProbe.ts
+   * pairs it with 'normal', the policy every row before 2026-11-29 was measured with.
+   */
+  phones?: PhonesPolicy;
+}
+
+/**
+ * The phones' thread runs under SCHED_IDLE (bench/lib/threadPolicy.mjs) for every contender: the
+ * phones stand for peers across the network, whose CPU is not the bridge machine's. At the normal
+ * policy, with barge-in ON (the detector thread holding the other CPU) the phones' thread shared
+ * the pacing thread's CPU and preempted it 500–700 times a second, 85–98 ms of each second's wait
+ * (OFF: 7–23 preemptions, 1–3 ms), an artefact of the harness that fell on ON only
+ * (native-notes/vad.md, "The quiet check").
+ */
+export const PHONES_POLICY = 'idle';
+/** What the rows' notes say of the phones' thread under {@link PHONES_POLICY} 'idle'. */
+const PHONES_IDLE_NOTE =
+  "under SCHED_IDLE (they stand for remote peers: the row's phones' thread policy figure says what was set; " +
+  'rows measured before 2026-11-29 ~12:00 UTC had them at the normal policy)';
+/** 'idle': SCHED_IDLE (nice 19 where it cannot be set); 'normal': the process's policy. */
+export type PhonesPolicy = 'idle' | 'normal';
+
+/** How late the phones' timers fired in the window (acknowledgements held until played, callers' frames). */
+/**
+ * A row notes that the phones fell behind when a trial's phones' timers fired this late at p99 (a
+ * frame: an acknowledgement or a caller's frame a whole frame late). Reported, not judged: their
+ * underruns, if any, are judged as before (bench/lib/callStep.ts).
+ */
+const PHONES_BEHIND_P99_MS = FRAME_PERIOD_MS;
+
+export interface PhonesLag {
+  count: number;
+  p99Ms: number;
+  maxMs: number;
+  /** [ms, timers that late or later]. */
+  over: [number, number][];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -457,6 +501,7 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
         url: bridge.url,
         count: calls,
         provider,
+        phones: spec.phones ?? PHONES_POLICY,
         openAtMs: arrivalTimes(calls, spec.spreadMs),
         ...(callers === 'silent'
           ? {}
@@ -551,6 +596,9 @@ export async function step(calls: number, contender: Contender, spec: StepSpec):
       bridgeCpuPerCallSecond: bridgeCpu / callSeconds,
       peerCpuPerCallSecond: ((peerEnd.cpuMs ?? 0) - (peerStart.cpuMs ?? 0)) / callSeconds,
       peerBusy: peerEnd.busy ?? 0,
+      phonesPolicy: ready.policy ?? null,
+      phonesPolicyAtEnd: peerEnd.policyAtEnd ?? null,
+      phonesLag: peerEnd.lag ?? { count: 0, p99Ms: NaN, maxMs: NaN, over: [] },
       lateness: merged,
       threads,
       host,
@@ -625,6 +673,12 @@ interface PeerMessage {
   busy?: number;
   /** The worker's own thread id ('ready'; NaN where Linux's /proc is missing). */
   tid?: number;
+  /** 'ready': what its scheduling policy was set to. */
+  policy?: ThreadPolicyResult;
+  /** 'windowEnd': its policy field read back then. */
+  policyAtEnd?: number | null;
+  /** 'windowEnd': how late its timers fired over the window. */
+  lag?: PhonesLag;
 }
 
 /**
@@ -903,7 +957,8 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
     `${trialsText(rule.trials)} a step, pooled`;
   const common =
     `calls opened at seeded random times over ${spec.spreadMs} ms; window per trial ≥ ${spec.window.baseMs / 1000} s and ≥ ` +
-    `${spec.window.minSends} sends (at most ${spec.window.capMs / 1000} s); peers in a worker thread on the same machine; ` +
+    `${spec.window.minSends} sends (at most ${spec.window.capMs / 1000} s); peers in a worker thread on the same machine, ` +
+    `${(spec.phones ?? PHONES_POLICY) === 'idle' ? PHONES_IDLE_NOTE : 'at the normal policy'}; ` +
     `bot speech pre-rendered from memory; search ${minutes.toFixed(1)} min` +
     `${cut ? ' (cut by the run budget: searches may be unfinished)' : ''}; ` +
     `1-min load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after` +
@@ -930,6 +985,7 @@ async function search(opts: BenchOptions, spec: StepSpec, rule: RunRule): Promis
         ...(fail === undefined ? {} : trialFigures(fail, ' at the first failing N')),
         ...(at?.combined == null ? {} : cpuFigures(at.combined, ' at N')),
         ...(at?.combined == null ? {} : threadFigures(at.combined, ' at N')),
+        ...(at === undefined ? {} : phonesFigures(at, ' at N')),
         ...(at?.combined == null || c.callers === 'silent' ? {} : decisionFigures(at.combined, ' at N')),
       },
       anchor: 'Twilio in the same run',
@@ -1014,6 +1070,17 @@ function combine(rs: readonly StepResult[], pooled: PooledStep<LatenessHistogram
     bridgeCpuPerCallSecond: mean((r) => r.bridgeCpuPerCallSecond),
     peerCpuPerCallSecond: mean((r) => r.peerCpuPerCallSecond),
     peerBusy: mean((r) => r.peerBusy),
+    phonesPolicy: rs[0]!.phonesPolicy,
+    phonesPolicyAtEnd: rs.every((r) => r.phonesPolicyAtEnd === rs[0]!.phonesPolicyAtEnd) ? rs[0]!.phonesPolicyAtEnd : NaN,
+    phonesLag: {
+      count: sum((r) => r.phonesLag.count),
+      p99Ms: Math.max(...rs.map((r) => r.phonesLag.p99Ms)),
+      maxMs: Math.max(...rs.map((r) => r.phonesLag.maxMs)),
+      over: (rs[0]!.phonesLag.over ?? []).map(([ms]): [number, number] => [
+        ms,
+        sum((r) => r.phonesLag.over.find(([m]) => m === ms)?.[1] ?? 0),
+      ]),
+    },
     lateness: pooled.lateness,
     threads: {
       mainRunMsPerS: mean((r) => r.threads.mainRunMsPerS),
@@ -1070,6 +1137,9 @@ function onOffRow(searches: Map<string, CallSearch>, judged: Map<string, Map<num
         : {
             'N both passed': n!,
             'process CPU ms per call-second at that N, OFF / ON': pair((r) => r.cpuPerCallSecond),
+            "process CPU without the phones' thread ms per call-second, OFF / ON": pair(bridgeSideCpu),
+            "phones' thread CPU ms per call-second, OFF / ON": pair((r) => r.peerCpuPerCallSecond),
+            "phones' timers late p99 ms (worst trial), OFF / ON": pair((r) => r.phonesLag.p99Ms),
             'bridge thread CPU ms per call-second, OFF / ON': pair((r) => r.bridgeCpuPerCallSecond),
             'other threads (detector, GC) CPU ms per call-second, OFF / ON': pair(otherCpu),
             'bridge thread run-queue wait ms/s, OFF / ON': pair((r) => r.threads.mainWaitMsPerS, 1),
@@ -1090,6 +1160,11 @@ function onOffRow(searches: Map<string, CallSearch>, judged: Map<string, Map<num
   };
 }
 
+/** Process CPU per call-second less the phones' thread's: what the bridge machine would spend (the phones are remote). */
+function bridgeSideCpu(r: StepResult): number {
+  return r.cpuPerCallSecond - r.peerCpuPerCallSecond;
+}
+
 function otherCpu(r: StepResult): number {
   return r.cpuPerCallSecond - r.bridgeCpuPerCallSecond - r.peerCpuPerCallSecond;
 }
@@ -1097,6 +1172,7 @@ function otherCpu(r: StepResult): number {
 function cpuFigures(r: StepResult, suffix: string): Record<string, number> {
   return {
     [`process CPU ms per call-second${suffix}`]: round(r.cpuPerCallSecond, 2),
+    [`process CPU without the phones' thread ms per call-second${suffix}`]: round(bridgeSideCpu(r), 2),
     [`bridge thread CPU ms per call-second${suffix}`]: round(r.bridgeCpuPerCallSecond, 2),
     [`peer thread CPU ms per call-second${suffix}`]: round(r.peerCpuPerCallSecond, 2),
     [`other threads (detector, GC) CPU ms per call-second${suffix}`]: round(otherCpu(r), 2),
@@ -1116,8 +1192,29 @@ function threadFigures(r: StepResult, suffix: string): Record<string, number> {
     [`bridge thread CPU ms/s${suffix}`]: round(t.mainRunMsPerS, 2),
     [`bridge thread preemptions /s${suffix}`]: round(t.mainPreemptionsPerS, 1),
     [`peers thread CPU ms/s${suffix}`]: round(t.named[PEERS_THREAD] ?? NaN, 2),
+    [`peers thread run-queue wait ms/s${suffix}`]: round(t.namedWait[PEERS_THREAD] ?? NaN, 2),
     ...(t.named[DETECTOR_THREAD] === undefined ? {} : { [`detector thread(s) CPU ms/s${suffix}`]: round(t.named[DETECTOR_THREAD], 2) }),
     [`V8 helper and other threads CPU ms/s${suffix}`]: round(t.otherRunMsPerS, 2),
+  };
+}
+
+/**
+ * The phones' thread: its policy (set when it started, and its /proc `policy` field read back at
+ * each trial's window end: 5 is SCHED_IDLE), and whether it kept up: its timers' lateness (an
+ * acknowledgement held until its audio played, a caller's frame), per trial and counted over all.
+ */
+function phonesFigures(s: JudgedStep, suffix: string): Record<string, string | number> {
+  const r = s.combined;
+  if (r === null) return {};
+  const over = r.phonesLag.over.map(([ms, n]) => `${n} ≥ ${ms} ms`).join(', ');
+  return {
+    [`phones' thread policy${suffix}`]: r.phonesPolicy === null ? 'not reported' : describePolicy(r.phonesPolicy),
+    [`phones' thread policy field at window end, per trial (${SCHED_IDLE} = SCHED_IDLE)${suffix}`]: perTrial(
+      s.trials,
+      (t) => t.phonesPolicyAtEnd ?? NaN,
+    ),
+    [`phones' timers late p99 ms, per trial${suffix}`]: perTrial(s.trials, (t) => t.phonesLag.p99Ms),
+    [`phones' timers late, all trials${suffix}`]: `${over || 'none'} of ${r.phonesLag.count} (max ${round(r.phonesLag.maxMs, 1)} ms)`,
   };
 }
 
@@ -1176,6 +1273,12 @@ function stepScenario(c: Contender, calls: number): string {
 function stepRow(s: JudgedStep, note?: string): BenchResult {
   const r = s.combined;
   const errors = s.trials.filter((t): t is TrialError => !isResult(t)).map((t) => t.error);
+  const lagging = s.trials.filter(isResult).filter((t) => t.phonesLag.p99Ms > PHONES_BEHIND_P99_MS).length;
+  const behind =
+    lagging === 0
+      ? ''
+      : `the phones fell behind in ${lagging} trial(s): their timers over ${PHONES_BEHIND_P99_MS} ms late at p99 ` +
+        `(acknowledgements and callers' frames late; under SCHED_IDLE they get only the CPU the machine leaves)`;
   return {
     scenario: stepScenario(s.contender, s.calls),
     figures: {
@@ -1196,6 +1299,7 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
             ...cpuFigures(r, ''),
             ...threadFigures(r, ''),
             'peer loop busy %': round(r.peerBusy * 100, 2),
+            ...phonesFigures(s, ''),
             ...(s.contender.callers === 'silent' ? {} : decisionFigures(r, '')),
             ...(s.contender.callers === 'bargeInOn'
               ? { 'VAD backend': r.backend ?? 'not loaded / mixed', 'VAD notices': r.notices.length }
@@ -1207,11 +1311,12 @@ function stepRow(s: JudgedStep, note?: string): BenchResult {
     target: `p99 media-send lateness ≤ ${TARGET_P99_MS} ms, ${trialsText(s.trials.length)} pooled`,
     met: s.pooled.met,
     command: COMMAND,
-    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0 && s.disturbed === 0
+    ...(s.pooled.met && (r?.notices.length ?? 0) === 0 && note === undefined && errors.length === 0 && s.disturbed === 0 && behind === ''
       ? {}
       : {
           notes: [
             ...(note === undefined ? [] : [note]),
+            ...(behind === '' ? [] : [behind]),
             ...(s.pooled.met ? [] : [`failed: ${s.pooled.why.join('; ')}`]),
             ...(s.disturbed === 0
               ? []
