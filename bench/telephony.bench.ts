@@ -364,6 +364,8 @@ export interface StepSpec {
   phones?: PhonesPolicy;
 }
 
+/** `BENCH_PHONES_POLICY=normal npm run bench -- telephony.bench` measures with the phones as before 2026-11-29 ~12:00 UTC. */
+const PHONES_POLICY_ENV = 'BENCH_PHONES_POLICY';
 /**
  * The phones' thread runs under SCHED_IDLE (bench/lib/threadPolicy.mjs) for every contender: the
  * phones stand for peers across the network, whose CPU is not the bridge machine's. At the normal
@@ -372,7 +374,7 @@ export interface StepSpec {
  * (OFF: 7–23 preemptions, 1–3 ms), an artefact of the harness that fell on ON only
  * (native-notes/vad.md, "The quiet check").
  */
-export const PHONES_POLICY = 'idle';
+export const PHONES_POLICY: PhonesPolicy = process.env[PHONES_POLICY_ENV] === 'normal' ? 'normal' : 'idle';
 /** What the rows' notes say of the phones' thread under {@link PHONES_POLICY} 'idle'. */
 const PHONES_IDLE_NOTE =
   "under SCHED_IDLE (they stand for remote peers: the row's phones' thread policy figure says what was set; " +
@@ -380,7 +382,6 @@ const PHONES_IDLE_NOTE =
 /** 'idle': SCHED_IDLE (nice 19 where it cannot be set); 'normal': the process's policy. */
 export type PhonesPolicy = 'idle' | 'normal';
 
-/** How late the phones' timers fired in the window (acknowledgements held until played, callers' frames). */
 /**
  * A row notes that the phones fell behind when a trial's phones' timers fired this late at p99 (a
  * frame: an acknowledgement or a caller's frame a whole frame late). Reported, not judged: their
@@ -388,6 +389,7 @@ export type PhonesPolicy = 'idle' | 'normal';
  */
 const PHONES_BEHIND_P99_MS = FRAME_PERIOD_MS;
 
+/** How late the phones' timers fired in the window (acknowledgements held until played, callers' frames). */
 export interface PhonesLag {
   count: number;
   p99Ms: number;
