@@ -189,7 +189,8 @@ export class AlignmentStore {
  * parse shares them, `SpeechEventMeta.alignment`) give `previous`'s words as they are, without
  * reading either object. Segments are values (read-only, like a same-object snapshot in
  * {@link AlignmentStore.apply}); reading each word of a long chunk's snapshot on every change was
- * a cache miss per word at telephony load (native-notes/engine-performance.md, seventeenth pass).
+ * a cache miss per word at telephony load (native-notes/engine-performance.md, "The event stage
+ * in the phone loop", 2026-11-29).
  */
 function toWords(
   snapshot: AlignmentSnapshot,
