@@ -14,6 +14,10 @@
  * readFrame() on another checkout's src/, given as OLD_TREE=/path/to/checkout: before/after in one
  * process or side by side), `pull@<ms>` (readFrame() with that decode-ahead: `ONLY=pull@200,pull@100,floor`).
  * CAPTURE=file.sse replays a recorded body instead of recording one from the local service.
+ * FEED_TIMES=1 also times every event's writes (the event stage and the write machinery, in the
+ * loop's cache state) on the wall clock, and prints their median and their mean without the
+ * slowest 2 % (a preemption lands on a few of them: a load-robust figure where CPU per
+ * stream-second is not).
  */
 import { loadavg } from 'node:os';
 import { engineStream, floorStream, loadFlatSetup, type FlatStream } from './flatContenders.js';
@@ -25,9 +29,18 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 /** The measured span, simulated seconds: every stream started, none finished. */
 const FROM = 5;
 const TO = 35;
+const FEED_TIMES = process.env['FEED_TIMES'] === '1';
+/** Slowest share of the timed writes left out of their mean (the preempted ones). */
+const FEED_TRIM = 0.02;
+const feedNs: Record<string, number[]> = {};
 const only = (process.env['ONLY'] ?? (OLD_TREE ? 'old,read,pull,floor' : 'read,pull,floor')).split(',');
 const { cap, reads, packets, due, NEW, OLD } = await loadFlatSetup(process.env['CAPTURE'], OLD_TREE);
 const inputs = { reads, packets };
+/** Per event: whether its alignment snapshot differs from the previous event's (FEED_TIMES splits by it). */
+const changed = cap.events.map((e, i) => {
+  const json = (b: Buffer) => JSON.stringify((JSON.parse(b.toString('utf8').replace(/^data: /, '')) as { alignment: unknown }).alignment);
+  return i === 0 || json(e) !== json(cap.events[i - 1]!);
+});
 const makers: Record<string, () => FlatStream> = {
   old: () => engineStream(OLD, inputs, false),
   oldpull: () => engineStream(OLD, inputs, true),
@@ -52,14 +65,23 @@ async function run(name: string): Promise<number> {
     c1 = 0,
     misses = 0;
   const ticks = Math.floor((cap.audioSec * 1000) / 20);
+  let times: number[] | null = null;
   for (let k = 0; k < ticks; k++) {
     const t = k * 20;
+    times = FEED_TIMES && t >= FROM * 1000 && t < TO * 1000 ? (feedNs[name] ??= []) : null;
+    const changedNs = (feedNs[`${name} changed snapshot`] ??= []);
+    const sameNs = (feedNs[`${name} same snapshot`] ??= []);
     if (t === FROM * 1000) c0 = cpu();
     if (t === TO * 1000) c1 = cpu();
     for (let i = 0; i < N; i++) {
       const local = t - start[i]!;
       while (ev[i]! < due.length && due[ev[i]!]! <= local) {
-        ss[i]!.feed(ev[i]!);
+        if (times !== null) {
+          const t0 = process.hrtime.bigint();
+          ss[i]!.feed(ev[i]!);
+          times.push(Number(process.hrtime.bigint() - t0));
+          (changed[ev[i]!] ? changedNs : sameNs).push(times[times.length - 1]!);
+        } else ss[i]!.feed(ev[i]!);
         ev[i] = ev[i]! + 1;
       }
       if (local >= 40 && !ss[i]!.take() && t > FROM * 1000 && t < TO * 1000) misses++;
@@ -71,6 +93,7 @@ async function run(name: string): Promise<number> {
   return (c1 - c0) / (N * (TO - FROM));
 }
 for (const n of only) await run(n); // warm-up
+for (const n of Object.keys(feedNs)) delete feedNs[n];
 const res: Record<string, number[]> = {};
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 ? [...only].reverse() : only;
@@ -86,6 +109,20 @@ for (let r = 0; r < ROUNDS; r++) {
   );
 }
 const med = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!;
+for (const [n, ns] of Object.entries(feedNs)) {
+  ns.sort((x, y) => x - y);
+  const kept = ns.slice(0, Math.floor(ns.length * (1 - FEED_TRIM)));
+  const mean = kept.reduce((x, y) => x + y, 0) / kept.length;
+  console.log(
+    n.padEnd(6),
+    'event writes',
+    ns.length,
+    'median µs',
+    (med(ns) / 1000).toFixed(2),
+    'mean µs (slowest 2 % out)',
+    (mean / 1000).toFixed(2),
+  );
+}
 for (const n of only)
   console.log(
     n.padEnd(6),

@@ -71,6 +71,8 @@ function sameWords(a: readonly TimelineWord[], b: readonly TimelineWord[]): bool
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as TimelineWord;
     const y = b[i] as TimelineWord;
+    // The same object is the same word: not read (see toWords: a cold word costs a cache miss).
+    if (x === y) continue;
     if (x.text !== y.text || x.start !== y.start || x.end !== y.end) return false;
   }
   return true;
@@ -120,7 +122,10 @@ export class AlignmentStore {
     }
     if (snapshot === chunk.snapshot && offsetSec === chunk.offsetSec) return null;
     const previous = chunk.words;
-    const words = snapshot === null ? NO_WORDS : toWords(snapshot, chunkSeq, offsetSec, previous);
+    const words =
+      snapshot === null
+        ? NO_WORDS
+        : toWords(snapshot, chunkSeq, offsetSec, previous, offsetSec === chunk.offsetSec ? chunk.snapshot : null);
     chunk.snapshot = snapshot;
     chunk.offsetSec = offsetSec;
     if (sameWords(previous, words)) {
@@ -178,11 +183,35 @@ export class AlignmentStore {
  * The snapshot's words in global time. A word equal to the one at its index in `previous` is
  * that same object: cumulative snapshots repeat every earlier word, so only new words are
  * allocated (per event, and for the timeline that lives as long as the stream).
+ *
+ * `from` is the snapshot `previous` was made from, when the offset is unchanged (else null): its
+ * leading segments that are the same objects as the new snapshot's (the scanner's incremental
+ * parse shares them, `SpeechEventMeta.alignment`) give `previous`'s words as they are, without
+ * reading either object. Segments are values (read-only, like a same-object snapshot in
+ * {@link AlignmentStore.apply}); reading each word of a long chunk's snapshot on every change was
+ * a cache miss per word at telephony load (native-notes/engine-performance.md, "The event stage
+ * in the phone loop", 2026-11-29).
  */
-function toWords(snapshot: AlignmentSnapshot, chunkSeq: number, offsetSec: number, previous: readonly TimelineWord[]): TimelineWord[] {
-  const out: TimelineWord[] = new Array(snapshot.segments.length);
-  for (let i = 0; i < snapshot.segments.length; i++) {
-    const s = snapshot.segments[i] as { text: string; start: number; end: number };
+function toWords(
+  snapshot: AlignmentSnapshot,
+  chunkSeq: number,
+  offsetSec: number,
+  previous: readonly TimelineWord[],
+  from: AlignmentSnapshot | null,
+): TimelineWord[] {
+  const segments = snapshot.segments;
+  const n = segments.length;
+  const out: TimelineWord[] = new Array(n);
+  let i = 0;
+  if (from !== null) {
+    const shared = Math.min(n, from.segments.length, previous.length);
+    while (i < shared && segments[i] === from.segments[i]) {
+      out[i] = previous[i] as TimelineWord;
+      i++;
+    }
+  }
+  for (; i < n; i++) {
+    const s = segments[i] as { text: string; start: number; end: number };
     // Rule: global time = local time + chunk_audio_offset_sec.
     const start = s.start + offsetSec;
     const end = s.end + offsetSec;

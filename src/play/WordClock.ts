@@ -127,6 +127,11 @@ export class WordClock {
     let revisions: WordRevision[] | null = null;
     for (let i = 0; i < current.length; i++) {
       const word = current[i] as TimelineWord;
+      // Already emitted as this very object (a cumulative snapshot's unchanged word: the store
+      // hands back the same object): nothing to do, and the word is not read. A word is kept at
+      // its own index, so `done[i] === word` means `word.index === i`. Reading every word of a
+      // long chunk on each change was a cache miss per word at telephony load.
+      if (done[i] === word) continue;
       const old = done[word.index];
       if (old !== undefined) {
         if (old.text !== word.text || old.start !== word.start || old.end !== word.end) {

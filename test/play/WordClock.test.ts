@@ -200,6 +200,63 @@ describe('WordClock', () => {
     );
   });
 
+  it('snapshots that share their unchanged segment objects (as the scanner parses them) give the words, revisions and changes of fresh copies', () => {
+    // The store reuses a word without reading it when its segment is the previous snapshot's own
+    // object (offset unchanged), and the clock skips a word it emitted as that very object: the
+    // result must be exactly that of snapshots whose every segment is a new object. Steps:
+    // append words, correct the last word, change a middle word, drop words, move the offset,
+    // repeat; over several chunks, the playhead moving between.
+    type Seg = { text: string; start: number; end: number };
+    const step = fc.record({
+      chunk: fc.nat(2),
+      kind: fc.constantFrom('append', 'correctLast', 'changeMiddle', 'drop', 'offset', 'repeat', 'null'),
+      n: fc.integer({ min: 1, max: 4 }),
+      advance: fc.double({ min: 0, max: 0.6, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 50 }), (steps) => {
+        const shared = setup();
+        const fresh = setup();
+        const segs: Seg[][] = [[], [], []];
+        const offsets = [0, 10, 20];
+        const changes: unknown[][] = [[], []];
+        let at = 0;
+        let serial = 0;
+        for (const st of steps) {
+          const prev = segs[st.chunk]!;
+          let next: Seg[] = prev.slice(); // unchanged segments: the same objects
+          const word = (i: number): Seg => ({ text: `w${st.chunk}.${i}.${serial++}`, start: i * 0.3, end: i * 0.3 + 0.2 });
+          if (st.kind === 'append') for (let k = 0; k < st.n; k++) next.push(word(next.length));
+          else if (st.kind === 'correctLast' && next.length > 0)
+            next[next.length - 1] = { ...next[next.length - 1]!, end: next[next.length - 1]!.end + 0.05 };
+          else if (st.kind === 'changeMiddle' && next.length > 0) next[Math.floor(next.length / 2)] = word(Math.floor(next.length / 2));
+          else if (st.kind === 'drop') next = next.slice(0, Math.max(0, next.length - st.n));
+          else if (st.kind === 'offset') offsets[st.chunk] = offsets[st.chunk]! + st.n * 0.01;
+          segs[st.chunk] = next;
+          const alignment = st.kind === 'null' ? null : { audio_duration: next.length * 0.3, segments: next };
+          const copy = alignment === null ? null : { audio_duration: alignment.audio_duration, segments: next.map((x) => ({ ...x })) };
+          for (const [k, run, a] of [
+            [0, shared, alignment],
+            [1, fresh, copy],
+          ] as const) {
+            const change = run.store.apply({ chunkSeq: st.chunk, chunkAudioOffsetSec: offsets[st.chunk]!, alignment: a });
+            changes[k]!.push(change === null ? null : { previous: [...change.previous], current: [...change.current] });
+            if (change) run.clock.update(change);
+            run.clock.advance(at + st.advance);
+          }
+          at += st.advance;
+        }
+        shared.clock.finish();
+        fresh.clock.finish();
+        expect(changes[0]).toEqual(changes[1]);
+        expect(shared.words).toEqual(fresh.words);
+        expect(shared.revisions).toEqual(fresh.revisions);
+        expect(shared.store.timeline()).toEqual(fresh.store.timeline());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('each word is emitted exactly once, in time order across chunks, however often snapshots repeat', () => {
     const { clock, words, apply } = setup();
     apply(1, 1, snap(['c', 0, 0.2]));
