@@ -49,6 +49,13 @@ const BURST_MS = [150, 200, 250];
 const MIX_SECONDS = { quick: 10, full: 120 };
 /** The bot speaks in turns of this long, then is silent as long (half of the call). */
 const MIX_BOT_TURN_S = 4;
+/**
+ * The CPU figures of the rows come from this many rounds over every row's configuration, the order
+ * rotated each round, after one pass of each to warm up; a row reads its median. One pass of a
+ * 120 s mix is ~0.25 s of CPU: measured once each, in a fixed order, rows doing the same Silero work
+ * read 1.33–2.56 ms per call-second in one quiet run (2026-11-29 12:32 UTC), the first rows dearest.
+ */
+const CPU_ROUNDS = { quick: 1, full: 5 };
 
 export interface ClipOutcome {
   pause: boolean;
@@ -353,12 +360,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   // The VAD alone on the same audio in the same run: the machine is shared, so the gate and
   // policy's share is read against it.
   const vadAlone = await vadCpuPerCallSecond({}, noisyMix);
-  const now = await measureRow({}, clips, noisyMix, quietMix);
-  const levelJudge = await measureRow(LEVEL_JUDGE, clips, noisyMix, quietMix);
-  const noIdleHold = await measureRow(BEFORE_IDLE_HOLD, clips, noisyMix, quietMix);
-  const noBridge = await measureRow(BEFORE_BRIDGE, clips, noisyMix, quietMix);
-  const lastPass = await measureRow(BEFORE_EARLY_PAUSE, clips, noisyMix, quietMix);
-  const before = await measureRow(FIRST_DEFAULTS, clips, noisyMix, quietMix);
+  const configs = [{}, LEVEL_JUDGE, BEFORE_IDLE_HOLD, BEFORE_BRIDGE, BEFORE_EARLY_PAUSE, FIRST_DEFAULTS];
+  const rounds = opts.quick ? CPU_ROUNDS.quick : CPU_ROUNDS.full;
+  const costs = await interleavedCosts(configs, { noisy: noisyMix, quiet: quietMix }, rounds);
+  const rows = [];
+  for (const [i, options] of configs.entries()) rows.push(await measureRow(options, clips, costs[i]!));
+  const [now, levelJudge, noIdleHold, noBridge, lastPass, before] = rows as [Row, Row, Row, Row, Row, Row];
   const plain = await cpuPerCallSecond({ modelWake: false }, noisyMix);
   const plainQuiet = await cpuPerCallSecond({ modelWake: false }, quietMix);
   const e = now.e;
@@ -412,15 +419,44 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   ];
 }
 
+type MixCost = Awaited<ReturnType<typeof cpuPerCallSecond>>;
+type Row = { e: Evaluation; noisy: { thread: number }; figures: BenchResult['figures']; notes: string[] };
+
+/**
+ * Each configuration's CPU on both mixes: a warm-up pass of every configuration, then `rounds`
+ * rounds over all of them, the order rotated each round; thread and process CPU are each round's
+ * median (the Silero share and the pauses are the same every round: the mixes are fixed).
+ */
+async function interleavedCosts(
+  configs: BargeInDetectorOptions[],
+  mixes: { noisy: Uint8Array; quiet: Uint8Array },
+  rounds: number,
+): Promise<{ noisy: MixCost; quiet: MixCost; rounds: number }[]> {
+  const seen = configs.map(() => ({ noisy: [] as MixCost[], quiet: [] as MixCost[] }));
+  for (let r = -1; r < rounds; r++) {
+    for (let k = 0; k < configs.length; k++) {
+      const i = (k + Math.max(r, 0)) % configs.length;
+      for (const line of ['noisy', 'quiet'] as const) {
+        const cost = await cpuPerCallSecond(configs[i]!, mixes[line]);
+        if (r >= 0) seen[i]![line].push(cost);
+      }
+    }
+  }
+  const mid = (xs: MixCost[]): MixCost => ({
+    ...xs[0]!,
+    thread: median(xs.map((x) => x.thread)),
+    process: median(xs.map((x) => x.process)),
+  });
+  return seen.map((x) => ({ noisy: mid(x.noisy), quiet: mid(x.quiet), rounds }));
+}
+
 async function measureRow(
   options: BargeInDetectorOptions,
   clips: LoadedClip[],
-  noisyMix: Uint8Array,
-  quietMix: Uint8Array,
-): Promise<{ e: Evaluation; noisy: { thread: number }; figures: BenchResult['figures']; notes: string[] }> {
+  cost: { noisy: MixCost; quiet: MixCost; rounds: number },
+): Promise<Row> {
   const e = await evaluate(options, clips);
-  const noisy = await cpuPerCallSecond(options, noisyMix);
-  const quiet = await cpuPerCallSecond(options, quietMix);
+  const { noisy, quiet } = cost;
   return {
     e,
     noisy,
@@ -466,6 +502,7 @@ async function measureRow(
       `utterances < 300 ms interrupted: ${e.shortInterrupt} %`,
       `speech clips split into two turns: ${e.splitTurns} %`,
       `pause before the onset: ${e.early} % of speech clips`,
+      `CPU: median of ${cost.rounds} round(s) over every row's configuration, the order rotated each round, after a warm-up pass`,
     ],
   };
 }
