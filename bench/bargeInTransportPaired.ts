@@ -19,6 +19,7 @@ import { configureDetectorThreads, type DetectorTransport } from '../src/telepho
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 import { probeDetectorThread } from './lib/detectorThreadProbe.js';
 import { sampleThreads, threadWindow } from './lib/threadStats.js';
+import { arg } from './lib/probeArgs.js';
 
 const DEFAULT_FIXED = [50, 80];
 const DEFAULT_ROUNDS = 3;
@@ -26,11 +27,6 @@ const DEFAULT_ROUNDS = 3;
 const MAX_ROUNDS = 10;
 const CONTENDER = 'twilio, callers speaking, barge-in ON';
 const TRANSPORTS: DetectorTransport[] = ['messages', 'shared'];
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const fixed = (arg('fixed') ?? DEFAULT_FIXED.join(',')).split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? DEFAULT_ROUNDS));

@@ -27,6 +27,7 @@ import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { configureDetectorThreads, DEFAULT_DETECTOR_DOORBELL, type DetectorDoorbell } from '../src/telephony/bargeIn/DetectorThreads.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+import { arg } from './lib/probeArgs.js';
 
 /** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
 const TRACE_SECONDS = 3;
@@ -67,10 +68,6 @@ function startBusy(mib: number, busyMs: number): { stop: () => Promise<number> }
 /** More rounds than this would hold the bench lock for too long on a shared machine. */
 const MAX_ROUNDS = 6;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 const fixed = (arg('fixed') ?? '50').split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? 1));
 const perfDir = arg('perf');

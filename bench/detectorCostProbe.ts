@@ -38,6 +38,7 @@ import { probeDetectorThread } from './lib/detectorThreadProbe.js';
 import { threadCpuMs } from './lib/measure.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
+import { arg } from './lib/probeArgs.js';
 
 const RATE = 8000;
 /** 20 ms media frames. */
@@ -51,11 +52,6 @@ const CONTENDER = 'twilio, callers speaking, barge-in ON';
 const DEFAULT_FIXED = [50, 80];
 /** More rounds than this would hold the bench lock for too long on a shared machine. */
 const MAX_ROUNDS = 6;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const fixed = (arg('fixed') ?? DEFAULT_FIXED.join(',')).split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? 1));

@@ -18,6 +18,7 @@ import { CORPUS_RATE, loadCorpus, type LoadedClip } from '../test/fixtures/vad/c
 import { evaluate, MIN_INTERRUPT_UTTERANCE_MS } from './bargeIn.bench.js';
 import { runCalls, type Outcome } from './bargeInCall.bench.js';
 import { p50p95, percentile, round, sortedCopy } from './lib/stats.js';
+import { arg } from './lib/probeArgs.js';
 
 const MS = CORPUS_RATE / 1000;
 const CALL_SNRS = [20, 10];
@@ -25,10 +26,6 @@ const CALL_SNRS = [20, 10];
 const DEFAULT_PHASES = [0, 7, 13, 26];
 const CLEAR_SLACK_MS = 100;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? undefined : process.argv[i + 1];
-}
 const list = (s: string | undefined, d: number[]): number[] => (s === undefined ? d : s.split(',').map(Number));
 
 function callFigures(outcomes: Outcome[], minMs: number): Record<string, string | number> {

@@ -36,6 +36,7 @@ import { CONTENDERS, PHONES_POLICY, step, stepSpec, type PhonesPolicy, type Step
 
 type Contender = (typeof CONTENDERS)[number];
 import { configureDetectorThreads, detectorThreads, type DetectorThreadOptions } from '../src/telephony/bargeIn/DetectorThreads.js';
+import { arg } from './lib/probeArgs.js';
 
 /** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
 const TRACE_SECONDS = 3;
@@ -64,10 +65,6 @@ const MIN_WAKES_LISTED = 20;
 /** Rows of each blame list printed. */
 const TOP = 8;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 const fixed = (arg('fixed') ?? '80').split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? 1));
 const paired = arg('paired');

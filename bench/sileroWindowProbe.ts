@@ -16,16 +16,12 @@
 import { createBargeInDetector, type BargeInDetectorOptions } from '../src/telephony/bargeIn/createBargeInDetector.js';
 import { callMix } from './vad.bench.js';
 import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
+import { arg } from './lib/probeArgs.js';
 
 const RATE = 8000;
 const FRAME = 160;
 const MIX_SECONDS = 60;
 const BOT_TURN_SAMPLES = 4 * RATE;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /** The detector's internals this probe reads (not public API). */
 interface Internals {

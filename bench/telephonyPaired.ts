@@ -30,16 +30,12 @@ import { interleave } from './lib/measure.js';
 import { createProviderAdapter } from '../src/telephony/mediaStream.js';
 import type { ThreadWindow } from './lib/threadStats.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
+import { arg } from './lib/probeArgs.js';
 
 const DEFAULT_FIXED = [60, 100];
 const DEFAULT_ROUNDS = 4;
 /** More rounds than this would hold the bench lock for too long on a shared machine. */
 const MAX_ROUNDS = 20;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const fixed = (arg('fixed') ?? DEFAULT_FIXED.join(',')).split(',').map(Number);
 const rounds = Math.min(MAX_ROUNDS, Number(arg('rounds') ?? DEFAULT_ROUNDS));

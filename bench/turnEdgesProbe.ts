@@ -21,17 +21,13 @@ import { figures, runCalls } from './bargeInCall.bench.js';
 import { callMix } from './vad.bench.js';
 import { benchBotLine, benchCallerTrack } from './lib/probeAudio.js';
 import { percentile, sortedCopy } from './lib/stats.js';
+import { arg } from './lib/probeArgs.js';
 
 const RATE = 8000;
 const FRAME = 160;
 const MS = RATE / 1000;
 const MIX_SECONDS = 60;
 const BOT_TURN_SAMPLES = 4 * RATE;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const quiet = { vad: { onNotice: (): void => undefined } };
 
