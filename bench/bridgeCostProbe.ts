@@ -20,7 +20,6 @@
  * `--only OFF|ON`: one contender. `--doorbells message,poll`: ON once per doorbell (`ON:message`,
  * `ON:poll`; `configureDetectorThreads({ doorbell })` before each step).
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
@@ -28,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { configureDetectorThreads, DEFAULT_DETECTOR_DOORBELL, type DetectorDoorbell } from '../src/telephony/bargeIn/DetectorThreads.js';
 import { CONTENDERS, step, stepSpec } from './telephony.bench.js';
 import { arg } from './lib/probeArgs.js';
+import { perfFor, stepWithWindowJob } from './lib/stepWindowJob.js';
 
 /** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
 const TRACE_SECONDS = 3;
@@ -98,49 +98,12 @@ const spec = stepSpec({ quick: false });
 async function probeStep(calls: number, contender: (typeof all)[number], round: number): Promise<Awaited<ReturnType<typeof step>>> {
   if (perfDir === undefined && profDir === undefined) return step(calls, contender.c, spec);
   const name = `${contender.tag}-${calls}-${round}`;
-  let perf: Promise<void> | undefined;
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    if (typeof chunk === 'string' && chunk.includes('] all started') && perf === undefined) {
-      perf = new Promise((resolve) =>
-        setTimeout(() => {
-          if (profDir !== undefined) {
-            void profile(`${profDir}/${name}.cpuprofile`).then(resolve, resolve);
-            return;
-          }
-          const p = spawn(
-            'perf',
-            [
-              'record',
-              '-e',
-              'cpu-clock',
-              '-g',
-              '-t',
-              String(process.pid),
-              '-o',
-              `${perfDir}/${name}.data`,
-              '--',
-              'sleep',
-              String(TRACE_SECONDS),
-            ],
-            { stdio: 'ignore' },
-          );
-          p.once('exit', () => resolve());
-          p.once('error', () => resolve());
-        }, TRACE_DELAY_MS),
-      );
-    }
-    if (typeof chunk === 'string' && chunk.includes(`[${contender.c.key} ${calls}]`)) return true;
-    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
-  process.env['TEL_BENCH_DEBUG'] = '1';
-  try {
-    return await step(calls, contender.c, spec);
-  } finally {
-    process.stderr.write = write;
-    delete process.env['TEL_BENCH_DEBUG'];
-    await perf;
-  }
+  const job = (): Promise<void> => {
+    if (profDir !== undefined) return profile(`${profDir}/${name}.cpuprofile`);
+    const args = ['record', '-e', 'cpu-clock', '-g', '-t', String(process.pid), '-o', `${perfDir}/${name}.data`];
+    return perfFor(args, TRACE_SECONDS);
+  };
+  return stepWithWindowJob(() => step(calls, contender.c, spec), `[${contender.c.key} ${calls}]`, TRACE_DELAY_MS, job);
 }
 
 /** V8's CPU profile of the main thread for {@link TRACE_SECONDS}, written to `file`. */

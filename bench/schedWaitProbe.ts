@@ -27,7 +27,7 @@
  *
  *   flock /tmp/bench.lock node --import tsx bench/schedWaitProbe.ts --fixed 30,80 --rounds 1 --phones normal,idle
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -37,6 +37,7 @@ import { CONTENDERS, PHONES_POLICY, step, stepSpec, type PhonesPolicy, type Step
 type Contender = (typeof CONTENDERS)[number];
 import { configureDetectorThreads, detectorThreads, type DetectorThreadOptions } from '../src/telephony/bargeIn/DetectorThreads.js';
 import { arg } from './lib/probeArgs.js';
+import { perfFor, stepWithWindowJob } from './lib/stepWindowJob.js';
 
 /** perf records this long inside the steady window (5 s at least, bench/lib/callStep.ts). */
 const TRACE_SECONDS = 3;
@@ -125,32 +126,11 @@ interface Traced {
 
 async function tracedStep(calls: number, contender: Contender, tag: string, stepSpecFor: StepSpec): Promise<Traced> {
   const file = `${keep ?? '/tmp'}/sched-${tag}.data`;
-  let perf: Promise<void> | undefined;
-  // bench/telephony.bench.ts says when every call has started (TEL_BENCH_DEBUG): the window opens 300 ms later.
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    if (typeof chunk === 'string' && chunk.includes('] all started') && perf === undefined) {
-      perf = new Promise((resolve) =>
-        setTimeout(() => {
-          nameNewThreads();
-          const p = spawn('perf', [...PERF_RECORD, '-o', file, '--', 'sleep', String(TRACE_SECONDS)], { stdio: 'ignore' });
-          p.once('exit', () => resolve());
-          p.once('error', () => resolve());
-        }, TRACE_DELAY_MS),
-      );
-    }
-    if (typeof chunk === 'string' && chunk.includes(`[${contender.key} ${calls}]`)) return true;
-    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
-  process.env['TEL_BENCH_DEBUG'] = '1';
-  let s;
-  try {
-    s = await step(calls, contender, stepSpecFor);
-  } finally {
-    process.stderr.write = write;
-    delete process.env['TEL_BENCH_DEBUG'];
-  }
-  await perf;
+  const trace = (): Promise<void> => {
+    nameNewThreads();
+    return perfFor([...PERF_RECORD, '-o', file], TRACE_SECONDS);
+  };
+  const s = await stepWithWindowJob(() => step(calls, contender, stepSpecFor), `[${contender.key} ${calls}]`, TRACE_DELAY_MS, trace);
   const lines = readTrace(file);
   const report = analyseWaits(lines, self, self);
   // The phones' thread's own waits: behind this process's threads (what a quiet machine has) or other processes'.
